@@ -1,0 +1,96 @@
+// What the API serves: the cockpit's state, the operator's requests carried out on the control
+// loop, and the live previews. The server and its sockets only see this.
+import type { Link } from '../links/link.ts';
+import type { ControlLoop } from '../loop/controlLoop.ts';
+import { ESTOP_RELEASE_HOLD_MS, type CockpitState, type ErrorBody, type Request } from './contract.ts';
+import { PreviewCache, type Preview } from './previews.ts';
+
+export type HandleResult = { ok: true } | { ok: false; error: ErrorBody };
+
+export interface CockpitApi {
+  state(): CockpitState;
+  handle(request: Request): HandleResult;
+  cameraPreview(): Preview | undefined;
+  scanPreview(): Preview | undefined;
+}
+
+export class CockpitService implements CockpitApi {
+  private readonly previews = new PreviewCache();
+
+  constructor(
+    private readonly link: Link,
+    private readonly loop: ControlLoop,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  handle(request: Request): HandleResult {
+    const nowMs = this.clock();
+    switch (request.type) {
+      case 'estop':
+        this.loop.estop(nowMs);
+        return { ok: true };
+      case 'drive':
+        if (this.loop.arbiter.isEStopped()) return refused(request.id, 'the robot is e-stopped: release the e-stop before driving');
+        this.loop.operatorDrive({ linearMps: request.linearMps, angularRadps: request.angularRadps }, nowMs);
+        return { ok: true };
+      case 'estop-release':
+        if (request.heldMs < ESTOP_RELEASE_HOLD_MS) {
+          return refused(request.id, `hold "Release E-stop" for ${ESTOP_RELEASE_HOLD_MS} ms (held ${Math.round(request.heldMs)} ms)`);
+        }
+        this.loop.releaseEStop(nowMs);
+        return { ok: true };
+      case 'heartbeat':
+        this.loop.heartbeat(nowMs);
+        return { ok: true };
+      case 'take-over':
+        this.loop.takeOver(nowMs);
+        return { ok: true };
+      case 'hand-back':
+        this.loop.handBack(nowMs);
+        return { ok: true };
+      case 'set-autonomy':
+        if (request.enabled && this.loop.arbiter.isEStopped()) return refused(request.id, 'the robot is e-stopped: release the e-stop first');
+        this.loop.setAutonomy(request.enabled, nowMs);
+        return { ok: true };
+      case 'set-speed-limits':
+        this.loop.setSpeedLimits(request.maxLinearMps, request.maxAngularRadps);
+        return { ok: true };
+    }
+  }
+
+  state(): CockpitState {
+    const nowMs = this.clock();
+    const odom = this.loop.synchroniser.latest('odom');
+    const odomFresh = odom !== undefined && nowMs - odom.receiveTimeMs < 1000;
+    const last = this.loop.lastSent()?.command ?? { linearMps: 0, angularRadps: 0 };
+    return {
+      robotName: this.link.robotName,
+      simulated: this.link.capabilities.simulated,
+      presence: this.link.presence(),
+      driver: this.loop.driver(nowMs),
+      estopped: this.loop.arbiter.isEStopped(),
+      tookOver: this.loop.arbiter.hasTakenOver(),
+      autonomy: this.loop.arbiter.isAutonomous(),
+      policyVersion: this.loop.policyVersion,
+      lastCommand: { ...last },
+      measuredSpeed: odomFresh ? { linearMps: odom.msg.linearMps, angularRadps: odom.msg.angularRadps } : undefined,
+      speedLimits: this.loop.speedLimits(),
+      controlRateHz: this.loop.rateHz,
+      tickLatencyMs: this.loop.tickLatency(),
+      streams: this.loop.synchroniser.health(nowMs).map((stream) => ({ ...stream, ageMs: stream.ageMs })),
+      alerts: this.loop.alerts().map((alert) => ({ ...alert })),
+    };
+  }
+
+  cameraPreview(): Preview | undefined {
+    return this.previews.cameraPreview(this.loop.synchroniser.latest('camera'));
+  }
+
+  scanPreview(): Preview | undefined {
+    return this.previews.scanPreview(this.loop.synchroniser.latest('scan'));
+  }
+}
+
+function refused(id: string | undefined, message: string): HandleResult {
+  return { ok: false, error: { code: 'refused', message, id } };
+}

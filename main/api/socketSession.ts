@@ -1,0 +1,71 @@
+// One UI connection: validates every request, answers bad ones with an error event (the socket
+// stays open), and streams state and previews at rates the UI can draw.
+import type { Logger } from 'pino';
+import type { WebSocket } from 'ws';
+import { API_VERSION, type Event } from './contract.ts';
+import type { CockpitApi } from './cockpitService.ts';
+import type { Preview } from './previews.ts';
+import { parseRequest } from './requestParsing.ts';
+
+export const STATE_PERIOD_MS = 100;
+export const PREVIEW_PERIOD_MS = 66;
+/** Previews are skipped (never queued) while this much is still waiting to go out to a slow client. */
+const MAX_BUFFERED_BYTES = 2 * 1024 * 1024;
+
+export class SocketSession {
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly sentSequence = { camera: 0, scan: 0 };
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly api: CockpitApi,
+    private readonly log: Logger,
+  ) {
+    socket.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    socket.on('close', () => this.dispose());
+    socket.on('error', (error) => log.warn({ err: error }, 'UI socket error'));
+    this.send({ type: 'hello', apiVersion: API_VERSION, state: api.state() });
+    this.timers.push(setInterval(() => this.send({ type: 'state', state: api.state() }), STATE_PERIOD_MS));
+    this.timers.push(setInterval(() => this.sendPreviews(), PREVIEW_PERIOD_MS));
+  }
+
+  dispose(): void {
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+  }
+
+  private onMessage(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
+    if (isBinary) {
+      this.send({ type: 'error', error: { code: 'bad-request', message: 'binary frames are not accepted; send JSON text requests' } });
+      return;
+    }
+    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
+    const parsed = parseRequest(text);
+    if (!parsed.ok) {
+      this.log.warn({ error: parsed.error }, 'refused a request from the UI');
+      this.send({ type: 'error', error: parsed.error });
+      return;
+    }
+    const result = this.api.handle(parsed.request);
+    if (!result.ok) {
+      this.send({ type: 'error', error: result.error });
+    } else if (parsed.request.id !== undefined) {
+      this.send({ type: 'ack', id: parsed.request.id, requestType: parsed.request.type });
+    }
+  }
+
+  private sendPreviews(): void {
+    if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) return;
+    this.sendPreview('camera', this.api.cameraPreview());
+    this.sendPreview('scan', this.api.scanPreview());
+  }
+
+  private sendPreview(stream: 'camera' | 'scan', preview: Preview | undefined): void {
+    if (!preview || preview.sequence === this.sentSequence[stream]) return;
+    this.sentSequence[stream] = preview.sequence;
+    this.socket.send(preview.bytes, { binary: true });
+  }
+
+  private send(event: Event): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(event));
+  }
+}

@@ -1,0 +1,104 @@
+// `reins`: the command line. Usage mistakes print a clear message and exit with 2.
+import { parseArgs } from 'node:util';
+import { runBench } from './bench/runBench.ts';
+import { UsageError } from './robotSpec.ts';
+import { runStart } from './start.ts';
+
+const USAGE = `Usage:
+  reins start [--robot sim|ws://HOST:PORT|serial:/dev/PATH?baud=N] [--headless] [--port 8787]
+              [--host 127.0.0.1] [--token T] [--rate-hz 10] [--tls-cert FILE --tls-key FILE] [--insecure]
+  reins bench SUITE [--json FILE]      suites: tick
+  reins help`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'start':
+        return await runStart(parseStartArgs(rest));
+      case 'bench':
+        return await runBench(parseBenchArgs(rest));
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(`${USAGE}\n`);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      process.stderr.write(`reins: ${(error as Error).message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    process.stderr.write(`reins: ${(error as Error).stack ?? String(error)}\n`);
+    return 1;
+  }
+}
+
+function isParseArgsError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+}
+
+export interface StartArgs {
+  robot: string | undefined;
+  headless: boolean;
+  host: string;
+  port: number;
+  token: string | undefined;
+  rateHz: number;
+  tlsCert: string | undefined;
+  tlsKey: string | undefined;
+  insecure: boolean;
+}
+
+export function parseStartArgs(args: string[]): StartArgs {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      robot: { type: 'string' },
+      headless: { type: 'boolean', default: false },
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '8787' },
+      token: { type: 'string' },
+      'rate-hz': { type: 'string', default: '10' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+      insecure: { type: 'boolean', default: false },
+    },
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got "${values.port}"`);
+  const rateHz = Number(values['rate-hz']);
+  if (!(rateHz > 0 && rateHz <= 30)) throw new UsageError(`--rate-hz must be above 0 and at most 30, got "${values['rate-hz']}"`);
+  if (values.token !== undefined && !/^[A-Za-z0-9._~-]{16,256}$/.test(values.token)) {
+    throw new UsageError('--token must be 16 to 256 characters of A-Z a-z 0-9 . _ ~ -');
+  }
+  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  return {
+    robot: values.robot,
+    headless: values.headless ?? false,
+    host: values.host ?? '127.0.0.1',
+    port,
+    token: values.token,
+    rateHz,
+    tlsCert: values['tls-cert'],
+    tlsKey: values['tls-key'],
+    insecure: values.insecure ?? false,
+  };
+}
+
+export interface BenchArgs {
+  suite: string;
+  jsonPath: string | undefined;
+}
+
+export function parseBenchArgs(args: string[]): BenchArgs {
+  const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { json: { type: 'string' } } });
+  if (positionals.length !== 1) throw new UsageError('reins bench takes exactly one SUITE');
+  return { suite: positionals[0]!, jsonPath: values.json };
+}

@@ -1,0 +1,80 @@
+// `reins start`: the core and the UI. In an Electron window where Electron and a display exist,
+// otherwise headless: the UI and API served on loopback, and the address printed.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import { newToken } from '../api/access.ts';
+import { CockpitService } from '../api/cockpitService.ts';
+import { startApiServer } from '../api/server.ts';
+import type { Link } from '../links/link.ts';
+import { createSimLink, startRealtime } from '../sim/lockstepLink.ts';
+import { findElectron, runElectron } from './electronLauncher.ts';
+import { createLogger } from './logger.ts';
+import type { StartArgs } from './main.ts';
+import { parseRobotSpec, UsageError, type RobotSpec } from './robotSpec.ts';
+import { createControlLoop } from './wiring.ts';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+export async function runStart(args: StartArgs): Promise<number> {
+  const log = createLogger('reins');
+  const robot = parseRobotSpec(args.robot);
+  checkExposure(args, log);
+  if (!args.headless) {
+    const electron = findElectron(REPO_ROOT, log);
+    if (electron.ok) return runElectron(electron, args.robot ? ['--robot', args.robot] : []);
+    log.info({ reason: electron.reason }, 'no desktop window: running headless');
+  }
+  return runHeadless(args, robot, log);
+}
+
+function checkExposure(args: StartArgs, log: Logger): void {
+  if (LOOPBACK.has(args.host)) return;
+  if (args.tlsCert === undefined && !args.insecure) {
+    throw new UsageError(`--host ${args.host} exposes the cockpit beyond this machine: give --tls-cert and --tls-key, or --insecure`);
+  }
+  if (args.tlsCert === undefined) log.warn({ host: args.host }, 'serving the cockpit without TLS beyond loopback (--insecure): anyone on the network can read the token');
+}
+
+async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Promise<number> {
+  const { link, stopRobot } = openLink(robot, log);
+  const loop = createControlLoop(link, { rateHz: args.rateHz });
+  loop.start();
+  const token = args.token ?? newToken();
+  const server = await startApiServer(new CockpitService(link, loop), {
+    host: args.host,
+    port: args.port,
+    token,
+    staticDir: `${REPO_ROOT}renderer/dist`,
+    tls: args.tlsCert && args.tlsKey ? { cert: readFileSync(args.tlsCert), key: readFileSync(args.tlsKey) } : undefined,
+    log,
+  });
+  process.stdout.write(`Reins UI: ${server.uiUrl}\n`);
+  log.info({ robot: link.robotName, port: server.port, rateHz: loop.rateHz }, 'core running');
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  log.info({ signal }, 'shutting down: stopping the robot');
+  loop.close();
+  await server.close();
+  stopRobot();
+  await link.close();
+  return 0;
+}
+
+function openLink(robot: RobotSpec, log: Logger): { link: Link; stopRobot: () => void } {
+  switch (robot.kind) {
+    case 'sim': {
+      const link = createSimLink({});
+      const stopRobot = startRealtime(link);
+      log.info('using the built-in simulated robot');
+      return { link, stopRobot };
+    }
+    case 'rosbridge':
+    case 'serial':
+      throw new UsageError(`--robot ${robot.kind === 'rosbridge' ? robot.url : robot.path}: ${robot.kind} links are not in this build yet; use --robot sim`);
+  }
+}

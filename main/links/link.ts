@@ -1,0 +1,69 @@
+// One interface for every way the cockpit reaches a robot (the shape follows Foxglove's data-source
+// "player"): presence, capabilities, keyed alerts with a hint, topics, subscriptions, publish, close.
+import type { MessageKind, Received, RobotMessage, Twist } from './messages.ts';
+
+export type LinkPresence = 'connecting' | 'present' | 'reconnecting' | 'error' | 'closed';
+
+export interface LinkAlert {
+  /** Stable key: raising the same key again replaces the alert instead of adding one. */
+  key: string;
+  severity: 'info' | 'warn' | 'error';
+  message: string;
+  /** What the operator can do about it. */
+  hint?: string;
+}
+
+export interface LinkCapabilities {
+  /** The link can send drive commands to the robot (a replay cannot). */
+  sendsCommands: boolean;
+  /** The link is a simulation (auto-promote and other sim-only conveniences may apply). */
+  simulated: boolean;
+}
+
+export interface TopicInfo {
+  topic: string;
+  kind: MessageKind;
+}
+
+/** Which topic carries which stream; links ship defaults, users override them. */
+export interface TopicMap {
+  camera: string;
+  scan: string;
+  joints: string;
+  imu: string;
+  odom: string;
+  command: string;
+}
+
+export const DEFAULT_TOPIC_MAP: Readonly<TopicMap> = Object.freeze({
+  camera: '/camera/image_raw',
+  scan: '/scan',
+  joints: '/joint_states',
+  imu: '/imu',
+  odom: '/odom',
+  command: '/cmd_vel',
+});
+
+export type Unsubscribe = () => void;
+
+export interface LinkEvents {
+  presence: (presence: LinkPresence) => void;
+  alerts: (alerts: readonly LinkAlert[]) => void;
+}
+
+export interface Link {
+  /** What the robot calls itself, for the status bar and memory rows. */
+  readonly robotName: string;
+  readonly capabilities: LinkCapabilities;
+  presence(): LinkPresence;
+  alerts(): readonly LinkAlert[];
+  topics(): readonly TopicInfo[];
+  subscribe<M extends RobotMessage>(topic: string, onMessage: (received: Received<M>) => void): Unsubscribe;
+  /**
+   * Sends a command now, or drops it: a command that cannot go out while the link is down is never
+   * queued for later. Returns whether it went out.
+   */
+  publish(topic: string, twist: Twist): boolean;
+  on<E extends keyof LinkEvents>(event: E, listener: LinkEvents[E]): Unsubscribe;
+  close(): Promise<void>;
+}

@@ -1,0 +1,107 @@
+// The robot's messages, normalised from whatever transport delivered them. Every link (rosbridge,
+// serial, replay, the simulated robot) produces these shapes; nothing downstream sees wire formats.
+
+export interface Vector3 {
+  x: number;
+  y: number;
+  z: number;
+}
+
+export interface Quaternion {
+  x: number;
+  y: number;
+  z: number;
+  w: number;
+}
+
+export type ImageEncoding = 'rgb8' | 'bgr8' | 'mono8';
+
+export interface Image {
+  kind: 'Image';
+  frameId: string;
+  width: number;
+  height: number;
+  encoding: ImageEncoding;
+  /** Bytes per row. */
+  step: number;
+  data: Uint8Array;
+}
+
+export interface LaserScan {
+  kind: 'LaserScan';
+  frameId: string;
+  angleMinRad: number;
+  angleMaxRad: number;
+  angleIncrementRad: number;
+  rangeMinM: number;
+  rangeMaxM: number;
+  /** Infinity where nothing was hit within range, NaN where the beam returned no reading. */
+  rangesM: Float32Array;
+}
+
+export interface JointState {
+  kind: 'JointState';
+  names: string[];
+  positionsRad: Float64Array;
+  velocitiesRadps: Float64Array;
+  effortsNm: Float64Array;
+}
+
+export interface Imu {
+  kind: 'Imu';
+  frameId: string;
+  orientation: Quaternion;
+  angularVelocityRadps: Vector3;
+  linearAccelerationMps2: Vector3;
+}
+
+export interface Odometry {
+  kind: 'Odometry';
+  frameId: string;
+  childFrameId: string;
+  /** The robot's own estimate of its pose (drifts; never ground truth). */
+  odomFromBaseXM: number;
+  odomFromBaseYM: number;
+  odomFromBaseYawRad: number;
+  linearMps: number;
+  angularRadps: number;
+}
+
+export interface Twist {
+  kind: 'Twist';
+  linearMps: Vector3;
+  angularRadps: Vector3;
+}
+
+export type RobotMessage = Image | LaserScan | JointState | Imu | Odometry | Twist;
+export type MessageKind = RobotMessage['kind'];
+
+/** A message as it reached the cockpit. */
+export interface Received<M extends RobotMessage = RobotMessage> {
+  topic: string;
+  /** Cockpit wall-clock time when the message arrived, in ms since the epoch. */
+  receiveTimeMs: number;
+  /** The robot's stamp, on the cockpit's clock (the link corrects for the clock offset it estimates). */
+  sourceTimeMs: number;
+  msg: M;
+}
+
+/** The command a differential-drive robot obeys: forward speed and turn rate. */
+export interface DriveCommand {
+  linearMps: number;
+  angularRadps: number;
+}
+
+export const ZERO_DRIVE: Readonly<DriveCommand> = Object.freeze({ linearMps: 0, angularRadps: 0 });
+
+export function isZeroDrive(command: DriveCommand): boolean {
+  return command.linearMps === 0 && command.angularRadps === 0;
+}
+
+export function twistFromDrive(command: DriveCommand): Twist {
+  return {
+    kind: 'Twist',
+    linearMps: { x: command.linearMps, y: 0, z: 0 },
+    angularRadps: { x: 0, y: 0, z: command.angularRadps },
+  };
+}

@@ -1,0 +1,62 @@
+// The one way a command leaves the cockpit: through the safety filter, onto the link. It also keeps
+// the publishing rules: publish while someone drives, one zero at every stop, nothing while idle.
+import type { Link } from '../links/link.ts';
+import { twistFromDrive, type DriveCommand } from '../links/messages.ts';
+import type { SafetyFilter } from '../safety/safetyFilter.ts';
+import type { Driver } from './arbiter.ts';
+
+export interface SentCommand {
+  command: DriveCommand;
+  driver: Driver;
+  atMs: number;
+  /** False when the link was down and the command was dropped (never queued). */
+  delivered: boolean;
+}
+
+export class CommandPath {
+  private moving = false;
+  private last: SentCommand | undefined;
+  private readonly listeners = new Set<(sent: SentCommand) => void>();
+
+  constructor(
+    private readonly link: Link,
+    private readonly commandTopic: string,
+    private readonly safety: SafetyFilter,
+  ) {}
+
+  lastSent(): SentCommand | undefined {
+    return this.last;
+  }
+
+  onSent(listener: (sent: SentCommand) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Sends a driver's command through the safety filter. Returns what actually went out. */
+  drive(driver: 'operator' | 'policy', requested: DriveCommand, nowMs: number): SentCommand {
+    this.moving = true;
+    return this.send(this.safety.filter(requested, nowMs), driver, nowMs);
+  }
+
+  /** Called when nobody drives: one zero at the moment driving stops, then silence. */
+  idle(nowMs: number): SentCommand | undefined {
+    if (!this.moving) return undefined;
+    this.moving = false;
+    return this.send(this.safety.stop(nowMs), 'idle', nowMs);
+  }
+
+  /** While e-stopped: a zero every time this is called (on arrival and at every tick). */
+  holdStopped(nowMs: number): SentCommand {
+    this.moving = false;
+    return this.send(this.safety.stop(nowMs), 'estopped', nowMs);
+  }
+
+  private send(command: DriveCommand, driver: Driver, nowMs: number): SentCommand {
+    const delivered = this.link.publish(this.commandTopic, twistFromDrive(command));
+    const sent = { command, driver, atMs: nowMs, delivered };
+    this.last = sent;
+    for (const listener of this.listeners) listener(sent);
+    return sent;
+  }
+}

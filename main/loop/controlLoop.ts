@@ -1,0 +1,254 @@
+// The control tick: synchroniser → perception → policy → arbiter → safety → link. Operator input and
+// e-stop do not wait for the tick: they pass the arbiter and the safety filter the moment they arrive.
+import type { Link, LinkAlert, TopicMap } from '../links/link.ts';
+import type { DriveCommand } from '../links/messages.ts';
+import type { Policy } from '../learning/policy.ts';
+import type { Embedding, Perception } from '../perception/perception.ts';
+import { CommandWatchdog, type WatchdogLapse } from '../safety/commandWatchdog.ts';
+import type { SafetyFilter } from '../safety/safetyFilter.ts';
+import { Arbiter, type Driver } from './arbiter.ts';
+import { CommandPath, type SentCommand } from './commandPath.ts';
+import { LatencyWindow } from './latencyWindow.ts';
+import { Synchroniser, type ObservationFrame } from './synchroniser.ts';
+
+export interface ControlLoopParts {
+  link: Link;
+  topics: TopicMap;
+  perception: Perception;
+  policy: Policy;
+  safety: SafetyFilter;
+}
+
+export interface ControlLoopOptions {
+  rateHz: number;
+  watchdogTimeoutMs: number;
+  /** Wall clock in ms; injectable so tests and lockstep benches drive time themselves. */
+  clock: () => number;
+}
+
+export const MAX_CONTROL_RATE_HZ = 30;
+
+export interface TickReport {
+  frame: ObservationFrame;
+  embedding: Embedding;
+  driver: Driver;
+  sent: SentCommand | undefined;
+  durationMs: number;
+}
+
+export class ControlLoop {
+  readonly arbiter = new Arbiter();
+  readonly synchroniser: Synchroniser;
+  private readonly path: CommandPath;
+  private readonly watchdog: CommandWatchdog;
+  private readonly latency = new LatencyWindow();
+  private readonly coreAlerts = new Map<string, LinkAlert>();
+  private readonly options: ControlLoopOptions;
+  private tickTimer: NodeJS.Timeout | undefined;
+  private watchdogTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly parts: ControlLoopParts,
+    options: Partial<ControlLoopOptions> = {},
+  ) {
+    this.options = { rateHz: 10, watchdogTimeoutMs: 300, clock: Date.now, ...options };
+    if (!(this.options.rateHz > 0 && this.options.rateHz <= MAX_CONTROL_RATE_HZ)) {
+      throw new RangeError(`control rate must be in (0, ${MAX_CONTROL_RATE_HZ}] Hz, got ${this.options.rateHz}`);
+    }
+    this.synchroniser = new Synchroniser(parts.link, parts.topics);
+    this.synchroniser.onKindMismatch((role, topic, kind) =>
+      this.raise({
+        key: `topic-kind-${role}`,
+        severity: 'warn',
+        message: `${topic} delivers ${kind}, not the ${role} stream`,
+        hint: 'Check the topic map: this topic is wired to the wrong role.',
+      }),
+    );
+    this.path = new CommandPath(parts.link, parts.topics.command, parts.safety);
+    this.watchdog = new CommandWatchdog({
+      timeoutMs: this.options.watchdogTimeoutMs,
+      onLapse: (lapse, silentMs) => this.onWatchdogLapse(lapse, silentMs),
+      onRecover: (lapse) => this.coreAlerts.delete(`watchdog-${lapse}`),
+    });
+  }
+
+  get rateHz(): number {
+    return this.options.rateHz;
+  }
+
+  get periodMs(): number {
+    return 1000 / this.options.rateHz;
+  }
+
+  get policyVersion(): string {
+    return this.parts.policy.version;
+  }
+
+  lastSent(): SentCommand | undefined {
+    return this.path.lastSent();
+  }
+
+  onSent(listener: (sent: SentCommand) => void): () => void {
+    return this.path.onSent(listener);
+  }
+
+  tickLatency() {
+    return this.latency.percentiles();
+  }
+
+  alerts(): LinkAlert[] {
+    return [...this.parts.link.alerts(), ...this.coreAlerts.values()];
+  }
+
+  driver(nowMs = this.options.clock()): Driver {
+    return this.arbiter.driver(nowMs, this.watchdog.operatorPresent(nowMs));
+  }
+
+  // ── Operator input: acted on at once ──────────────────────────────────────────────────────────
+
+  operatorDrive(command: DriveCommand, nowMs = this.options.clock()): SentCommand | undefined {
+    this.arbiter.operatorDrive(command, nowMs);
+    return this.act(nowMs, undefined);
+  }
+
+  estop(nowMs = this.options.clock()): SentCommand | undefined {
+    this.arbiter.estop();
+    return this.act(nowMs, undefined);
+  }
+
+  releaseEStop(nowMs = this.options.clock()): void {
+    this.arbiter.releaseEStop();
+    this.act(nowMs, undefined);
+  }
+
+  takeOver(nowMs = this.options.clock()): void {
+    this.arbiter.takeOver();
+    this.act(nowMs, undefined);
+  }
+
+  handBack(nowMs = this.options.clock()): void {
+    this.arbiter.handBack();
+    this.act(nowMs, undefined);
+  }
+
+  setAutonomy(enabled: boolean, nowMs = this.options.clock()): void {
+    this.arbiter.setAutonomy(enabled);
+    this.act(nowMs, undefined);
+  }
+
+  heartbeat(nowMs = this.options.clock()): void {
+    this.watchdog.heartbeat(nowMs);
+  }
+
+  setSpeedLimits(maxLinearMps: number, maxAngularRadps: number) {
+    return this.parts.safety.setSpeedLimits(maxLinearMps, maxAngularRadps);
+  }
+
+  speedLimits() {
+    return this.parts.safety.speedLimits();
+  }
+
+  // ── The tick ──────────────────────────────────────────────────────────────────────────────────
+
+  tick(nowMs = this.options.clock()): TickReport {
+    const startedMs = performance.now();
+    this.watchdog.loopTicked(nowMs);
+    const frame = this.synchroniser.frame(nowMs);
+    const last = this.path.lastSent()?.command ?? { linearMps: 0, angularRadps: 0 };
+    const embedding = this.parts.perception.encode(frame, last);
+    const driver = this.driver(nowMs);
+    let sent: SentCommand | undefined;
+    if (driver === 'policy') {
+      sent = this.act(nowMs, this.parts.policy.act(embedding));
+    } else if (driver !== 'operator' || this.operatorNeedsRepeat(nowMs)) {
+      sent = this.act(nowMs, undefined);
+    }
+    const durationMs = performance.now() - startedMs;
+    this.latency.add(durationMs);
+    return { frame, embedding, driver, sent, durationMs };
+  }
+
+  /** Runs the tick on the wall clock at the control rate, and the watchdog beside it. */
+  start(): void {
+    if (this.tickTimer) return;
+    const periodMs = this.periodMs;
+    let dueMs = this.options.clock() + periodMs;
+    const schedule = () => {
+      this.tickTimer = setTimeout(() => {
+        this.tick();
+        const nowMs = this.options.clock();
+        dueMs += periodMs;
+        // After a stall, skip the missed ticks rather than running them back to back.
+        if (dueMs < nowMs) dueMs = nowMs + periodMs;
+        schedule();
+      }, Math.max(0, dueMs - this.options.clock()));
+    };
+    schedule();
+    this.watchdog.loopTicked(this.options.clock());
+    this.watchdogTimer = setInterval(() => this.watchdog.check(this.options.clock()), Math.min(50, this.options.watchdogTimeoutMs / 3));
+  }
+
+  stop(): void {
+    clearTimeout(this.tickTimer);
+    clearInterval(this.watchdogTimer);
+    this.tickTimer = undefined;
+    this.watchdogTimer = undefined;
+  }
+
+  /** Stops the loop and sends the robot one last zero if anyone was driving. */
+  close(nowMs = this.options.clock()): void {
+    this.stop();
+    this.path.idle(nowMs);
+    this.synchroniser.close();
+  }
+
+  /** Checks the watchdog now (the timer does this on its own once started). */
+  checkWatchdog(nowMs = this.options.clock()): void {
+    this.watchdog.check(nowMs);
+  }
+
+  private operatorNeedsRepeat(nowMs: number): boolean {
+    const last = this.path.lastSent();
+    return last === undefined || last.driver !== 'operator' || nowMs - last.atMs >= this.periodMs * 0.5;
+  }
+
+  private act(nowMs: number, policyCommand: DriveCommand | undefined): SentCommand | undefined {
+    switch (this.driver(nowMs)) {
+      case 'estopped':
+        return this.path.holdStopped(nowMs);
+      case 'operator':
+        return this.path.drive('operator', this.arbiter.operatorCommandAt(nowMs), nowMs);
+      case 'policy':
+        // The policy speaks only at the tick; between ticks its last command stands.
+        return policyCommand ? this.path.drive('policy', policyCommand, nowMs) : undefined;
+      case 'idle':
+        return this.path.idle(nowMs);
+    }
+  }
+
+  private onWatchdogLapse(lapse: WatchdogLapse, silentMs: number): void {
+    const nowMs = this.options.clock();
+    if (lapse === 'heartbeat') {
+      // Nobody is watching: the policy must not keep driving, and it stays off when they return.
+      this.arbiter.setAutonomy(false);
+      this.raise({
+        key: 'watchdog-heartbeat',
+        severity: 'error',
+        message: `Operator heartbeat lost for ${Math.round(silentMs)} ms: the robot was stopped`,
+        hint: 'Reconnect the cockpit; autonomy stays off until you turn it on again.',
+      });
+    } else {
+      this.raise({
+        key: 'watchdog-loop',
+        severity: 'error',
+        message: `Control loop stalled for ${Math.round(silentMs)} ms: the robot was stopped`,
+        hint: 'The machine is overloaded; close other programs or lower the control rate.',
+      });
+    }
+    this.path.idle(nowMs);
+  }
+
+  private raise(alert: LinkAlert): void {
+    this.coreAlerts.set(alert.key, alert);
+  }
+}

@@ -1,0 +1,141 @@
+// Builds one ObservationFrame per tick: the newest message of each stream with its age. A stream
+// older than its staleness limit is marked missing, never silently reused.
+import type { Link, TopicMap, Unsubscribe } from '../links/link.ts';
+import type { Image, Imu, JointState, LaserScan, MessageKind, Odometry, Received, RobotMessage } from '../links/messages.ts';
+
+export type StreamRole = 'camera' | 'scan' | 'joints' | 'imu' | 'odom';
+export const STREAM_ROLES: readonly StreamRole[] = ['camera', 'scan', 'joints', 'imu', 'odom'];
+
+interface RoleMessages {
+  camera: Image;
+  scan: LaserScan;
+  joints: JointState;
+  imu: Imu;
+  odom: Odometry;
+}
+
+const ROLE_KIND: Record<StreamRole, MessageKind> = {
+  camera: 'Image',
+  scan: 'LaserScan',
+  joints: 'JointState',
+  imu: 'Imu',
+  odom: 'Odometry',
+};
+
+export const DEFAULT_STALENESS_MS: Readonly<Record<StreamRole, number>> = Object.freeze({
+  camera: 500,
+  scan: 500,
+  joints: 200,
+  imu: 200,
+  odom: 200,
+});
+
+export interface StreamSample<M extends RobotMessage> {
+  received: Received<M>;
+  ageMs: number;
+}
+
+export type ObservationFrame = {
+  timeMs: number;
+  missing: StreamRole[];
+} & { [R in StreamRole]?: StreamSample<RoleMessages[R]> };
+
+export interface StreamHealth {
+  role: StreamRole;
+  topic: string;
+  rateHz: number;
+  ageMs: number | undefined;
+  stale: boolean;
+}
+
+const RATE_WINDOW_MS = 2000;
+
+class StreamTrack<M extends RobotMessage> {
+  latest: Received<M> | undefined;
+  /** Arrival times inside the rate window, oldest first. */
+  private readonly arrivalsMs: number[] = [];
+
+  record(received: Received<M>): void {
+    this.latest = received;
+    this.arrivalsMs.push(received.receiveTimeMs);
+    this.trim(received.receiveTimeMs);
+  }
+
+  rateHz(nowMs: number): number {
+    this.trim(nowMs);
+    return this.arrivalsMs.length / (RATE_WINDOW_MS / 1000);
+  }
+
+  private trim(nowMs: number): void {
+    while (this.arrivalsMs.length > 0 && nowMs - this.arrivalsMs[0]! > RATE_WINDOW_MS) this.arrivalsMs.shift();
+  }
+}
+
+export class Synchroniser {
+  private readonly tracks = new Map<StreamRole, StreamTrack<RobotMessage>>();
+  private readonly unsubscribes: Unsubscribe[] = [];
+  private readonly mismatchListeners = new Set<(role: StreamRole, topic: string, kind: MessageKind) => void>();
+
+  constructor(
+    link: Link,
+    private readonly topics: TopicMap,
+    private readonly stalenessMs: Readonly<Record<StreamRole, number>> = DEFAULT_STALENESS_MS,
+  ) {
+    for (const role of STREAM_ROLES) {
+      const track = new StreamTrack<RobotMessage>();
+      this.tracks.set(role, track);
+      this.unsubscribes.push(
+        link.subscribe(topics[role], (received) => {
+          if (received.msg.kind !== ROLE_KIND[role]) {
+            for (const listener of this.mismatchListeners) listener(role, received.topic, received.msg.kind);
+            return;
+          }
+          track.record(received);
+        }),
+      );
+    }
+  }
+
+  /** Told when a topic delivers the wrong kind of message for its role (a miswired topic map). */
+  onKindMismatch(listener: (role: StreamRole, topic: string, kind: MessageKind) => void): () => void {
+    this.mismatchListeners.add(listener);
+    return () => this.mismatchListeners.delete(listener);
+  }
+
+  /** The newest message of one stream, however old. For previews, never for the tick's frame. */
+  latest<R extends StreamRole>(role: R): Received<RoleMessages[R]> | undefined {
+    return this.tracks.get(role)?.latest as Received<RoleMessages[R]> | undefined;
+  }
+
+  frame(nowMs: number): ObservationFrame {
+    const frame: ObservationFrame = { timeMs: nowMs, missing: [] };
+    for (const role of STREAM_ROLES) {
+      const latest = this.tracks.get(role)?.latest;
+      const ageMs = latest === undefined ? undefined : nowMs - latest.receiveTimeMs;
+      if (latest === undefined || ageMs === undefined || ageMs > this.stalenessMs[role]) {
+        frame.missing.push(role);
+        continue;
+      }
+      (frame as Record<StreamRole, StreamSample<RobotMessage>>)[role] = { received: latest, ageMs };
+    }
+    return frame;
+  }
+
+  health(nowMs: number): StreamHealth[] {
+    return STREAM_ROLES.map((role) => {
+      const track = this.tracks.get(role)!;
+      const ageMs = track.latest === undefined ? undefined : nowMs - track.latest.receiveTimeMs;
+      return {
+        role,
+        topic: this.topics[role],
+        rateHz: track.rateHz(nowMs),
+        ageMs,
+        stale: ageMs === undefined || ageMs > this.stalenessMs[role],
+      };
+    });
+  }
+
+  close(): void {
+    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
+  }
+}

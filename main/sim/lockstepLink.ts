@@ -1,0 +1,186 @@
+// The simulated robot reached without a wire: a Link whose time moves only when the caller says so.
+// Benches and tests call advance() and get every message the robot would have sent over that
+// span, synchronously, stamped on a simulated clock that starts at a chosen wall-clock epoch.
+import {
+  DEFAULT_TOPIC_MAP,
+  type Link,
+  type LinkAlert,
+  type LinkCapabilities,
+  type LinkEvents,
+  type LinkPresence,
+  type TopicInfo,
+  type Unsubscribe,
+} from '../links/link.ts';
+import type { Received, RobotMessage, Twist } from '../links/messages.ts';
+import type { ArenaOptions } from './arena.ts';
+import type { CameraOptions } from './camera.ts';
+import type { ScanOptions } from './lidar.ts';
+import { SimRobot, type SensorOutput, type SensorSink, type SensorStream } from './simRobot.ts';
+
+export { startRealtime, type RealtimeOptions } from './realtime.ts';
+
+export interface SimLinkOptions {
+  arenaSeed: number;
+  episodeSeed: number;
+  arena: Partial<ArenaOptions>;
+  camera: Partial<Pick<CameraOptions, 'widthPx' | 'heightPx' | 'rateHz'>>;
+  scan: Partial<Pick<ScanOptions, 'beams' | 'rateHz'>>;
+  /** Wall-clock ms that simulated time 0 maps to; defaults to now. */
+  epochMs: number;
+  robotName: string;
+}
+
+const SENSOR_TOPICS: Readonly<Record<SensorStream, TopicInfo>> = Object.freeze({
+  camera: { topic: DEFAULT_TOPIC_MAP.camera, kind: 'Image' },
+  scan: { topic: DEFAULT_TOPIC_MAP.scan, kind: 'LaserScan' },
+  joints: { topic: DEFAULT_TOPIC_MAP.joints, kind: 'JointState' },
+  imu: { topic: DEFAULT_TOPIC_MAP.imu, kind: 'Imu' },
+  odom: { topic: DEFAULT_TOPIC_MAP.odom, kind: 'Odometry' },
+});
+
+type MessageListener = (received: Received) => void;
+
+export function createSimLink(options: Partial<SimLinkOptions> = {}): LockstepLink {
+  const robot = new SimRobot({
+    arenaSeed: options.arenaSeed ?? 1,
+    episodeSeed: options.episodeSeed ?? 1,
+    arena: options.arena ?? {},
+    camera: options.camera ?? {},
+    scan: options.scan ?? {},
+  });
+  return new LockstepLink(robot, { epochMs: options.epochMs ?? Date.now(), robotName: options.robotName ?? 'reins-sim' });
+}
+
+export class LockstepLink implements Link {
+  readonly robotName: string;
+  readonly capabilities: LinkCapabilities = Object.freeze({ sendsCommands: true, simulated: true });
+  /** The robot itself, for ground truth and episode resets in benches; never reached through the Link. */
+  readonly robot: SimRobot;
+  /** Wall-clock ms of simulated time 0; moves forward only when a real-time driver skips time. */
+  private epochMs: number;
+  private currentPresence: LinkPresence = 'present';
+  private readonly currentAlerts = new Map<string, LinkAlert>();
+  private readonly messageListeners = new Map<string, Set<MessageListener>>();
+  private readonly presenceListeners = new Set<LinkEvents['presence']>();
+  private readonly alertListeners = new Set<LinkEvents['alerts']>();
+  private readonly sink: SensorSink = {
+    wants: (stream) => (this.messageListeners.get(SENSOR_TOPICS[stream].topic)?.size ?? 0) > 0,
+    receive: (output) => this.deliver(output),
+  };
+
+  constructor(robot: SimRobot, options: { epochMs: number; robotName: string }) {
+    this.robot = robot;
+    this.epochMs = options.epochMs;
+    this.robotName = options.robotName;
+  }
+
+  /** Simulated now, on the wall clock: the epoch plus simulated time. */
+  clockMs(): number {
+    return this.epochMs + this.robot.simTimeSecs() * 1000;
+  }
+
+  /**
+   * Runs the robot for dtSecs of simulated time, handing each message to its subscribers as it is
+   * produced (a subscriber's publish takes effect from the next physics step). Does nothing once
+   * the link is closed or failed.
+   */
+  advance(dtSecs: number): void {
+    if (this.currentPresence !== 'present') return;
+    this.robot.step(dtSecs, this.sink);
+  }
+
+  /**
+   * Keeps stamps on the wall clock when a real-time driver drops simulated time after a stall: the
+   * robot lived through less time than the wall clock did, so later stamps shift by the difference.
+   */
+  skipClock(skippedSecs: number): void {
+    this.epochMs += skippedSecs * 1000;
+  }
+
+  presence(): LinkPresence {
+    return this.currentPresence;
+  }
+
+  alerts(): readonly LinkAlert[] {
+    return [...this.currentAlerts.values()];
+  }
+
+  topics(): readonly TopicInfo[] {
+    return Object.values(SENSOR_TOPICS);
+  }
+
+  subscribe<M extends RobotMessage>(topic: string, onMessage: (received: Received<M>) => void): Unsubscribe {
+    if (this.currentPresence === 'closed') return () => undefined;
+    // Safe: each topic carries one message kind (SENSOR_TOPICS), and the subscriber named it.
+    const listener = onMessage as MessageListener;
+    const listeners = this.messageListeners.get(topic) ?? new Set<MessageListener>();
+    this.messageListeners.set(topic, listeners);
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+    };
+  }
+
+  publish(topic: string, twist: Twist): boolean {
+    if (this.currentPresence !== 'present' || topic !== DEFAULT_TOPIC_MAP.command) return false;
+    return this.robot.drive({ linearMps: twist.linearMps.x, angularRadps: twist.angularRadps.z });
+  }
+
+  on<E extends keyof LinkEvents>(event: E, listener: LinkEvents[E]): Unsubscribe {
+    // The casts only restate what the event name already proves about the listener's type.
+    const listeners = (event === 'presence' ? this.presenceListeners : this.alertListeners) as Set<LinkEvents[E]>;
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.currentPresence === 'closed') return;
+    this.setPresence('closed');
+    this.messageListeners.clear();
+    this.presenceListeners.clear();
+    this.alertListeners.clear();
+  }
+
+  /** Raises or replaces an alert by its key (for whatever drives this link, e.g. startRealtime). */
+  raiseAlert(alert: LinkAlert): void {
+    this.currentAlerts.set(alert.key, alert);
+    this.emitAlerts();
+  }
+
+  clearAlert(key: string): void {
+    if (this.currentAlerts.delete(key)) this.emitAlerts();
+  }
+
+  /** The simulation can no longer run: the link goes to 'error' and says why. */
+  fail(alert: LinkAlert): void {
+    if (this.currentPresence === 'closed') return;
+    this.raiseAlert(alert);
+    this.setPresence('error');
+  }
+
+  private deliver(output: SensorOutput): void {
+    const listeners = this.messageListeners.get(SENSOR_TOPICS[output.stream].topic);
+    if (listeners === undefined) return;
+    const stampMs = this.epochMs + output.simTimeSecs * 1000;
+    const received: Received = {
+      topic: SENSOR_TOPICS[output.stream].topic,
+      receiveTimeMs: stampMs,
+      sourceTimeMs: stampMs,
+      msg: output.msg,
+    };
+    // A copy, so a subscriber that unsubscribes while being called does not skip its neighbour.
+    for (const listener of [...listeners]) listener(received);
+  }
+
+  private setPresence(presence: LinkPresence): void {
+    this.currentPresence = presence;
+    for (const listener of [...this.presenceListeners]) listener(presence);
+  }
+
+  private emitAlerts(): void {
+    const alerts = this.alerts();
+    for (const listener of [...this.alertListeners]) listener(alerts);
+  }
+}

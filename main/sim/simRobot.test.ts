@@ -1,0 +1,128 @@
+import { describe, it, expect } from 'vitest';
+import { GOAL_COLOUR, type Episode } from './arena.ts';
+import type { Pose2D } from './geometry.ts';
+import { SimRobot, type SensorOutput, type SensorSink, type SensorStream } from './simRobot.ts';
+
+/** A 10 m arena with no obstacles, the robot at `startPose` and the goal out of the way. */
+function robotInEmptyArena(startPose: Pose2D): SimRobot {
+  const robot = new SimRobot({ arenaSeed: 7, episodeSeed: 7, arena: { sizeM: 10, obstacleCount: 0 } });
+  const episode: Episode = {
+    startPose,
+    goal: { xM: 4, yM: 4, radiusM: 0.15, heightM: 1, colour: GOAL_COLOUR },
+  };
+  robot.startEpisode(episode);
+  return robot;
+}
+
+/** Drives with fresh commands every 0.1 s, as an operator holding a key would. */
+function holdCommand(robot: SimRobot, linearMps: number, angularRadps: number, durationSecs: number, sink?: SensorSink): void {
+  for (let elapsedSecs = 0; elapsedSecs < durationSecs - 1e-9; elapsedSecs += 0.1) {
+    robot.drive({ linearMps, angularRadps });
+    robot.step(0.1, sink);
+  }
+}
+
+function collector(streams: readonly SensorStream[]): { sink: SensorSink; outputs: SensorOutput[] } {
+  const outputs: SensorOutput[] = [];
+  return { outputs, sink: { wants: (stream) => streams.includes(stream), receive: (output) => outputs.push(output) } };
+}
+
+describe('SimRobot driving', () => {
+  it('drives forward when commanded and brakes once commands have been missing for 0.5 s', () => {
+    const robot = robotInEmptyArena({ xM: -3, yM: 0, yawRad: 0 });
+    holdCommand(robot, 0.5, 0, 2);
+    const driving = robot.groundTruth();
+    expect(driving.linearMps).toBeCloseTo(0.5, 2);
+    expect(driving.pose.xM).toBeGreaterThan(-3 + 0.85);
+    expect(Math.abs(driving.pose.yM)).toBeLessThan(0.05);
+
+    robot.drive({ linearMps: 0.5, angularRadps: 0 });
+    robot.step(0.45);
+    expect(robot.groundTruth().linearMps, 'still obeying just before the timeout').toBeCloseTo(0.5, 2);
+    robot.step(0.15);
+    expect(robot.groundTruth().linearMps, 'braking just after the timeout').toBeLessThan(0.45);
+    robot.step(0.4);
+    const stopped = robot.groundTruth();
+    expect(stopped.linearMps).toBe(0);
+    robot.step(1);
+    expect(robot.groundTruth().pose).toEqual(stopped.pose);
+  });
+
+  it('keeps to its speed and acceleration limits whatever it is told', () => {
+    const robot = robotInEmptyArena({ xM: -4, yM: 0, yawRad: 0 });
+    holdCommand(robot, 5, 0, 0.2);
+    expect(robot.groundTruth().linearMps, 'ramps at 1.5 m/s²').toBeCloseTo(0.3, 1);
+    holdCommand(robot, 5, 0, 1);
+    const before = robot.groundTruth();
+    holdCommand(robot, 5, 0, 1);
+    const after = robot.groundTruth();
+    expect(after.linearMps).toBeLessThanOrEqual(0.6);
+    expect(after.linearMps).toBeGreaterThan(0.59);
+    expect(after.pose.xM - before.pose.xM).toBeLessThanOrEqual(0.6);
+    expect(after.pose.xM - before.pose.xM).toBeGreaterThan(0.58);
+
+    const turning = robotInEmptyArena({ xM: 0, yM: 0, yawRad: 0 });
+    holdCommand(turning, 0, -10, 1.5);
+    expect(turning.groundTruth().angularRadps).toBeGreaterThanOrEqual(-2);
+    expect(turning.groundTruth().angularRadps).toBeLessThan(-1.98);
+    expect(Math.hypot(turning.groundTruth().pose.xM, turning.groundTruth().pose.yM), 'turns on the spot').toBeLessThan(1e-3);
+  });
+
+  it('cannot drive through a wall: it stops against it and records the collision', () => {
+    const robot = robotInEmptyArena({ xM: 3, yM: 0, yawRad: 0 });
+    holdCommand(robot, 0.6, 0, 1);
+    expect(robot.groundTruth().collisionCount).toBe(0);
+    holdCommand(robot, 0.6, 0, 4);
+    const truth = robot.groundTruth();
+    const wallContactXM = 5 - 0.175;
+    expect(truth.pose.xM).toBeLessThanOrEqual(wallContactXM + 1e-9);
+    expect(truth.pose.xM).toBeGreaterThan(wallContactXM - 0.01);
+    expect(truth.contact).toBe(true);
+    expect(truth.collisionCount).toBe(1);
+    expect(truth.nearestObstacleM).toBeLessThan(1e-6);
+    expect(truth.linearMps).toBeLessThan(0.05);
+  });
+
+  it('slides along a wall it meets at a shallow angle', () => {
+    // Heading 15° off the east wall's face, towards it.
+    const robot = robotInEmptyArena({ xM: 4.75, yM: 0, yawRad: (75 * Math.PI) / 180 });
+    holdCommand(robot, 0.5, 0, 1);
+    const first = robot.groundTruth();
+    expect(first.contact).toBe(true);
+    holdCommand(robot, 0.5, 0, 1);
+    const second = robot.groundTruth();
+    expect(second.pose.xM).toBeLessThanOrEqual(5 - 0.175 + 1e-9);
+    expect(second.pose.yM - first.pose.yM).toBeGreaterThan(0.1);
+  });
+
+  it('reports wheels, IMU and odometry that agree with its motion, odometry drifting a little', () => {
+    const robot = robotInEmptyArena({ xM: -2, yM: -2, yawRad: 0 });
+    const { sink, outputs } = collector(['joints', 'imu', 'odom']);
+    holdCommand(robot, 0.5, 0, 2, sink);
+    const joints = outputs.findLast((output) => output.stream === 'joints');
+    expect(joints?.msg.names).toEqual(['left_wheel_joint', 'right_wheel_joint']);
+    expect(joints?.msg.velocitiesRadps[0]).toBeCloseTo(0.5 / 0.05, 1);
+    expect(joints?.msg.velocitiesRadps[1]).toBeCloseTo(0.5 / 0.05, 1);
+
+    holdCommand(robot, 0.2, 1, 2, sink);
+    const imu = outputs.findLast((output) => output.stream === 'imu');
+    expect(imu?.msg.angularVelocityRadps.z).toBeCloseTo(1, 1);
+    expect(imu?.msg.linearAccelerationMps2.z).toBeCloseTo(9.81, 0);
+    const truth = robot.groundTruth();
+    const imuYawRad = 2 * Math.atan2(imu?.msg.orientation.z ?? 0, imu?.msg.orientation.w ?? 1);
+    expect(Math.abs(imuYawRad - truth.pose.yawRad)).toBeLessThan(0.02);
+
+    const odom = outputs.findLast((output) => output.stream === 'odom');
+    const odomErrorM = Math.hypot((odom?.msg.odomFromBaseXM ?? 0) - (truth.pose.xM + 2), (odom?.msg.odomFromBaseYM ?? 0) - (truth.pose.yM + 2));
+    expect(odomErrorM, 'odometry is an estimate, not the truth').toBeGreaterThan(1e-4);
+    expect(odomErrorM, 'but a good one over a short drive').toBeLessThan(0.05);
+    expect(odom?.msg.angularRadps).toBeCloseTo(1, 1);
+  });
+
+  it('ignores a command that is not a number', () => {
+    const robot = robotInEmptyArena({ xM: 0, yM: 0, yawRad: 0 });
+    expect(robot.drive({ linearMps: Number.NaN, angularRadps: 0 })).toBe(false);
+    robot.step(0.5);
+    expect(robot.groundTruth().pose).toEqual({ xM: 0, yM: 0, yawRad: 0 });
+  });
+});

@@ -1,0 +1,82 @@
+// End to end: `reins start --headless --port 0` on the simulated robot, the UI in Debian's headless
+// Chromium. The camera image changes, the robot moves while a drive key is held, and E-stop stops it.
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StatusResponse, type CockpitState } from '../../main/api/contract.ts';
+import { startCoreProcess, type CoreProcess } from '../support/coreProcess.ts';
+
+const CHROMIUM = process.env.REINS_CHROMIUM ?? '/usr/bin/chromium';
+const SCREENSHOTS = fileURLToPath(new URL(process.env.REINS_UPDATE_SCREENSHOTS ? './screenshots/' : './artifacts/', import.meta.url));
+
+let core: CoreProcess;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  core = await startCoreProcess();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page.on('pageerror', (error) => console.error('page error:', error));
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  const code = await core?.stop();
+  expect(code).toBe(0);
+});
+
+async function robotState(): Promise<CockpitState> {
+  const response = await fetch(`${core.origin}/api/status`, { headers: { authorization: `Bearer ${core.token}` } });
+  return StatusResponse.parse(await response.json()).state;
+}
+
+async function waitForState(check: (state: CockpitState) => boolean, what: string, timeoutMs = 10_000): Promise<CockpitState> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const state = await robotState();
+    if (check(state)) return state;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last state: ${JSON.stringify(state)}`);
+    // Poll on the page's own frame clock rather than a fixed sleep.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50))));
+  }
+}
+
+const cameraPixels = () =>
+  page.getByTestId('camera-canvas').evaluate((canvas) => (canvas as HTMLCanvasElement).toDataURL('image/png'));
+
+describe('the cockpit in a browser', () => {
+  it('connects, drives while a key is held, and stops on E-stop', async () => {
+    await page.goto(core.uiUrl);
+    await expect.poll(() => page.getByRole('region', { name: 'Camera' }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole('button', { name: 'E-stop', exact: true }).isVisible()).toBe(true);
+    expect(page.url()).not.toContain(core.token);
+
+    // The camera image arrives and changes as the simulation runs.
+    await expect.poll(async () => (await cameraPixels()).length, { timeout: 10_000 }).toBeGreaterThan(2000);
+    const firstFrame = await cameraPixels();
+
+    // Drive forward with W while the drive pad has focus.
+    await page.getByRole('application', { name: 'Drive' }).focus();
+    await page.keyboard.down('w');
+    const moving = await waitForState((s) => (s.measuredSpeed?.linearMps ?? 0) > 0.1, 'the robot to move');
+    expect(moving.driver).toBe('operator');
+    await expect.poll(cameraPixels, { timeout: 10_000 }).not.toBe(firstFrame);
+    await expect.poll(() => page.getByTestId('measured-speed').textContent(), { timeout: 5000 }).toMatch(/0\.[1-9]\d* m\/s/);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: `${SCREENSHOTS}cockpit-driving.png` });
+
+    // E-stop with Space while W is still held: the robot stops and stays stopped.
+    await page.keyboard.press('Space');
+    const stopped = await waitForState((s) => s.estopped && Math.abs(s.measuredSpeed?.linearMps ?? 1) < 0.02, 'the robot to stop');
+    expect(stopped.driver).toBe('estopped');
+    expect(stopped.lastCommand).toEqual({ linearMps: 0, angularRadps: 0 });
+    await expect.poll(() => page.getByRole('button', { name: 'Release E-stop' }).isVisible()).toBe(true);
+    await page.keyboard.up('w');
+    await page.screenshot({ path: `${SCREENSHOTS}cockpit-estopped.png` });
+  }, 60_000);
+});

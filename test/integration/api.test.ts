@@ -1,0 +1,182 @@
+// The API against the real core and the simulated robot: access rules, bad input, and operator
+// commands that reach the robot at once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_REQUEST_BYTES, MAX_SOCKET_FRAME_BYTES, StatusResponse, type Event } from '../../main/api/contract.ts';
+import { startCore, type RunningCore } from '../support/runningCore.ts';
+import { RefusedUpgrade, SocketClient } from '../support/socketClient.ts';
+
+let core: RunningCore;
+
+beforeAll(async () => {
+  core = await startCore();
+});
+
+afterAll(async () => {
+  await core.close();
+});
+
+const auth = () => ({ authorization: `Bearer ${core.token}` });
+const post = (body: string, headers: Record<string, string> = auth()) =>
+  fetch(`${core.baseUrl}/api/requests`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+const isError = (event: Event): event is Extract<Event, { type: 'error' }> => event.type === 'error';
+
+async function expectCoreAlive(): Promise<void> {
+  const health = await fetch(`${core.baseUrl}/healthz`);
+  expect(await health.json()).toEqual({ ok: true });
+  const status = await fetch(`${core.baseUrl}/api/status`, { headers: auth() });
+  expect(StatusResponse.parse(await status.json()).state.presence).toBe('present');
+}
+
+describe('HTTP access', () => {
+  it('serves /healthz publicly, saying only ok', async () => {
+    const response = await fetch(`${core.baseUrl}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true });
+  });
+
+  it('serves the UI publicly with a content security policy', async () => {
+    const response = await fetch(`${core.baseUrl}/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/html');
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'self'");
+  });
+
+  it.each([
+    ['no token', {}],
+    ['a wrong token', { authorization: 'Bearer wrong-token-0123456789abcd' }],
+    ['a malformed header', { authorization: 'Basic abc' }],
+  ])('refuses /api/* with %s', async (_name, headers) => {
+    const response = await fetch(`${core.baseUrl}/api/status`, { headers });
+    expect(response.status).toBe(401);
+    expect((await response.json()).error.code).toBe('unauthorized');
+    expect((await post('{"type":"estop"}', headers)).status).toBe(401);
+  });
+
+  it('answers the status with the token', async () => {
+    const response = await fetch(`${core.baseUrl}/api/status`, { headers: auth() });
+    expect(response.status).toBe(200);
+    const body = StatusResponse.parse(await response.json());
+    expect(body.state.robotName).toBeTruthy();
+    expect(body.state.driver).toBe('idle');
+  });
+});
+
+describe('HTTP bad input', () => {
+  it.each([
+    ['not JSON', 'this is not json', 400, 'bad-json'],
+    ['an unknown request', '{"type":"self-destruct"}', 404, 'unknown-request'],
+    ['wrong types', '{"type":"drive","linearMps":"fast","angularRadps":0}', 400, 'bad-request'],
+    ['a missing field', '{"type":"set-autonomy"}', 400, 'bad-request'],
+  ])('answers %s with a clear error and keeps running', async (_name, body, status, code) => {
+    const response = await post(body);
+    expect(response.status).toBe(status);
+    const error = (await response.json()).error;
+    expect(error.code).toBe(code);
+    expect(error.message).toMatch(/\w{3,}/);
+    await expectCoreAlive();
+  });
+
+  it('refuses an oversized body with 413 and keeps running', async () => {
+    const response = await post(JSON.stringify({ type: 'estop', pad: 'x'.repeat(MAX_REQUEST_BYTES * 4) }));
+    expect(response.status).toBe(413);
+    expect((await response.json()).error.code).toBe('too-large');
+    await expectCoreAlive();
+  });
+
+  it('refuses unknown paths and wrong methods', async () => {
+    expect((await fetch(`${core.baseUrl}/api/nothing`, { headers: auth() })).status).toBe(404);
+    expect((await fetch(`${core.baseUrl}/api/status`, { method: 'POST', headers: auth() })).status).toBe(405);
+    expect((await fetch(`${core.baseUrl}/api/requests`, { headers: auth() })).status).toBe(405);
+  });
+});
+
+describe('WebSocket access', () => {
+  it('opens with the token and the UI origin, and says hello with the state', async () => {
+    const client = await SocketClient.open(core.socketUrl(), core.origin);
+    const hello = await client.next((e) => e.type === 'hello');
+    expect(hello.type === 'hello' && hello.state.presence).toBe('present');
+    client.close();
+  });
+
+  it.each([
+    ['no token', () => core.socketUrl('').replace('?token=', ''), () => core.origin, 401],
+    ['a wrong token', () => core.socketUrl('wrong-token-0123456789abcd'), () => core.origin, 401],
+    ['a foreign origin', () => core.socketUrl(), () => 'http://evil.example', 403],
+    ['no origin', () => core.socketUrl(), () => undefined, 403],
+  ])('refuses %s', async (_name, url, origin, status) => {
+    const refusal = await SocketClient.open(url(), origin()).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(RefusedUpgrade);
+    expect((refusal as RefusedUpgrade).statusCode).toBe(status);
+    expect(JSON.parse((refusal as RefusedUpgrade).body).error.message).toMatch(/token|origin/);
+    await expectCoreAlive();
+  });
+});
+
+describe('WebSocket bad input', () => {
+  it.each([
+    ['not JSON', '{{{', 'bad-json'],
+    ['an unknown request', { type: 'warp-drive' }, 'unknown-request'],
+    ['wrong types', { type: 'drive', linearMps: true, angularRadps: 0 }, 'bad-request'],
+    ['an out-of-range value', { type: 'drive', linearMps: 1e9, angularRadps: 0 }, 'bad-request'],
+    ['an oversized message', { type: 'heartbeat', sentAtMs: 1, pad: 'x'.repeat(MAX_REQUEST_BYTES) }, 'too-large'],
+  ])('answers %s with an error event and keeps the socket open', async (_name, request, code) => {
+    const client = await SocketClient.open(core.socketUrl(), core.origin);
+    client.send(request);
+    const error = await client.next(isError);
+    expect(error.error.code).toBe(code);
+    client.send({ type: 'heartbeat', id: 'still-here', sentAtMs: Date.now() });
+    const ack = await client.next((e) => e.type === 'ack');
+    expect(ack).toMatchObject({ id: 'still-here' });
+    client.close();
+  });
+
+  it('closes a socket that sends a frame above the hard cap, and keeps serving others', async () => {
+    const client = await SocketClient.open(core.socketUrl(), core.origin);
+    const closed = client.closed();
+    client.send('x'.repeat(MAX_SOCKET_FRAME_BYTES + 1));
+    expect((await closed).code).toBe(1009);
+    await expectCoreAlive();
+    const other = await SocketClient.open(core.socketUrl(), core.origin);
+    await other.next((e) => e.type === 'hello');
+    other.close();
+  });
+});
+
+describe('operator commands', () => {
+  it('drive reaches the robot at once, and e-stop stops it at once', async () => {
+    const client = await SocketClient.open(core.socketUrl(), core.origin);
+    client.send({ type: 'heartbeat', sentAtMs: Date.now() });
+    client.send({ type: 'drive', id: 'd1', linearMps: 0.4, angularRadps: 0 });
+    await client.next((e) => e.type === 'ack' && e.id === 'd1');
+    // Carried out on arrival, before any tick: the command path has already published.
+    expect(core.loop.lastSent()).toMatchObject({ driver: 'operator', delivered: true });
+    expect(core.loop.lastSent()!.command.linearMps).toBeGreaterThan(0);
+
+    client.send({ type: 'estop', id: 'e1' });
+    await client.next((e) => e.type === 'ack' && e.id === 'e1');
+    expect(core.loop.lastSent()).toMatchObject({ driver: 'estopped', command: { linearMps: 0, angularRadps: 0 } });
+
+    client.send({ type: 'drive', linearMps: 0.4, angularRadps: 0 });
+    expect((await client.next(isError)).error.code).toBe('refused');
+    client.send({ type: 'estop-release', heldMs: 200 });
+    expect((await client.next(isError)).error.message).toMatch(/hold/i);
+    client.send({ type: 'estop-release', id: 'r1', heldMs: 1000 });
+    await client.next((e) => e.type === 'ack' && e.id === 'r1');
+    const state = await client.next((e) => e.type === 'state' && !e.state.estopped);
+    expect(state.type === 'state' && state.state.driver).toBe('idle');
+    client.close();
+  });
+
+  it('streams camera and scan previews as binary frames', async () => {
+    const client = await SocketClient.open(core.socketUrl(), core.origin);
+    await client.next((e) => e.type === 'hello');
+    await client.next((e) => e.type === 'state' && e.state.streams.every((s) => !s.stale));
+    await client.next((e) => e.type === 'state' && client.frames.some((f) => f.kind === 'camera') && client.frames.some((f) => f.kind === 'scan'));
+    const camera = client.frames.find((f) => f.kind === 'camera');
+    expect(camera?.kind === 'camera' && camera.width * camera.height).toBeGreaterThan(0);
+    client.close();
+  });
+});

@@ -1,0 +1,48 @@
+// Runs `reins start --headless --port 0` as a real child process, the way a user would, and reads
+// back the UI address it prints.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const REINS = fileURLToPath(new URL('../../main/cli/reins.mjs', import.meta.url));
+
+export interface CoreProcess {
+  child: ChildProcess;
+  uiUrl: string;
+  origin: string;
+  token: string;
+  stderr: () => string;
+  stop(): Promise<number | null>;
+}
+
+export function startCoreProcess(args: string[] = [], timeoutMs = 30_000): Promise<CoreProcess> {
+  const child = spawn(process.execPath, [REINS, 'start', '--headless', '--port', '0', ...args], {
+    env: { ...process.env, REINS_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-20_000)));
+  const stop = () =>
+    new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null) return resolve(child.exitCode);
+      child.once('exit', (code) => resolve(code));
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`reins start printed no UI line within ${timeoutMs} ms; stderr:\n${stderr}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`reins start exited with ${code} before serving; stderr:\n${stderr}`));
+    });
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const match = line.match(/^Reins UI: (http:\/\/127\.0\.0\.1:\d+)\/#token=(\S+)$/);
+      if (!match) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolve({ child, uiUrl: line.slice('Reins UI: '.length), origin: match[1]!, token: decodeURIComponent(match[2]!), stderr: () => stderr, stop });
+    });
+  });
+}
