@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 
-export type ElectronLookup = { ok: true; binaryPath: string; appMainPath: string } | { ok: false; reason: string };
+export type ElectronLookup = { ok: true; binaryPath: string; appDir: string } | { ok: false; reason: string };
 
 const INSTALL_TIMEOUT_MS = 5 * 60_000;
 
@@ -27,12 +27,12 @@ export function findElectron(repoRoot: string, log: Logger): ElectronLookup {
     return { ok: false, reason: 'the electron package is not installed' };
   }
   const existing = electronBinary(packageDir);
-  if (existing) return { ok: true, binaryPath: existing, appMainPath };
+  if (existing) return { ok: true, binaryPath: existing, appDir: repoRoot };
   if (process.env.CI) return { ok: false, reason: "Electron's binary is not installed (not downloading it under CI)" };
   log.info("Electron's binary is not installed yet: running Electron's installer (first desktop start)");
   const result = spawnSync(process.execPath, [join(packageDir, 'install.js')], { stdio: ['ignore', 2, 2], timeout: INSTALL_TIMEOUT_MS });
   const installed = electronBinary(packageDir);
-  if (installed) return { ok: true, binaryPath: installed, appMainPath };
+  if (installed) return { ok: true, binaryPath: installed, appDir: repoRoot };
   const why = result.error ? result.error.message : `installer exited with ${result.status ?? result.signal}`;
   return { ok: false, reason: `Electron's binary could not be installed (${why})` };
 }
@@ -44,10 +44,14 @@ function electronBinary(packageDir: string): string | undefined {
   return existsSync(binary) ? binary : undefined;
 }
 
-/** Runs the desktop app (which spawns the core itself) and resolves with its exit code. */
-export function runElectron(lookup: { binaryPath: string; appMainPath: string }, passthrough: string[]): Promise<number> {
+/**
+ * Runs the desktop app (which spawns the core itself) and resolves with its exit code. Electron is
+ * given the repository folder, so it reads package.json ("main": app/dist/main.js) and names the app
+ * and its data folder "reins".
+ */
+export function runElectron(lookup: { binaryPath: string; appDir: string }, passthrough: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(lookup.binaryPath, [lookup.appMainPath, '--', ...passthrough], { stdio: 'inherit' });
+    const child = spawn(lookup.binaryPath, [lookup.appDir, '--', ...passthrough], { stdio: 'inherit' });
     child.once('error', reject);
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => child.kill(signal));
