@@ -7,7 +7,13 @@ module.exports = {
       comment: 'renderer/ may import from this repository only main/api/contract.ts',
       severity: 'error',
       from: { path: '^renderer/' },
-      to: { path: '^(main|app|native|models|test)/', pathNot: '^main/api/contract\\.ts$' },
+      to: { path: '^(main|app|native|models|test)/', pathNot: ['^main/api/contract\\.ts$', '^test/fakes/'] },
+    },
+    {
+      name: 'renderer-fakes-only-in-tests',
+      severity: 'error',
+      from: { path: '^renderer/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^test/' },
     },
     {
       name: 'app-only-contract',

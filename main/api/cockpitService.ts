@@ -30,7 +30,10 @@ export class CockpitService implements CockpitApi {
         this.loop.estop(nowMs);
         return { ok: true };
       case 'drive':
-        if (this.loop.arbiter.isEStopped()) return refused(request.id, 'the robot is e-stopped: release the e-stop before driving');
+        // A zero while e-stopped is what the UI sends when it lets go of its keys: nothing to refuse.
+        if (this.loop.arbiter.isEStopped() && (request.linearMps !== 0 || request.angularRadps !== 0)) {
+          return refused(request.id, 'the robot is e-stopped: release the e-stop before driving');
+        }
         this.loop.operatorDrive({ linearMps: request.linearMps, angularRadps: request.angularRadps }, nowMs);
         return { ok: true };
       case 'estop-release':

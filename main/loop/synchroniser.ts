@@ -63,7 +63,11 @@ class StreamTrack<M extends RobotMessage> {
 
   rateHz(nowMs: number): number {
     this.trim(nowMs);
-    return this.arrivalsMs.length / (RATE_WINDOW_MS / 1000);
+    // Measured between arrivals, so a stream younger than the window is not under-counted.
+    const count = this.arrivalsMs.length;
+    if (count < 2) return 0;
+    const spanMs = this.arrivalsMs[count - 1]! - this.arrivalsMs[0]!;
+    return spanMs > 0 ? ((count - 1) * 1000) / spanMs : 0;
   }
 
   private trim(nowMs: number): void {

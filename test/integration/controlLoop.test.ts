@@ -151,6 +151,19 @@ describe('ControlLoop', () => {
     expect(frame.camera).toBeUndefined();
   });
 
+  it("measures each stream's rate, from the first second on", () => {
+    const r = rig();
+    r.ticks(10);
+    const early = Object.fromEntries(r.loop.synchroniser.health(r.now()).map((s) => [s.role, s.rateHz]));
+    expect(early.camera).toBeGreaterThan(13);
+    r.ticks(30);
+    const rates = Object.fromEntries(r.loop.synchroniser.health(r.now()).map((s) => [s.role, s.rateHz]));
+    expect(rates.camera).toBeCloseTo(15, 0);
+    expect(rates.scan).toBeCloseTo(10, 0);
+    expect(rates.joints).toBeCloseTo(50, 0);
+    expect(rates.imu).toBeCloseTo(100, 0);
+  });
+
   it('refuses a control rate above 30 Hz', () => {
     expect(() => rig(60)).toThrow(RangeError);
   });

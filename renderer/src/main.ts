@@ -1,0 +1,23 @@
+// Entry point: read the access token from the URL's hash, take it out of the visible URL, and start
+// the cockpit against the core that served this page.
+import { mount } from 'svelte';
+import './app.css';
+import App from './App.svelte';
+import MissingToken from './components/MissingToken.svelte';
+import { openBrowserSocket } from './lib/browserSocket.ts';
+import { Cockpit } from './lib/cockpit.svelte.ts';
+import { coreSocketUrl, hashWithoutToken, tokenFromHash } from './lib/socketUrl.ts';
+
+const target = document.getElementById('app');
+if (!target) throw new Error('index.html has no #app element');
+
+const token = tokenFromHash(location.hash);
+if (token) {
+  // Kept in memory only: the token should not linger in the address bar, history or screenshots.
+  history.replaceState(history.state, '', `${location.pathname}${location.search}${hashWithoutToken(location.hash)}`);
+  const cockpit = new Cockpit(coreSocketUrl(location, token), openBrowserSocket);
+  cockpit.start();
+  mount(App, { target, props: { cockpit } });
+} else {
+  mount(MissingToken, { target });
+}

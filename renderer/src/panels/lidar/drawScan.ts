@@ -1,0 +1,79 @@
+// Draws a top-down LiDAR view: range rings labelled in metres, the scan's hits, the robot at the centre
+// with forward pointing up.
+import { formatMetres } from '../../lib/format.ts';
+import { canvasFromRobot, ringRadiiM, scanHitsInRobotFrame } from '../../lib/lidarGeometry.ts';
+import type { ScanFrame } from '../../lib/contract.ts';
+
+const COLOURS = {
+  background: '#0a0c10',
+  ring: '#263040',
+  ringLabel: '#6b7689',
+  axis: '#1b2230',
+  hit: '#4cd4ff',
+  robot: '#f2f4f8',
+  robotFill: 'rgba(76, 154, 255, 0.35)',
+};
+
+/** The robot's footprint drawn at the centre, in metres. */
+const ROBOT_LENGTH_M = 0.4;
+const ROBOT_WIDTH_M = 0.32;
+
+export function drawScan(context: CanvasRenderingContext2D, widthPx: number, heightPx: number, pixelRatio: number, viewRadiusM: number, scan: ScanFrame | undefined): void {
+  context.save();
+  context.fillStyle = COLOURS.background;
+  context.fillRect(0, 0, widthPx, heightPx);
+  const centre = { x: widthPx / 2, y: heightPx / 2 };
+  const pxPerM = (Math.min(widthPx, heightPx) / 2 - 14 * pixelRatio) / viewRadiusM;
+
+  context.strokeStyle = COLOURS.axis;
+  context.lineWidth = pixelRatio;
+  context.beginPath();
+  context.moveTo(centre.x, 0);
+  context.lineTo(centre.x, heightPx);
+  context.moveTo(0, centre.y);
+  context.lineTo(widthPx, centre.y);
+  context.stroke();
+
+  context.font = `${10 * pixelRatio}px ui-monospace, monospace`;
+  context.textBaseline = 'bottom';
+  for (const radiusM of ringRadiiM(viewRadiusM)) {
+    const radiusPx = radiusM * pxPerM;
+    context.strokeStyle = COLOURS.ring;
+    context.beginPath();
+    context.arc(centre.x, centre.y, radiusPx, 0, Math.PI * 2);
+    context.stroke();
+    context.fillStyle = COLOURS.ringLabel;
+    const angle = -Math.PI / 4;
+    context.fillText(formatMetres(radiusM), centre.x + Math.cos(angle) * radiusPx + 3 * pixelRatio, centre.y + Math.sin(angle) * radiusPx);
+  }
+
+  if (scan) {
+    const hits = scanHitsInRobotFrame(scan);
+    const size = 2.5 * pixelRatio;
+    context.fillStyle = COLOURS.hit;
+    for (let i = 0; i < hits.length; i += 2) {
+      const point = canvasFromRobot(hits[i]!, hits[i + 1]!, centre, pxPerM);
+      context.fillRect(point.x - size / 2, point.y - size / 2, size, size);
+    }
+  }
+
+  drawRobot(context, centre, pxPerM, pixelRatio);
+  context.restore();
+}
+
+function drawRobot(context: CanvasRenderingContext2D, centre: { x: number; y: number }, pxPerM: number, pixelRatio: number): void {
+  // Never smaller than a readable marker when zoomed far out.
+  const lengthPx = Math.max(ROBOT_LENGTH_M * pxPerM, 14 * pixelRatio);
+  const widthPx = Math.max(ROBOT_WIDTH_M * pxPerM, 11 * pixelRatio);
+  context.beginPath();
+  context.moveTo(centre.x, centre.y - lengthPx / 2);
+  context.lineTo(centre.x + widthPx / 2, centre.y + lengthPx / 2);
+  context.lineTo(centre.x, centre.y + lengthPx / 4);
+  context.lineTo(centre.x - widthPx / 2, centre.y + lengthPx / 2);
+  context.closePath();
+  context.fillStyle = COLOURS.robotFill;
+  context.fill();
+  context.strokeStyle = COLOURS.robot;
+  context.lineWidth = 1.5 * pixelRatio;
+  context.stroke();
+}
