@@ -27,6 +27,37 @@ export interface Image {
   data: Uint8Array;
 }
 
+/** A JPEG or PNG image as the robot sent it; decoded into an `Image` by the link that receives it. */
+export interface CompressedImage {
+  kind: 'CompressedImage';
+  frameId: string;
+  /** The ROS format string as sent, e.g. "jpeg", "png", "rgb8; jpeg compressed bgr8". */
+  format: string;
+  data: Uint8Array;
+}
+
+export type PointFieldDatatype = 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'float32' | 'float64';
+
+export interface PointField {
+  name: string;
+  offsetBytes: number;
+  datatype: PointFieldDatatype;
+  count: number;
+}
+
+export interface PointCloud2 {
+  kind: 'PointCloud2';
+  frameId: string;
+  height: number;
+  width: number;
+  fields: PointField[];
+  bigEndian: boolean;
+  pointStepBytes: number;
+  rowStepBytes: number;
+  isDense: boolean;
+  data: Uint8Array;
+}
+
 export interface LaserScan {
   kind: 'LaserScan';
   frameId: string;
@@ -73,7 +104,7 @@ export interface Twist {
   angularRadps: Vector3;
 }
 
-export type RobotMessage = Image | LaserScan | JointState | Imu | Odometry | Twist;
+export type RobotMessage = Image | CompressedImage | LaserScan | PointCloud2 | JointState | Imu | Odometry | Twist;
 export type MessageKind = RobotMessage['kind'];
 
 /** A message as it reached the cockpit. */
