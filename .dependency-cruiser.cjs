@@ -34,7 +34,7 @@ module.exports = {
       comment: 'main/ imports only itself (and native addons built from native/)',
       severity: 'error',
       from: { path: '^main/' },
-      to: { path: '^(app|renderer|test|models)/' },
+      to: { path: '^(app|renderer|test|models)/', pathNot: '^test/fakes/' },
     },
     {
       name: 'sim-behind-the-wire',

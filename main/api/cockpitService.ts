@@ -76,6 +76,7 @@ export class CockpitService implements CockpitApi {
       autonomy: this.loop.arbiter.isAutonomous(),
       policyVersion: this.loop.policyVersion,
       lastCommand: { ...last },
+      commandsClipped: this.loop.commandsClipped(),
       measuredSpeed: odomFresh ? { linearMps: odom.msg.linearMps, angularRadps: odom.msg.angularRadps } : undefined,
       speedLimits: this.loop.speedLimits(),
       controlRateHz: this.loop.rateHz,

@@ -115,6 +115,8 @@ export const CockpitState = z.object({
   policyVersion: z.string(),
   /** The last command sent to the robot, after the safety filter. */
   lastCommand: DriveValue,
+  /** Commands the safety filter has changed (speed or acceleration limits) since the core started. */
+  commandsClipped: z.number().int().nonnegative(),
   /** The robot's measured speed, from its odometry. */
   measuredSpeed: DriveValue.optional(),
   speedLimits: SpeedLimits,

@@ -6,7 +6,12 @@ import type { SafetyFilter } from '../safety/safetyFilter.ts';
 import type { Driver } from './arbiter.ts';
 
 export interface SentCommand {
+  /** What actually went out, after the safety filter: this, not the request, is what gets recorded. */
   command: DriveCommand;
+  /** What the driver asked for. */
+  requested: DriveCommand;
+  /** The safety filter changed the request (a speed or acceleration limit applied). */
+  clipped: boolean;
   driver: Driver;
   atMs: number;
   /** False when the link was down and the command was dropped (never queued). */
@@ -36,7 +41,7 @@ export class CommandPath {
   /** Sends a driver's command through the safety filter. Returns what actually went out. */
   drive(driver: 'operator' | 'policy', requested: DriveCommand, nowMs: number): SentCommand {
     this.moving = true;
-    return this.send(this.safety.filter(requested, nowMs), driver, nowMs);
+    return this.send(this.safety.filter(requested, nowMs), driver, nowMs, requested);
   }
 
   /** Called when nobody drives: one zero at the moment driving stops, then silence. */
@@ -52,9 +57,10 @@ export class CommandPath {
     return this.send(this.safety.stop(nowMs), 'estopped', nowMs);
   }
 
-  private send(command: DriveCommand, driver: Driver, nowMs: number): SentCommand {
+  private send(command: DriveCommand, driver: Driver, nowMs: number, requested: DriveCommand = command): SentCommand {
     const delivered = this.link.publish(this.commandTopic, twistFromDrive(command));
-    const sent = { command, driver, atMs: nowMs, delivered };
+    const clipped = command.linearMps !== requested.linearMps || command.angularRadps !== requested.angularRadps;
+    const sent = { command, requested: { ...requested }, clipped, driver, atMs: nowMs, delivered };
     this.last = sent;
     for (const listener of this.listeners) listener(sent);
     return sent;

@@ -27,6 +27,7 @@ export interface ControlLoopOptions {
 }
 
 export const MAX_CONTROL_RATE_HZ = 30;
+const WATCHDOG_CHECK_PERIOD_MS = 10;
 
 export interface TickReport {
   frame: ObservationFrame;
@@ -44,6 +45,7 @@ export class ControlLoop {
   private readonly latency = new LatencyWindow();
   private readonly coreAlerts = new Map<string, LinkAlert>();
   private readonly options: ControlLoopOptions;
+  private clippedCount = 0;
   private tickTimer: NodeJS.Timeout | undefined;
   private watchdogTimer: NodeJS.Timeout | undefined;
 
@@ -65,6 +67,9 @@ export class ControlLoop {
       }),
     );
     this.path = new CommandPath(parts.link, parts.topics.command, parts.safety);
+    this.path.onSent((sent) => {
+      if (sent.clipped) this.clippedCount++;
+    });
     this.watchdog = new CommandWatchdog({
       timeoutMs: this.options.watchdogTimeoutMs,
       onLapse: (lapse, silentMs) => this.onWatchdogLapse(lapse, silentMs),
@@ -90,6 +95,11 @@ export class ControlLoop {
 
   onSent(listener: (sent: SentCommand) => void): () => void {
     return this.path.onSent(listener);
+  }
+
+  /** How many commands the safety filter has changed since the loop started. */
+  commandsClipped(): number {
+    return this.clippedCount;
   }
 
   tickLatency() {
@@ -185,7 +195,8 @@ export class ControlLoop {
     };
     schedule();
     this.watchdog.loopTicked(this.options.clock());
-    this.watchdogTimer = setInterval(() => this.watchdog.check(this.options.clock()), Math.min(50, this.options.watchdogTimeoutMs / 3));
+    // Checked often enough that a lapse is acted on within a few per cent of the timeout.
+    this.watchdogTimer = setInterval(() => this.watchdog.check(this.options.clock()), Math.min(WATCHDOG_CHECK_PERIOD_MS, this.options.watchdogTimeoutMs / 10));
   }
 
   stop(): void {

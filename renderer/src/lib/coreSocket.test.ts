@@ -14,6 +14,7 @@ const STATE: CockpitState = {
   autonomy: false,
   policyVersion: 'p0',
   lastCommand: { linearMps: 0, angularRadps: 0 },
+  commandsClipped: 0,
   speedLimits: { maxLinearMps: 1, maxAngularRadps: 2 },
   controlRateHz: 10,
   tickLatencyMs: { p50: 1, p95: 2, p99: 3 },
