@@ -11,9 +11,11 @@ import { coreSocketUrl, hashWithoutToken, tokenFromHash } from './lib/socketUrl.
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html has no #app element');
 
-const token = tokenFromHash(location.hash);
+const TOKEN_KEY = 'reins.token';
+const token = tokenFromHash(location.hash) ?? sessionStorage.getItem(TOKEN_KEY) ?? undefined;
 if (token) {
-  // Kept in memory only: the token should not linger in the address bar, history or screenshots.
+  // Out of the address bar, history and screenshots; kept for this tab only, so a reload reconnects.
+  sessionStorage.setItem(TOKEN_KEY, token);
   history.replaceState(history.state, '', `${location.pathname}${location.search}${hashWithoutToken(location.hash)}`);
   const cockpit = new Cockpit(coreSocketUrl(location, token), openBrowserSocket);
   cockpit.start();

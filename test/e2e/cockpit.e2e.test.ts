@@ -79,4 +79,11 @@ describe('the cockpit in a browser', () => {
     await page.keyboard.up('w');
     await page.screenshot({ path: `${SCREENSHOTS}cockpit-estopped.png` });
   }, 60_000);
+
+  it('reconnects after a reload without the token in the address bar', async () => {
+    await page.reload();
+    expect(page.url()).not.toContain(core.token);
+    await expect.poll(() => page.getByTestId('core-status').textContent(), { timeout: 10_000 }).toMatch(/^\s*connected\s*$/i);
+    await expect.poll(() => page.getByRole('button', { name: 'Release E-stop' }).isVisible()).toBe(true);
+  }, 30_000);
 });
