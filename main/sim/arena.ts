@@ -43,9 +43,15 @@ export interface Episode {
 }
 
 /** Everything a ray can hit or the robot can bump into. */
-export interface Solids {
+export interface Solids extends Footprints {
   boxes: readonly SolidBox[];
   pillars: readonly SolidPillar[];
+}
+
+/** Solids seen from above: all that planning and clearance need. */
+export interface Footprints {
+  boxes: readonly Aabb[];
+  pillars: readonly Circle[];
 }
 
 export const DEFAULT_ARENA_OPTIONS: Readonly<ArenaOptions> = Object.freeze({ sizeM: 6, obstacleCount: 4 });
@@ -53,6 +59,8 @@ export const DEFAULT_ARENA_OPTIONS: Readonly<ArenaOptions> = Object.freeze({ siz
 export const WALL_COLOUR: Rgb = [200, 200, 205];
 /** Bright magenta: no obstacle, wall or floor colour comes near it, so a detector can find it. */
 export const GOAL_COLOUR: Rgb = [255, 40, 200];
+/** Orange, for obstacles dropped in mid-episode: unlike any layout colour, so a test can find them. */
+export const DROPPED_OBSTACLE_COLOUR: Rgb = [255, 125, 20];
 const OBSTACLE_PALETTE: readonly Rgb[] = [
   [220, 45, 45],
   [40, 90, 225],
@@ -163,10 +171,10 @@ export function solidsOf(arena: Arena, goal: SolidPillar): Solids {
 }
 
 /** Distance from a point to the nearest solid surface. */
-export function clearanceM(solids: Solids, xM: number, yM: number): number {
+export function clearanceM(footprints: Footprints, xM: number, yM: number): number {
   let nearestM = Infinity;
-  for (const box of solids.boxes) nearestM = Math.min(nearestM, distanceToAabbM(xM, yM, box));
-  for (const pillar of solids.pillars) nearestM = Math.min(nearestM, distanceToCircleM(xM, yM, pillar));
+  for (const box of footprints.boxes) nearestM = Math.min(nearestM, distanceToAabbM(xM, yM, box));
+  for (const pillar of footprints.pillars) nearestM = Math.min(nearestM, distanceToCircleM(xM, yM, pillar));
   return nearestM;
 }
 

@@ -2,10 +2,11 @@
 // limits, ramped within the acceleration limits, and split into two wheel speeds. The real wheels
 // are slightly off their nominal radius, which is why odometry (which assumes nominal) drifts.
 import type { DriveCommand, JointState } from '../links/messages.ts';
-import type { BodyStepOutcome } from './physics.ts';
+import type { BodyStepOutcome, BodyVelocity } from './physics.ts';
 
 export const DIFF_DRIVE_SPEC = Object.freeze({
   bodyRadiusM: 0.175,
+  bodyHeightM: 0.2,
   /** Nominal radius: what the controller and odometry assume. */
   wheelRadiusM: 0.05,
   trackM: 0.3,
@@ -25,11 +26,6 @@ const TRUE_RIGHT_WHEEL_RADIUS_M = 0.0497;
 const ROLLING_DRAG_NSPM = 1.2;
 /** What a motor delivers when the wheel is held still against a wall. */
 const STALL_TORQUE_NM = 0.6;
-
-export interface BodyVelocity {
-  linearMps: number;
-  angularRadps: number;
-}
 
 interface Wheel {
   /** -1 for the left wheel, +1 for the right: which way a turn to the left moves it. */
@@ -78,14 +74,15 @@ export class DiffDriveBase {
   }
 
   /**
-   * Takes in what the body actually did. Wheels do not skid here: when a solid held the body back,
-   * they turned only as far as it moved, and the motors pushed at stall torque.
+   * Takes in what the body actually did. When a solid held the body back the wheels turned only as
+   * far as it moved and the motors pushed at stall torque; a shove, by contrast, makes the tyres skid
+   * while the motors hold their speed, which is why odometry does not see it.
    */
   settle(outcome: BodyStepOutcome, dtSecs: number): void {
     if (outcome.contact) {
       const pushDirections = this.wheels().map((wheel) => Math.sign(wheel.velocityRadps));
       const meanTrueRadiusM = (this.left.trueRadiusM + this.right.trueRadiusM) / 2;
-      this.rampedLinearMps = (outcome.achievedLinearMps * DIFF_DRIVE_SPEC.wheelRadiusM) / meanTrueRadiusM;
+      this.rampedLinearMps = (outcome.forwardMps * DIFF_DRIVE_SPEC.wheelRadiusM) / meanTrueRadiusM;
       this.setWheelsFromRamp();
       this.wheels().forEach((wheel, index) => {
         wheel.effortNm = (pushDirections[index] ?? 0) * STALL_TORQUE_NM;

@@ -1,5 +1,5 @@
-// Planar geometry for a world of axis-aligned boxes and upright cylinders: ray casts and disc
-// contacts, solved analytically so that sensors and collisions cost microseconds.
+// Planar geometry for a world of axis-aligned boxes and upright cylinders: ray casts and distances,
+// solved analytically so that sensors and planning cost microseconds. (Contacts are Rapier's.)
 
 /** A pose in the arena's world frame (x east, y north, yaw counter-clockwise from east). */
 export interface Pose2D {
@@ -84,52 +84,13 @@ export function rayEntersCircle(
 export function distanceToAabbM(xM: number, yM: number, box: Aabb): number {
   const dx = Math.max(box.minXM - xM, 0, xM - box.maxXM);
   const dy = Math.max(box.minYM - yM, 0, yM - box.maxYM);
-  return Math.hypot(dx, dy);
+  // Not Math.hypot: this runs for every cell of every planning grid, and hypot is several times slower.
+  return Math.sqrt(dx * dx + dy * dy);
 }
 
 /** Distance from a point to the circle's rim (0 inside). */
 export function distanceToCircleM(xM: number, yM: number, circle: Circle): number {
-  return Math.max(0, Math.hypot(xM - circle.xM, yM - circle.yM) - circle.radiusM);
+  const dx = xM - circle.xM;
+  const dy = yM - circle.yM;
+  return Math.max(0, Math.sqrt(dx * dx + dy * dy) - circle.radiusM);
 }
-
-export interface Push {
-  xM: number;
-  yM: number;
-}
-
-/** The shortest move that takes a disc out of a box, or undefined if they do not overlap. */
-export function pushDiscOutOfAabb(xM: number, yM: number, radiusM: number, box: Aabb): Push | undefined {
-  const closestX = Math.min(Math.max(xM, box.minXM), box.maxXM);
-  const closestY = Math.min(Math.max(yM, box.minYM), box.maxYM);
-  const awayX = xM - closestX;
-  const awayY = yM - closestY;
-  const distanceM = Math.hypot(awayX, awayY);
-  if (distanceM >= radiusM - CONTACT_TOLERANCE_M) return undefined;
-  if (distanceM > 0) {
-    const depthM = radiusM - distanceM;
-    return { xM: (awayX / distanceM) * depthM, yM: (awayY / distanceM) * depthM };
-  }
-  // The centre is inside the box (only after a teleport): leave through the nearest face.
-  const exits = [
-    { xM: box.minXM - radiusM - xM, yM: 0 },
-    { xM: box.maxXM + radiusM - xM, yM: 0 },
-    { xM: 0, yM: box.minYM - radiusM - yM },
-    { xM: 0, yM: box.maxYM + radiusM - yM },
-  ];
-  return exits.reduce((best, exit) => (Math.hypot(exit.xM, exit.yM) < Math.hypot(best.xM, best.yM) ? exit : best));
-}
-
-/** The shortest move that takes a disc off a circle, or undefined if they do not overlap. */
-export function pushDiscOutOfCircle(xM: number, yM: number, radiusM: number, circle: Circle): Push | undefined {
-  const awayX = xM - circle.xM;
-  const awayY = yM - circle.yM;
-  const distanceM = Math.hypot(awayX, awayY);
-  const reachM = radiusM + circle.radiusM;
-  if (distanceM >= reachM - CONTACT_TOLERANCE_M) return undefined;
-  if (distanceM === 0) return { xM: reachM, yM: 0 };
-  const depthM = reachM - distanceM;
-  return { xM: (awayX / distanceM) * depthM, yM: (awayY / distanceM) * depthM };
-}
-
-/** Overlaps shallower than this are rounding, not contact (a disc resting against a wall). */
-const CONTACT_TOLERANCE_M = 1e-9;

@@ -1,15 +1,17 @@
 // An IMU on the robot's centre: orientation from the true heading (a fused IMU holds yaw well over
 // minutes), a gyro with a small bias, and an accelerometer that feels speed changes, the centripetal
-// pull of turns and gravity. The accelerometer is what notices a bump into a wall.
+// pull of turns and gravity. The accelerometer is what notices a bump into a wall or a shove.
 import type { Imu } from '../links/messages.ts';
 import type { SeededRandom } from './random.ts';
 
 /** What the body did over the last physics step, in the robot frame. */
 export interface BodyMotion {
   yawRad: number;
-  linearMps: number;
+  forwardMps: number;
   angularRadps: number;
+  /** The body's acceleration in the robot frame, centripetal pull included. */
   forwardAccelMps2: number;
+  leftwardAccelMps2: number;
 }
 
 const GRAVITY_MPS2 = 9.81;
@@ -32,7 +34,7 @@ export function sampleImu(motion: BodyMotion, random: SeededRandom): Imu {
     },
     linearAccelerationMps2: {
       x: motion.forwardAccelMps2 + ACCEL_NOISE_SIGMA_MPS2 * random.gaussian(),
-      y: motion.linearMps * motion.angularRadps + ACCEL_NOISE_SIGMA_MPS2 * random.gaussian(),
+      y: motion.leftwardAccelMps2 + ACCEL_NOISE_SIGMA_MPS2 * random.gaussian(),
       z: GRAVITY_MPS2 + ACCEL_NOISE_SIGMA_MPS2 * random.gaussian(),
     },
   };

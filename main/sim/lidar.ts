@@ -65,14 +65,23 @@ export class Lidar {
       else if (measuredM > rangeMaxM) rangesM[index] = Infinity;
       else rangesM[index] = measuredM;
     });
+    return this.message(rangesM);
+  }
+
+  /** A sweep in which no beam came back: a blinded or failing sensor still publishes, all NaN. */
+  blindScan(): LaserScan {
+    return this.message(new Float32Array(this.beams.length).fill(Number.NaN));
+  }
+
+  private message(rangesM: Float32Array): LaserScan {
     return {
       kind: 'LaserScan',
       frameId: 'laser',
       angleMinRad: -Math.PI,
       angleMaxRad: -Math.PI + (this.beams.length - 1) * this.angleIncrementRad,
       angleIncrementRad: this.angleIncrementRad,
-      rangeMinM,
-      rangeMaxM,
+      rangeMinM: this.options.rangeMinM,
+      rangeMaxM: this.options.rangeMaxM,
       rangesM,
     };
   }

@@ -14,8 +14,10 @@ import {
 import type { Received, RobotMessage, Twist } from '../links/messages.ts';
 import type { ArenaOptions } from './arena.ts';
 import type { CameraOptions } from './camera.ts';
+import type { SimInjection } from './injection.ts';
 import type { ScanOptions } from './lidar.ts';
 import { SimRobot, type SensorOutput, type SensorSink, type SensorStream } from './simRobot.ts';
+import type { ReachOptions } from './tasks/reach.ts';
 
 export { startRealtime, type RealtimeOptions } from './realtime.ts';
 
@@ -25,6 +27,9 @@ export interface SimLinkOptions {
   arena: Partial<ArenaOptions>;
   camera: Partial<Pick<CameraOptions, 'widthPx' | 'heightPx' | 'rateHz'>>;
   scan: Partial<Pick<ScanOptions, 'beams' | 'rateHz'>>;
+  reach: Partial<ReachOptions>;
+  /** Start the next episode as soon as one ends (default true); see SimRobotOptions. */
+  autoReset: boolean;
   /** Wall-clock ms that simulated time 0 maps to; defaults to now. */
   epochMs: number;
   robotName: string;
@@ -47,6 +52,8 @@ export function createSimLink(options: Partial<SimLinkOptions> = {}): LockstepLi
     arena: options.arena ?? {},
     camera: options.camera ?? {},
     scan: options.scan ?? {},
+    reach: options.reach ?? {},
+    autoReset: options.autoReset ?? true,
   });
   return new LockstepLink(robot, { epochMs: options.epochMs ?? Date.now(), robotName: options.robotName ?? 'reins-sim' });
 }
@@ -95,6 +102,11 @@ export class LockstepLink implements Link {
    */
   skipClock(skippedSecs: number): void {
     this.epochMs += skippedSecs * 1000;
+  }
+
+  /** Injects an event into the robot now (see SimInjection); throws a RangeError for a bad one. */
+  inject(injection: SimInjection): void {
+    this.robot.inject(injection);
   }
 
   presence(): LinkPresence {

@@ -1,11 +1,14 @@
 import { describe, it, expect } from 'vitest';
-import { GOAL_COLOUR, type Episode } from './arena.ts';
+import { GOAL_COLOUR, placeEpisode, type Episode } from './arena.ts';
 import type { Pose2D } from './geometry.ts';
 import { SimRobot, type SensorOutput, type SensorSink, type SensorStream } from './simRobot.ts';
 
+/** How far the contact solver lets a body sink into a solid before pushing it out (Rapier allows ~1 mm). */
+const RAPIER_SINK_M = 0.002;
+
 /** A 10 m arena with no obstacles, the robot at `startPose` and the goal out of the way. */
 function robotInEmptyArena(startPose: Pose2D): SimRobot {
-  const robot = new SimRobot({ arenaSeed: 7, episodeSeed: 7, arena: { sizeM: 10, obstacleCount: 0 } });
+  const robot = new SimRobot({ arenaSeed: 7, episodeSeed: 7, arena: { sizeM: 10, obstacleCount: 0 }, autoReset: false });
   const episode: Episode = {
     startPose,
     goal: { xM: 4, yM: 4, radiusM: 0.15, heightM: 1, colour: GOAL_COLOUR },
@@ -75,7 +78,7 @@ describe('SimRobot driving', () => {
     holdCommand(robot, 0.6, 0, 4);
     const truth = robot.groundTruth();
     const wallContactXM = 5 - 0.175;
-    expect(truth.pose.xM).toBeLessThanOrEqual(wallContactXM + 1e-9);
+    expect(truth.pose.xM).toBeLessThanOrEqual(wallContactXM + RAPIER_SINK_M);
     expect(truth.pose.xM).toBeGreaterThan(wallContactXM - 0.01);
     expect(truth.contact).toBe(true);
     expect(truth.collisionCount).toBe(1);
@@ -91,7 +94,7 @@ describe('SimRobot driving', () => {
     expect(first.contact).toBe(true);
     holdCommand(robot, 0.5, 0, 1);
     const second = robot.groundTruth();
-    expect(second.pose.xM).toBeLessThanOrEqual(5 - 0.175 + 1e-9);
+    expect(second.pose.xM).toBeLessThanOrEqual(5 - 0.175 + RAPIER_SINK_M);
     expect(second.pose.yM - first.pose.yM).toBeGreaterThan(0.1);
   });
 
@@ -124,5 +127,65 @@ describe('SimRobot driving', () => {
     expect(robot.drive({ linearMps: Number.NaN, angularRadps: 0 })).toBe(false);
     robot.step(0.5);
     expect(robot.groundTruth().pose).toEqual({ xM: 0, yM: 0, yawRad: 0 });
+  });
+});
+
+describe('SimRobot episodes', () => {
+  it('ends an episode at the goal and, with auto reset, starts the next seed at once', () => {
+    const robot = new SimRobot({ arenaSeed: 7, episodeSeed: 7, arena: { sizeM: 10, obstacleCount: 0 } });
+    robot.startEpisode({ startPose: { xM: 0, yM: 0, yawRad: 0 }, goal: { xM: 2, yM: 0, radiusM: 0.15, heightM: 1, colour: GOAL_COLOUR } });
+    expect(robot.groundTruth().episode).toMatchObject({ index: 2, seed: 7, status: 'running', progress: 0 });
+    holdCommand(robot, 0.5, 0, 1.5);
+    const midway = robot.groundTruth().episode;
+    expect(midway.progress).toBeGreaterThan(0.2);
+    expect(midway.elapsedSecs).toBeCloseTo(1.5, 6);
+    for (let ticks = 0; ticks < 30 && robot.groundTruth().lastEndedEpisode === undefined; ticks++) holdCommand(robot, 0.5, 0, 0.1);
+
+    const truth = robot.groundTruth();
+    expect(truth.lastEndedEpisode).toMatchObject({ index: 2, seed: 7, status: 'succeeded', reason: 'reached-goal', progress: 1 });
+    expect(truth.lastEndedEpisode?.elapsedSecs).toBeGreaterThan(2.5);
+    expect(truth.episode).toMatchObject({ index: 3, seed: 8, status: 'running' });
+    const next = placeEpisode(robot.arena, 8);
+    expect(truth.goal).toEqual({ xM: next.goal.xM, yM: next.goal.yM, radiusM: next.goal.radiusM });
+    // The new episode started at rest, and the leftover command was dropped with the old one.
+    expect(Math.hypot(truth.pose.xM - next.startPose.xM, truth.pose.yM - next.startPose.yM)).toBeLessThan(1e-5);
+  });
+
+  it('without auto reset, an ended episode stands until reset by hand, with or without a seed', () => {
+    const robot = robotInEmptyArena({ xM: 4, yM: 0, yawRad: 0 });
+    holdCommand(robot, 0.6, 0, 2);
+    const ended = robot.episodeState();
+    expect(ended).toMatchObject({ status: 'failed', reason: 'collision' });
+    holdCommand(robot, -0.3, 0, 1);
+    expect(robot.episodeState()).toEqual(ended);
+    expect(robot.groundTruth().lastEndedEpisode).toEqual(ended);
+
+    robot.resetEpisode(42);
+    expect(robot.episodeState()).toMatchObject({ seed: 42, index: ended.index + 1, status: 'running', elapsedSecs: 0 });
+    robot.resetEpisode();
+    expect(robot.episodeState()).toMatchObject({ seed: 43, index: ended.index + 2 });
+    expect(robot.groundTruth().pose).toEqual(expect.objectContaining({ xM: expect.closeTo(placeEpisode(robot.arena, 43).startPose.xM, 5) }));
+  });
+
+  it('times out an episode after 30 s of simulated time', () => {
+    const robot = robotInEmptyArena({ xM: 0, yM: 0, yawRad: 0 });
+    robot.step(29.9);
+    expect(robot.episodeState().status).toBe('running');
+    robot.step(0.2);
+    expect(robot.episodeState()).toMatchObject({ status: 'failed', reason: 'timeout', elapsedSecs: expect.closeTo(30, 6) });
+  });
+
+  it('plays the same episodes for the same seeds', () => {
+    const run = (): unknown[] => {
+      const robot = new SimRobot({ arenaSeed: 3, episodeSeed: 5, camera: { widthPx: 16, heightPx: 12 } });
+      const truths: unknown[] = [];
+      for (let i = 0; i < 60; i++) {
+        robot.drive({ linearMps: 0.6, angularRadps: Math.sin(i / 7) });
+        robot.step(0.1);
+        truths.push(robot.groundTruth());
+      }
+      return truths;
+    };
+    expect(run()).toEqual(run());
   });
 });

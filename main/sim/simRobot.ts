@@ -1,25 +1,20 @@
 // The simulated robot: arena, body, drive train and sensors advanced together at a fixed physics
-// step. It obeys the last drive command until that command is 0.5 s old, then brakes, like a real
-// base whose firmware will not trust a silent operator.
-import {
-  ZERO_DRIVE,
-  type DriveCommand,
-  type Image,
-  type Imu,
-  type JointState,
-  type LaserScan,
-  type Odometry,
-} from '../links/messages.ts';
-import { clearanceM, createArena, placeEpisode, solidsOf, type Arena, type ArenaOptions, type Episode } from './arena.ts';
-import { CameraRenderer, DEFAULT_CAMERA_OPTIONS, type CameraOptions } from './camera.ts';
-import { DiffDriveBase, DIFF_DRIVE_SPEC } from './diffDrive.ts';
+// step, and the task that judges each episode. It obeys the last drive command until that command is
+// 0.5 s old, then brakes, like a real base whose firmware will not trust a silent operator.
+import { ZERO_DRIVE, type DriveCommand, type Image, type Imu, type JointState, type LaserScan, type Odometry } from '../links/messages.ts';
+import { clearanceM, createArena, placeEpisode, type Arena, type ArenaOptions, type Episode } from './arena.ts';
+import { DEFAULT_CAMERA_OPTIONS, type CameraOptions } from './camera.ts';
+import { DIFF_DRIVE_SPEC } from './diffDrive.ts';
+import { beginEpisodeWorld, dropObstacleAhead, recordMotion, restingMotion, type EpisodeWorld } from './episodeWorld.ts';
 import type { Circle, Pose2D } from './geometry.ts';
-import { sampleImu, type BodyMotion } from './imu.ts';
-import { DEFAULT_SCAN_OPTIONS, Lidar, type ScanOptions } from './lidar.ts';
-import { WheelOdometry } from './odometry.ts';
-import { KinematicDiscPhysics, type RobotBodyPhysics } from './physics.ts';
+import { sampleImu } from './imu.ts';
+import { checkInjection, type SimInjection } from './injection.ts';
+import { DEFAULT_SCAN_OPTIONS, type ScanOptions } from './lidar.ts';
 import { deriveSeed, SeededRandom } from './random.ts';
 import { RateSchedule } from './schedule.ts';
+import { SensorFaults } from './sensorFaults.ts';
+import { DEFAULT_REACH_OPTIONS, type ReachOptions } from './tasks/reach.ts';
+import type { EpisodeState } from './tasks/task.ts';
 
 export const PHYSICS_STEP_SECS = 0.01;
 export const COMMAND_TIMEOUT_SECS = 0.5;
@@ -49,9 +44,15 @@ export interface SimRobotOptions {
   arena: Partial<ArenaOptions>;
   camera: Partial<CameraOptions>;
   scan: Partial<ScanOptions>;
+  reach: Partial<ReachOptions>;
+  /**
+   * Start the next episode (seed + 1) the moment one ends (the default, as a robot left running
+   * expects). Off, an ended episode stands, robot and all, until resetEpisode().
+   */
+  autoReset: boolean;
 }
 
-/** The truth about the world, for tests and benchmarks only: no link ever carries it. */
+/** The truth about the world, for tests, benchmarks and `/sim/ground_truth`; never the live loop. */
 export interface GroundTruth {
   simTimeSecs: number;
   pose: Pose2D;
@@ -62,22 +63,15 @@ export interface GroundTruth {
   goalDistanceM: number;
   /** From the robot's rim to the nearest wall or obstacle (the goal is not an obstacle). */
   nearestObstacleM: number;
+  /** Obstacles dropped in this episode by injection. */
+  droppedObstacles: Circle[];
   /** The robot pressed against something during the last step() call. */
   contact: boolean;
   /** Times the robot has run into something since it was made. */
   collisionCount: number;
-}
-
-/** Everything that an episode reset rebuilds. */
-interface EpisodeState {
-  episode: Episode;
-  physics: RobotBodyPhysics;
-  drive: DiffDriveBase;
-  odometry: WheelOdometry;
-  camera: CameraRenderer;
-  lidar: Lidar;
-  motion: BodyMotion;
-  noiseSeed: number;
+  episode: EpisodeState;
+  /** The last episode that ended, as it ended; with auto reset, the only place its outcome remains. */
+  lastEndedEpisode: EpisodeState | undefined;
 }
 
 const NO_SINK: SensorSink = { wants: () => false, receive: () => undefined };
@@ -87,8 +81,12 @@ export class SimRobot {
   readonly cameraOptions: CameraOptions;
   readonly scanOptions: ScanOptions;
   private readonly arenaSeed: number;
-  private state: EpisodeState;
+  /** Whether a new episode starts by itself when one ends. */
+  readonly autoReset: boolean;
+  private readonly reachOptions: ReachOptions;
+  private world: EpisodeWorld;
   private readonly schedules: Readonly<Record<SensorStream, RateSchedule>>;
+  private readonly faults = new SensorFaults();
   private ticks = 0;
   private pendingSecs = 0;
   private command: DriveCommand = ZERO_DRIVE;
@@ -96,12 +94,17 @@ export class SimRobot {
   private touching = false;
   private contactDuringStep = false;
   private collisionCount = 0;
+  private episodeCount = 0;
+  private lastEndedEpisode: EpisodeState | undefined;
+  private lastCameraFrame: Image | undefined;
 
   constructor(options: Partial<SimRobotOptions> = {}) {
     this.arenaSeed = options.arenaSeed ?? 1;
     this.arena = createArena(this.arenaSeed, options.arena);
     this.cameraOptions = { ...DEFAULT_CAMERA_OPTIONS, ...options.camera };
     this.scanOptions = { ...DEFAULT_SCAN_OPTIONS, ...options.scan };
+    this.reachOptions = { ...DEFAULT_REACH_OPTIONS, ...options.reach };
+    this.autoReset = options.autoReset ?? true;
     this.schedules = {
       camera: new RateSchedule(this.cameraOptions.rateHz),
       scan: new RateSchedule(this.scanOptions.rateHz),
@@ -109,7 +112,8 @@ export class SimRobot {
       imu: new RateSchedule(IMU_RATE_HZ),
       odom: new RateSchedule(ODOM_RATE_HZ),
     };
-    this.state = this.beginEpisode(...this.seededEpisode(options.episodeSeed ?? 1));
+    const seed = options.episodeSeed ?? 1;
+    this.world = this.createWorld(placeEpisode(this.arena, seed), seed);
   }
 
   simTimeSecs(): number {
@@ -135,104 +139,149 @@ export class SimRobot {
     for (let i = 0; i < owedSteps; i++) this.physicsStep(sink);
   }
 
-  /** Starts a new episode from a seed: new goal and start pose, robot at rest, odometry at zero. */
-  resetEpisode(episodeSeed: number): void {
-    this.state = this.beginEpisode(...this.seededEpisode(episodeSeed));
+  /** Starts a new episode: new goal and start pose from the seed (default: the current seed + 1), robot at rest, odometry at zero. */
+  resetEpisode(episodeSeed: number = this.world.state.seed + 1): void {
+    this.replaceWorld(placeEpisode(this.arena, episodeSeed), episodeSeed);
   }
 
-  /** Starts a given episode (tests and scripted tasks); sensor noise stays tied to the current seeds. */
+  /** Starts a given episode (tests and scripted tasks); the seed, and so the sensor noise, stays. */
   startEpisode(episode: Episode): void {
-    this.state = this.beginEpisode(episode, this.state.noiseSeed);
+    const clearance = clearanceM({ boxes: [...this.arena.walls, ...this.arena.obstacles], pillars: [episode.goal] }, episode.startPose.xM, episode.startPose.yM);
+    if (clearance < DIFF_DRIVE_SPEC.bodyRadiusM) throw new RangeError('the episode starts the robot inside a wall, an obstacle or the goal');
+    this.replaceWorld(episode, this.world.state.seed);
   }
 
-  /** Teleports the robot without telling its odometry (a kidnapped robot); throws if inside a solid. */
+  episodeState(): EpisodeState {
+    return this.world.state;
+  }
+
+  /** Teleports the robot, at rest, without telling its odometry (a kidnapped robot); throws if inside a solid. */
   placeRobot(pose: Pose2D): void {
-    this.state.physics.place(pose);
-    this.state.motion = { ...this.state.motion, yawRad: this.state.physics.pose().yawRad };
+    if (clearanceM(this.world.solids, pose.xM, pose.yM) < DIFF_DRIVE_SPEC.bodyRadiusM) {
+      throw new RangeError(`pose (${pose.xM.toFixed(3)}, ${pose.yM.toFixed(3)}) puts the robot inside a wall or obstacle`);
+    }
+    this.world.physics.place(pose);
+    this.world.velocity = { xMps: 0, yMps: 0 };
+    this.world.motion = restingMotion(pose.yawRad);
+  }
+
+  /** Applies an injected event now (durations run in simulated time); throws a RangeError for a bad one. */
+  inject(injection: SimInjection): void {
+    checkInjection(injection);
+    switch (injection.kind) {
+      case 'shove':
+        this.world.physics.kick(injection.forwardMps, injection.leftwardMps);
+        return;
+      case 'drop-obstacle':
+        dropObstacleAhead(this.world, injection.distanceM, injection.radiusM);
+        return;
+      default:
+        this.faults.start(injection, this.simTimeSecs());
+    }
   }
 
   groundTruth(): GroundTruth {
-    const { physics, episode, motion } = this.state;
+    const { physics, episode, solids, dropped, motion } = this.world;
     const pose = physics.pose();
     const { goal } = episode;
-    const obstacles = { boxes: [...this.arena.walls, ...this.arena.obstacles], pillars: [] };
+    const obstacles = { boxes: solids.boxes, pillars: dropped };
     return {
       simTimeSecs: this.simTimeSecs(),
       pose,
-      linearMps: motion.linearMps,
+      linearMps: motion.forwardMps,
       angularRadps: motion.angularRadps,
       goal: { xM: goal.xM, yM: goal.yM, radiusM: goal.radiusM },
       goalDistanceM: Math.hypot(goal.xM - pose.xM, goal.yM - pose.yM),
       nearestObstacleM: clearanceM(obstacles, pose.xM, pose.yM) - DIFF_DRIVE_SPEC.bodyRadiusM,
+      droppedObstacles: dropped.map(({ xM, yM, radiusM }) => ({ xM, yM, radiusM })),
       contact: this.contactDuringStep,
       collisionCount: this.collisionCount,
+      episode: this.world.state,
+      lastEndedEpisode: this.lastEndedEpisode,
     };
   }
 
-  private seededEpisode(episodeSeed: number): [Episode, number] {
-    return [placeEpisode(this.arena, episodeSeed), deriveSeed('noise', this.arenaSeed, episodeSeed)];
+  private replaceWorld(episode: Episode, seed: number): void {
+    const previous = this.world;
+    this.world = this.createWorld(episode, seed);
+    // Rapier's memory lives outside the JavaScript heap: hand it back now rather than at some GC.
+    previous.physics.free();
   }
 
-  private beginEpisode(episode: Episode, noiseSeed: number): EpisodeState {
-    const solids = solidsOf(this.arena, episode.goal);
+  private createWorld(episode: Episode, seed: number): EpisodeWorld {
     this.command = ZERO_DRIVE;
     this.commandTimeSecs = -Infinity;
     this.touching = false;
-    return {
+    this.episodeCount++;
+    return beginEpisodeWorld({
+      arena: this.arena,
       episode,
-      physics: new KinematicDiscPhysics(solids, DIFF_DRIVE_SPEC.bodyRadiusM, episode.startPose),
-      drive: new DiffDriveBase(),
-      odometry: new WheelOdometry(new SeededRandom(deriveSeed(noiseSeed, 'odometry'))),
-      camera: new CameraRenderer(this.cameraOptions, this.arena, solids),
-      lidar: new Lidar(this.scanOptions, solids),
-      motion: { yawRad: episode.startPose.yawRad, linearMps: 0, angularRadps: 0, forwardAccelMps2: 0 },
-      noiseSeed,
-    };
+      seed,
+      index: this.episodeCount,
+      noiseSeed: deriveSeed('noise', this.arenaSeed, seed),
+      startSecs: this.simTimeSecs(),
+      camera: this.cameraOptions,
+      scan: this.scanOptions,
+      reach: this.reachOptions,
+      physicsStepSecs: PHYSICS_STEP_SECS,
+    });
   }
 
   private physicsStep(sink: SensorSink): void {
     this.ticks++;
     const nowSecs = this.simTimeSecs();
-    const state = this.state;
+    const world = this.world;
     const commandIsFresh = nowSecs - this.commandTimeSecs <= COMMAND_TIMEOUT_SECS + 1e-9;
-    const velocity = state.drive.drive(commandIsFresh ? this.command : ZERO_DRIVE, PHYSICS_STEP_SECS);
-    const outcome = state.physics.step(velocity.linearMps, velocity.angularRadps, PHYSICS_STEP_SECS);
-    state.drive.settle(outcome, PHYSICS_STEP_SECS);
-    state.motion = {
-      yawRad: state.physics.pose().yawRad,
-      linearMps: outcome.achievedLinearMps,
-      angularRadps: outcome.achievedAngularRadps,
-      forwardAccelMps2: (outcome.achievedLinearMps - state.motion.linearMps) / PHYSICS_STEP_SECS,
-    };
-    const wheels = state.drive.wheelVelocities();
-    state.odometry.integrate(wheels.leftRadps, wheels.rightRadps, PHYSICS_STEP_SECS);
+    const wheels = world.drive.drive(commandIsFresh ? this.command : ZERO_DRIVE, PHYSICS_STEP_SECS);
+    const outcome = world.physics.step(wheels);
+    world.drive.settle(outcome, PHYSICS_STEP_SECS);
+    recordMotion(world, outcome, PHYSICS_STEP_SECS);
+    const wheelSpeeds = world.drive.wheelVelocities();
+    world.odometry.integrate(wheelSpeeds.leftRadps, wheelSpeeds.rightRadps, PHYSICS_STEP_SECS);
 
     if (outcome.contact && !this.touching) this.collisionCount++;
     this.touching = outcome.contact;
     this.contactDuringStep ||= outcome.contact;
+    this.judgeEpisode(world, outcome.contact, nowSecs);
 
     for (const stream of STREAMS) {
-      if (!this.schedules[stream].takeDue(nowSecs) || !sink.wants(stream)) continue;
-      sink.receive(this.sample(stream, nowSecs));
+      const due = this.schedules[stream].takeDue(nowSecs);
+      const timesSecs = this.faults.publishTimesSecs(stream, nowSecs, PHYSICS_STEP_SECS, due);
+      if (timesSecs.length === 0 || !sink.wants(stream)) continue;
+      const output = this.sample(stream, nowSecs);
+      for (const simTimeSecs of timesSecs) sink.receive(simTimeSecs === nowSecs ? output : { ...output, simTimeSecs });
     }
   }
 
+  private judgeEpisode(world: EpisodeWorld, contact: boolean, nowSecs: number): void {
+    if (world.state.status !== 'running') return;
+    const elapsedSecs = nowSecs - world.startSecs;
+    const verdict = world.task.judge({ elapsedSecs, pose: world.physics.pose(), contact });
+    world.state = { ...world.state, ...verdict, elapsedSecs };
+    if (verdict.status === 'running') return;
+    this.lastEndedEpisode = world.state;
+    if (this.autoReset) this.resetEpisode();
+  }
+
   private sample(stream: SensorStream, nowSecs: number): SensorOutput {
-    const state = this.state;
+    const world = this.world;
     // Each sample's noise has its own seed, so skipping a stream nobody wants changes no other.
-    const random = new SeededRandom(deriveSeed(state.noiseSeed, stream, this.ticks));
-    const pose = state.physics.pose();
+    const random = new SeededRandom(deriveSeed(world.noiseSeed, stream, this.ticks));
+    const pose = world.physics.pose();
     switch (stream) {
-      case 'camera':
-        return { stream, simTimeSecs: nowSecs, msg: state.camera.render(pose, random) };
+      case 'camera': {
+        const frozen = this.faults.cameraFrozen(nowSecs) ? this.lastCameraFrame : undefined;
+        this.lastCameraFrame = frozen ?? world.camera.render(pose, random);
+        return { stream, simTimeSecs: nowSecs, msg: this.lastCameraFrame };
+      }
       case 'scan':
-        return { stream, simTimeSecs: nowSecs, msg: state.lidar.scan(pose, random) };
+        return { stream, simTimeSecs: nowSecs, msg: this.faults.lidarBlind(nowSecs) ? world.lidar.blindScan() : world.lidar.scan(pose, random) };
       case 'joints':
-        return { stream, simTimeSecs: nowSecs, msg: state.drive.jointState() };
+        return { stream, simTimeSecs: nowSecs, msg: world.drive.jointState() };
       case 'imu':
-        return { stream, simTimeSecs: nowSecs, msg: sampleImu(state.motion, random) };
+        return { stream, simTimeSecs: nowSecs, msg: sampleImu(world.motion, random) };
       case 'odom':
-        return { stream, simTimeSecs: nowSecs, msg: state.odometry.message() };
+        return { stream, simTimeSecs: nowSecs, msg: world.odometry.message() };
     }
   }
 }

@@ -2,10 +2,12 @@
 import type { BenchArgs } from '../main.ts';
 import { UsageError } from '../robotSpec.ts';
 import { machineFacts, writeReport, type BenchRow } from './report.ts';
+import { runSimBench } from './simBench.ts';
 import { runTickBench } from './tickBench.ts';
 
 const SUITES: Record<string, () => Promise<BenchRow[]> | BenchRow[]> = {
   tick: () => runTickBench(),
+  sim: () => runSimBench(),
 };
 
 export async function runBench(args: BenchArgs): Promise<number> {
