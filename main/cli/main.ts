@@ -2,12 +2,15 @@
 import { parseArgs } from 'node:util';
 import { runBench } from './bench/runBench.ts';
 import { UsageError } from './robotSpec.ts';
+import { parseSimArgs, runSim } from './sim.ts';
 import { runStart } from './start.ts';
 
 const USAGE = `Usage:
   reins start [--robot sim|ws://HOST:PORT|serial:/dev/PATH?baud=N] [--headless] [--port 8787]
               [--host 127.0.0.1] [--token T] [--rate-hz 10] [--tls-cert FILE --tls-key FILE] [--insecure]
-  reins bench SUITE [--json FILE]      suites: tick
+  reins sim [--rosbridge-port 9090] [--host 127.0.0.1] [--insecure] [--arena-seed N] [--seed N] [--task reach]
+            [--camera WxH@HZ] [--scan BEAMS@HZ] [--identity TOKEN]
+  reins bench SUITE [--json FILE]      suites: tick, sim
   reins help`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -18,6 +21,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runStart(parseStartArgs(rest));
       case 'bench':
         return await runBench(parseBenchArgs(rest));
+      case 'sim':
+        return await runSim(parseSimArgs(rest));
       case undefined:
       case 'help':
       case '--help':

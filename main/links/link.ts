@@ -23,6 +23,8 @@ export interface LinkCapabilities {
 export interface TopicInfo {
   topic: string;
   kind: MessageKind;
+  /** The transport's own name for the type, where it has one (e.g. `sensor_msgs/Image` over rosbridge). */
+  type?: string;
 }
 
 /** Which topic carries which stream; links ship defaults, users override them. */
@@ -42,6 +44,18 @@ export const DEFAULT_TOPIC_MAP: Readonly<TopicMap> = Object.freeze({
   imu: '/imu',
   odom: '/odom',
   command: '/cmd_vel',
+});
+
+export type TopicRole = keyof TopicMap;
+
+/** The message kind each role's topic delivers, whatever the transport carries underneath. */
+export const ROLE_KINDS: Readonly<Record<TopicRole, MessageKind>> = Object.freeze({
+  camera: 'Image',
+  scan: 'LaserScan',
+  joints: 'JointState',
+  imu: 'Imu',
+  odom: 'Odometry',
+  command: 'Twist',
 });
 
 export type Unsubscribe = () => void;

@@ -98,13 +98,21 @@ export interface Odometry {
   angularRadps: number;
 }
 
+/** Voltages a microcontroller read on its analog inputs (a battery divider, potentiometers, line sensors). */
+export interface AnalogInputs {
+  kind: 'AnalogInputs';
+  /** One name per channel, e.g. "a0". */
+  names: string[];
+  voltagesV: Float64Array;
+}
+
 export interface Twist {
   kind: 'Twist';
   linearMps: Vector3;
   angularRadps: Vector3;
 }
 
-export type RobotMessage = Image | CompressedImage | LaserScan | PointCloud2 | JointState | Imu | Odometry | Twist;
+export type RobotMessage = Image | CompressedImage | LaserScan | PointCloud2 | JointState | Imu | Odometry | Twist | AnalogInputs;
 export type MessageKind = RobotMessage['kind'];
 
 /** A message as it reached the cockpit. */

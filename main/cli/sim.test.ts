@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { UsageError } from './robotSpec.ts';
+import { parseSimArgs } from './sim.ts';
+
+const REINS = fileURLToPath(new URL('./reins.mjs', import.meta.url));
+
+describe('parseSimArgs', () => {
+  it('defaults to the robot of issue 3 on loopback port 9090', () => {
+    expect(parseSimArgs([])).toEqual({
+      rosbridgePort: 9090,
+      host: '127.0.0.1',
+      insecure: false,
+      arenaSeed: 1,
+      episodeSeed: 1,
+      task: 'reach',
+      camera: undefined,
+      scan: undefined,
+      identity: undefined,
+    });
+  });
+
+  it('reads every option', () => {
+    const args = parseSimArgs(
+      ['--rosbridge-port', '0', '--arena-seed', '7', '--seed', '12', '--task', 'reach', '--camera', '640x480@30', '--scan', '720@20'].concat(['--identity', 'abcdefghijklmnop']),
+    );
+    expect(args).toMatchObject({
+      rosbridgePort: 0,
+      arenaSeed: 7,
+      episodeSeed: 12,
+      camera: { widthPx: 640, heightPx: 480, rateHz: 30 },
+      scan: { beams: 720, rateHz: 20 },
+      identity: 'abcdefghijklmnop',
+    });
+  });
+
+  it.each([
+    [['--rosbridge-port', '70000'], /--rosbridge-port/],
+    [['--camera', '1280x720@30'], /--camera/],
+    [['--camera', '160x120@60'], /--camera/],
+    [['--camera', '160x120'], /--camera/],
+    [['--scan', '0@10'], /--scan/],
+    [['--scan', '360@500'], /--scan/],
+    [['--seed=-3'], /--seed/],
+    [['--arena-seed', '1.5'], /--arena-seed/],
+    [['--task', 'dance'], /--task/],
+    [['--identity', 'short'], /--identity/],
+  ])('refuses %j with a usage error naming the option', (args, message) => {
+    expect(() => parseSimArgs(args)).toThrow(UsageError);
+    expect(() => parseSimArgs(args)).toThrow(message);
+  });
+});
+
+describe('reins sim', () => {
+  it('prints one line with its address, answers /sim/identify, and exits cleanly on SIGTERM', async () => {
+    const identity = 'cli-identity-0123456789';
+    const child = spawn(process.execPath, [REINS, 'sim', '--rosbridge-port', '0', '--identity', identity, '--camera', '32x24@5'], {
+      env: { ...process.env, REINS_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const stdoutLines: string[] = [];
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no address line within 15 s; stderr:\n${stderr}`)), 15_000);
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        stdoutLines.push(line);
+        const match = /^Reins sim: (ws:\/\/127\.0\.0\.1:\d+)$/.exec(line);
+        if (!match) return;
+        clearTimeout(timer);
+        resolve(match[1]!);
+      });
+      void exited.then((code) => reject(new Error(`reins sim exited with ${code}; stderr:\n${stderr}`)));
+    });
+
+    const socket = new WebSocket(url);
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const response = new Promise<unknown>((resolve) => socket.once('message', (data) => resolve(JSON.parse(String(data)))));
+    socket.send(JSON.stringify({ op: 'call_service', id: 'who', service: '/sim/identify', args: {} }));
+    expect(await response).toMatchObject({ op: 'service_response', values: { identity }, result: true, id: 'who' });
+    socket.close();
+
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stdoutLines).toEqual([`Reins sim: ${url}`]);
+  });
+
+  it('refuses to bind beyond loopback without --insecure', async () => {
+    const child = spawn(process.execPath, [REINS, 'sim', '--host', '0.0.0.0', '--rosbridge-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+    expect(code).toBe(2);
+    expect(stderr).toContain('--insecure');
+  });
+});

@@ -1,0 +1,163 @@
+// `reins sim`: the simulated robot on its own, as a ROS robot running rosbridge_server would be.
+// Prints one line, `Reins sim: ws://HOST:PORT`, once it listens; logs go to stderr. `reins start`
+// runs it with `--rosbridge-port 0 --identity TOKEN` and checks the token over /sim/identify.
+import { parseArgs } from 'node:util';
+import type { Logger } from 'pino';
+import { DEFAULT_ROSBRIDGE_PORT, startSimRosbridgeServer } from '../sim/rosbridge/server.ts';
+import { startSerialSim } from '../sim/serial/serialSim.ts';
+import { SimRobot } from '../sim/simRobot.ts';
+import { createLogger } from './logger.ts';
+import { UsageError } from './robotSpec.ts';
+
+export const SIM_TASKS = ['reach'] as const;
+export type SimTaskName = (typeof SIM_TASKS)[number];
+
+export interface SimArgs {
+  rosbridgePort: number;
+  host: string;
+  insecure: boolean;
+  arenaSeed: number;
+  episodeSeed: number;
+  task: SimTaskName;
+  camera: { widthPx: number; heightPx: number; rateHz: number } | undefined;
+  scan: { beams: number; rateHz: number } | undefined;
+  identity: string | undefined;
+  /** Also expose the robot as a serial device (main/links/serial/PROTOCOL.md) on a pty at this path. */
+  serialPty: string | undefined;
+}
+
+const MAX_CAMERA = { widthPx: 640, heightPx: 480, rateHz: 30 };
+const MAX_SCAN = { beams: 2048, rateHz: 50 };
+const MAX_SEED = 0xffff_ffff;
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+export function parseSimArgs(args: string[]): SimArgs {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      'rosbridge-port': { type: 'string', default: String(DEFAULT_ROSBRIDGE_PORT) },
+      host: { type: 'string', default: '127.0.0.1' },
+      insecure: { type: 'boolean', default: false },
+      'arena-seed': { type: 'string', default: '1' },
+      seed: { type: 'string', default: '1' },
+      task: { type: 'string', default: 'reach' },
+      camera: { type: 'string' },
+      scan: { type: 'string' },
+      identity: { type: 'string' },
+      'serial-pty': { type: 'string' },
+    },
+  });
+  const rosbridgePort = Number(values['rosbridge-port']);
+  if (!Number.isInteger(rosbridgePort) || rosbridgePort < 0 || rosbridgePort > 65535) {
+    throw new UsageError(`--rosbridge-port must be 0..65535, got "${values['rosbridge-port']}"`);
+  }
+  const task = values.task ?? 'reach';
+  if (!(SIM_TASKS as readonly string[]).includes(task)) throw new UsageError(`--task must be one of ${SIM_TASKS.join(', ')}, got "${task}"`);
+  if (values.identity !== undefined && !/^[A-Za-z0-9._~-]{16,256}$/.test(values.identity)) {
+    throw new UsageError('--identity must be 16 to 256 characters of A-Z a-z 0-9 . _ ~ -');
+  }
+  return {
+    rosbridgePort,
+    host: values.host ?? '127.0.0.1',
+    insecure: values.insecure ?? false,
+    arenaSeed: parseSeed('--arena-seed', values['arena-seed'] ?? '1'),
+    episodeSeed: parseSeed('--seed', values.seed ?? '1'),
+    task: task as SimTaskName,
+    camera: values.camera === undefined ? undefined : parseCamera(values.camera),
+    scan: values.scan === undefined ? undefined : parseScan(values.scan),
+    identity: values.identity,
+    serialPty: values['serial-pty'],
+  };
+}
+
+export async function runSim(args: SimArgs): Promise<number> {
+  const log = createLogger('reins-sim');
+  checkExposure(args, log);
+  const robot = new SimRobot({
+    arenaSeed: args.arenaSeed,
+    episodeSeed: args.episodeSeed,
+    camera: args.camera ?? {},
+    scan: args.scan ?? {},
+  });
+  let signalFailure = (): void => undefined;
+  const failed = new Promise<'failed'>((resolve) => (signalFailure = () => resolve('failed')));
+  const server = await startSimRosbridgeServer({
+    robot,
+    host: args.host,
+    port: args.rosbridgePort,
+    identity: args.identity ?? '',
+    log,
+    onFailure: () => signalFailure(),
+  }).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    return undefined;
+  });
+  if (server === undefined) {
+    process.stderr.write(`reins sim: ${args.host}:${args.rosbridgePort} is already in use; stop what listens there, or pass --rosbridge-port 0 for a free port\n`);
+    return 1;
+  }
+  const serial =
+    args.serialPty === undefined
+      ? undefined
+      : await startSerialSim({ ptyPath: args.serialPty, robot, log: (message) => log.warn(message) }).catch(async (error: unknown) => {
+          process.stderr.write(`reins sim: --serial-pty ${args.serialPty}: ${error instanceof Error ? error.message : String(error)}\n`);
+          await server.close();
+          return 'failed' as const;
+        });
+  if (serial === 'failed') return 1;
+  if (serial) log.info({ serialPty: serial.ptyPath }, 'the simulated robot is also a serial device');
+  process.stdout.write(`Reins sim: ${server.url}\n`);
+  log.info(
+    { url: server.url, arenaSeed: args.arenaSeed, episodeSeed: args.episodeSeed, task: args.task, camera: robot.cameraOptions, scan: robot.scanOptions },
+    'simulated robot running',
+  );
+
+  const outcome = await Promise.race([failed, waitForSignal()]);
+  log.info({ outcome }, 'shutting down the simulated robot');
+  await serial?.close();
+  await server.close();
+  return outcome === 'failed' ? 1 : 0;
+}
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+}
+
+function checkExposure(args: SimArgs, log: Logger): void {
+  if (LOOPBACK.has(args.host)) return;
+  if (!args.insecure) {
+    throw new UsageError(`--host ${args.host} lets anyone on the network drive the simulated robot (rosbridge has no authentication): add --insecure to do it anyway`);
+  }
+  log.warn({ host: args.host }, 'serving rosbridge beyond loopback (--insecure): anyone on the network can drive the simulated robot');
+}
+
+function parseSeed(flag: string, text: string): number {
+  const seed = Number(text);
+  if (!/^\d+$/.test(text) || seed > MAX_SEED) throw new UsageError(`${flag} must be a whole number from 0 to ${MAX_SEED}, got "${text}"`);
+  return seed;
+}
+
+function parseCamera(text: string): SimArgs['camera'] {
+  const match = /^(\d+)x(\d+)@(\d+(?:\.\d+)?)$/.exec(text);
+  const usage = `--camera takes WIDTHxHEIGHT@HZ up to ${MAX_CAMERA.widthPx}x${MAX_CAMERA.heightPx}@${MAX_CAMERA.rateHz} (e.g. 160x120@15), got "${text}"`;
+  if (!match) throw new UsageError(usage);
+  const [widthPx, heightPx, rateHz] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  if (widthPx < 1 || widthPx > MAX_CAMERA.widthPx || heightPx < 1 || heightPx > MAX_CAMERA.heightPx || !(rateHz > 0 && rateHz <= MAX_CAMERA.rateHz)) {
+    throw new UsageError(usage);
+  }
+  return { widthPx, heightPx, rateHz };
+}
+
+function parseScan(text: string): SimArgs['scan'] {
+  const match = /^(\d+)@(\d+(?:\.\d+)?)$/.exec(text);
+  const usage = `--scan takes BEAMS@HZ with 1 to ${MAX_SCAN.beams} beams and up to ${MAX_SCAN.rateHz} Hz (e.g. 360@10), got "${text}"`;
+  if (!match) throw new UsageError(usage);
+  const [beams, rateHz] = [Number(match[1]), Number(match[2])];
+  if (beams < 1 || beams > MAX_SCAN.beams || !(rateHz > 0 && rateHz <= MAX_SCAN.rateHz)) throw new UsageError(usage);
+  return { beams, rateHz };
+}

@@ -1,0 +1,252 @@
+// A robot reached through rosbridge (ROS 1 or ROS 2), with roslib 2.x as the client. The link owns
+// the connection's life: connecting, present, reconnecting with jittered backoff (re-subscribing
+// everything), closed for good on close(). Commands go out only on a socket that is open at that
+// moment; one that cannot is dropped, never queued (see rosbridgeSession.ts for roslib's queue).
+import type { Link, LinkAlert, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../link.ts';
+import type { Received, RobotMessage, Twist } from '../messages.ts';
+import { AlertBoard } from './alertBoard.ts';
+import { JitteredBackoff } from './backoff.ts';
+import { ClockOffsetEstimator, DEFAULT_CLOCK_OFFSET_OPTIONS, type ClockOffsetEstimate } from './clockOffset.ts';
+import { kindOfType } from './decode/messageTypes.ts';
+import { encodeTwist } from './decode/twists.ts';
+import type { TimerHandle } from './linkClock.ts';
+import { LiveConnection } from './liveConnection.ts';
+import { resolveRosbridgeOptions, rosbridgeUrlProblem, type ResolvedRosbridgeOptions, type RosbridgeLinkOptions } from './rosbridgeOptions.ts';
+import { RosbridgeSession } from './rosbridgeSession.ts';
+import { ServiceCallError } from './serviceCallError.ts';
+import type { TopicProbe } from './silentCbor.ts';
+import type { SocketPort } from './socketPort.ts';
+import { TopicRoutes, type TopicRoute } from './topicRoutes.ts';
+
+type MessageListener = (received: Received) => void;
+
+/** The silent-CBOR probe asks for at most one message per this many ms (it only counts them). */
+const PROBE_THROTTLE_MS = 250;
+
+export class RosbridgeLink implements Link {
+  readonly robotName: string;
+  readonly capabilities: LinkCapabilities;
+  private readonly options: ResolvedRosbridgeOptions;
+  private readonly alertBoard: AlertBoard;
+  private readonly routes: TopicRoutes;
+  private readonly estimator: ClockOffsetEstimator;
+  private readonly backoff: JitteredBackoff;
+  private readonly messageListeners = new Map<string, Set<MessageListener>>();
+  private readonly presenceListeners = new Set<LinkEvents['presence']>();
+  private readonly alertListeners = new Set<LinkEvents['alerts']>();
+  private currentPresence: LinkPresence = 'connecting';
+  private session: RosbridgeSession | undefined;
+  private live: LiveConnection | undefined;
+  private reconnectTimer: TimerHandle | undefined;
+
+  constructor(options: RosbridgeLinkOptions) {
+    this.options = resolveRosbridgeOptions(options);
+    const { timings, clock } = this.options;
+    this.robotName = this.options.robotName;
+    this.capabilities = Object.freeze({ sendsCommands: true, simulated: this.options.simulated });
+    this.alertBoard = new AlertBoard((alerts) => this.emitAlerts(alerts), () => clock.epochMs(), timings.alertRepeatIntervalMs);
+    this.routes = new TopicRoutes({ topicMap: this.options.topicMap, roleTypes: this.options.roleTypes, compression: this.options.compression });
+    this.estimator = new ClockOffsetEstimator({ ...DEFAULT_CLOCK_OFFSET_OPTIONS, windowMs: timings.clockWindowMs });
+    this.backoff = new JitteredBackoff(timings.backoff, this.options.random);
+    this.connect();
+  }
+
+  presence(): LinkPresence {
+    return this.currentPresence;
+  }
+
+  alerts(): readonly LinkAlert[] {
+    return this.alertBoard.all();
+  }
+
+  topics(): readonly TopicInfo[] {
+    return this.routes.offered();
+  }
+
+  /** The robot-to-cockpit clock offset behind `sourceTimeMs`, for latency figures; undefined until known. */
+  clockOffset(): ClockOffsetEstimate | undefined {
+    return this.estimator.estimate(this.options.clock.epochMs());
+  }
+
+  subscribe<M extends RobotMessage>(topic: string, onMessage: (received: Received<M>) => void): Unsubscribe {
+    if (this.currentPresence === 'closed' || this.currentPresence === 'error') return () => undefined;
+    // Safe: a topic delivers the one kind its route names, and the subscriber asked for that topic.
+    const listener = onMessage as MessageListener;
+    const listeners = this.messageListeners.get(topic) ?? new Set<MessageListener>();
+    this.messageListeners.set(topic, listeners);
+    listeners.add(listener);
+    if (listeners.size === 1) this.live?.ensureSubscribed(topic);
+    return () => {
+      if (!listeners.delete(listener) || listeners.size > 0 || this.messageListeners.get(topic) !== listeners) return;
+      this.messageListeners.delete(topic);
+      this.live?.dropSubscription(topic);
+    };
+  }
+
+  publish(topic: string, twist: Twist): boolean {
+    const session = this.session;
+    if (this.currentPresence !== 'present' || session === undefined || !session.isOpen()) return false;
+    const wire = encodeTwist(twist);
+    if (wire === undefined) {
+      this.alertBoard.raiseRepeating({ key: 'command-not-finite', severity: 'error', message: `Refused to send a command with a non-finite value on ${topic}.`, hint: 'A bug upstream of the link produced NaN or infinity; the robot was sent nothing.' });
+      return false;
+    }
+    const rosType = this.routes.commandType(topic);
+    if (kindOfType(rosType) !== 'Twist') {
+      // rosbridge would accept the publish and then fail to convert it, telling no one.
+      this.alertBoard.raise({ key: `command-type:${topic}`, severity: 'error', message: `${topic} carries ${rosType}; the cockpit sends geometry_msgs/Twist, so nothing was sent.`, hint: 'Point the command role at a Twist topic (a twist_mux input, say), or relay Twist to TwistStamped on the robot.' });
+      return false;
+    }
+    this.alertBoard.clearIfQuiet('command-not-finite');
+    return session.publish(topic, rosType, wire);
+  }
+
+  /** Calls a ROS service (e.g. the simulated robot's `/sim/identify`); never queued, always with a deadline. */
+  callService(service: string, type: string, request: Readonly<Record<string, unknown>>, timeoutMs: number): Promise<unknown> {
+    const session = this.session;
+    if (session === undefined || !session.isOpen()) {
+      return Promise.reject(new ServiceCallError('not-connected', service, `${service} was not called: not connected to ${this.options.url}`));
+    }
+    return session.callService(service, type, request, timeoutMs);
+  }
+
+  on<E extends keyof LinkEvents>(event: E, listener: LinkEvents[E]): Unsubscribe {
+    // The casts only restate what the event name already proves about the listener's type.
+    const listeners = (event === 'presence' ? this.presenceListeners : this.alertListeners) as Set<LinkEvents[E]>;
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.currentPresence === 'closed') return;
+    if (this.reconnectTimer !== undefined) this.options.clock.clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    this.endConnection();
+    this.setPresence('closed');
+    this.messageListeners.clear();
+    this.presenceListeners.clear();
+    this.alertListeners.clear();
+  }
+
+  private connect(): void {
+    this.reconnectTimer = undefined;
+    const { url, openSocket, clock, timings } = this.options;
+    const problem = rosbridgeUrlProblem(url);
+    if (problem !== undefined) return this.fail(problem);
+    let socket: SocketPort;
+    try {
+      socket = openSocket(url);
+    } catch (error) {
+      return this.fail(error instanceof Error ? error.message : String(error));
+    }
+    const session: RosbridgeSession = new RosbridgeSession(url, socket, clock, timings, {
+      open: () => this.onOpen(session),
+      closed: (reason) => this.onClosed(session, reason),
+      message: (topic, wire) => this.live?.onWireMessage(topic, wire),
+      frameProblem: (text) => this.alertBoard.raiseRepeating({ key: 'frame', severity: 'warn', message: `rosbridge sent a frame the cockpit could not read: ${text}`, hint: 'Usually a server or network fault; if it persists, check the rosbridge_server version and log.' }),
+      serverStatus: (level, text) => this.alertBoard.raise({ key: 'server-status', severity: level === 'error' ? 'warn' : 'info', message: `rosbridge says: ${text}` }),
+    });
+    this.session = session;
+  }
+
+  private onOpen(session: RosbridgeSession): void {
+    if (session !== this.session) return;
+    this.backoff.reset();
+    this.alertBoard.clear('connection');
+    this.live = new LiveConnection(session, {
+      routes: this.routes,
+      alerts: this.alertBoard,
+      estimator: this.estimator,
+      commandTopic: this.options.topicMap.command,
+      wantedTopics: () => this.messageListeners.keys(),
+      deliver: (route, wire) => this.deliver(route, wire),
+      openProbe: (topic, rosType, onMessage) => this.openProbe(topic, rosType, onMessage),
+    }, this.options.clock, this.options.timings);
+    this.live.start();
+    this.setPresence('present');
+  }
+
+  private onClosed(session: RosbridgeSession, reason: string): void {
+    if (session !== this.session) return;
+    const wasPresent = this.currentPresence === 'present';
+    this.endConnection();
+    const delayMs = this.backoff.nextDelayMs();
+    this.alertBoard.raise({
+      key: 'connection',
+      severity: 'warn',
+      message: `${wasPresent ? 'Lost' : 'Cannot reach'} the robot at ${this.options.url} (${reason}); retrying (attempt ${this.backoff.attempts}).`,
+      hint: 'Check that rosbridge_server is running on the robot (roslaunch rosbridge_server rosbridge_websocket.launch, or ros2 launch rosbridge_server rosbridge_websocket_launch.xml) and that the host and port are reachable.',
+    });
+    this.reconnectTimer = this.options.clock.setTimeout(() => this.connect(), delayMs);
+    this.setPresence('reconnecting');
+  }
+
+  private deliver(route: TopicRoute, wire: unknown): void {
+    const receiveTimeMs = this.options.clock.epochMs();
+    const decoded = route.decode(wire);
+    const key = `decode:${route.topic}`;
+    if (!decoded.ok) {
+      this.alertBoard.raiseRepeating({ key, severity: 'warn', message: `Dropped a message on ${route.topic}: ${decoded.problem}`, hint: decoded.hint });
+      return;
+    }
+    this.alertBoard.clearIfQuiet(key);
+    this.alertBoard.clearIfQuiet('frame');
+    let sourceTimeMs = receiveTimeMs;
+    if (decoded.stampMs !== undefined) {
+      this.estimator.addStamp(decoded.stampMs, receiveTimeMs);
+      // Nothing arrives before it was stamped: a later source time is the estimate's error, not news.
+      sourceTimeMs = Math.min(receiveTimeMs, this.estimator.toCockpitMs(decoded.stampMs, receiveTimeMs) ?? receiveTimeMs);
+    }
+    const received: Received = { topic: route.topic, receiveTimeMs, sourceTimeMs, msg: decoded.msg };
+    // A copy, so a subscriber that unsubscribes while being called does not skip its neighbour.
+    for (const listener of [...(this.messageListeners.get(route.topic) ?? [])]) {
+      try {
+        listener(received);
+      } catch (error) {
+        this.alertBoard.raiseRepeating({ key: `subscriber:${route.topic}`, severity: 'error', message: `A subscriber to ${route.topic} failed: ${error instanceof Error ? error.message : String(error)}`, hint: 'A bug in the cockpit; the link keeps delivering to the other subscribers.' });
+      }
+    }
+  }
+
+  /** A short-lived JSON subscription on its own connection (see silentCbor.ts for why separate). */
+  private openProbe(topic: string, rosType: string, onMessage: () => void): TopicProbe {
+    const { url, openSocket, clock, timings } = this.options;
+    let probe: RosbridgeSession | undefined;
+    try {
+      probe = new RosbridgeSession(url, openSocket(url), clock, timings, {
+        open: () => probe?.subscribe({ topic, rosType, compression: 'none', throttleMs: PROBE_THROTTLE_MS, queueLength: 1 }),
+        closed: () => undefined,
+        message: () => onMessage(),
+        frameProblem: () => undefined,
+        serverStatus: () => undefined,
+      });
+    } catch {
+      // The main connection just opened with the same URL; if a second cannot, the check is inconclusive.
+    }
+    return { close: () => probe?.close() };
+  }
+
+  private endConnection(): void {
+    this.live?.dispose();
+    this.live = undefined;
+    this.session?.close();
+    this.session = undefined;
+  }
+
+  private fail(problem: string): void {
+    this.alertBoard.raise({ key: 'connection', severity: 'error', message: `Cannot connect: ${problem}.`, hint: 'Give the robot as ws://HOST:PORT (rosbridge_server listens on 9090 by default).' });
+    this.setPresence('error');
+  }
+
+  private setPresence(presence: LinkPresence): void {
+    if (presence === this.currentPresence) return;
+    this.currentPresence = presence;
+    for (const listener of [...this.presenceListeners]) listener(presence);
+  }
+
+  private emitAlerts(alerts: readonly LinkAlert[]): void {
+    for (const listener of [...this.alertListeners]) listener(alerts);
+  }
+}

@@ -1,0 +1,44 @@
+// ROS 1 message definitions of the topics offered, in the `gendeps --cat` form that
+// rosapi/topics_and_raw_types returns (a type's fields, then each type it uses after a line of '='),
+// for clients that decode by definition (Foxglove, Lichtblick).
+const SEPARATOR = '================================================================================';
+
+const DEFINITIONS: Readonly<Record<string, string>> = {
+  'std_msgs/Header': 'uint32 seq\ntime stamp\nstring frame_id',
+  'geometry_msgs/Vector3': 'float64 x\nfloat64 y\nfloat64 z',
+  'geometry_msgs/Point': 'float64 x\nfloat64 y\nfloat64 z',
+  'geometry_msgs/Quaternion': 'float64 x\nfloat64 y\nfloat64 z\nfloat64 w',
+  'geometry_msgs/Pose': 'geometry_msgs/Point position\ngeometry_msgs/Quaternion orientation',
+  'geometry_msgs/PoseWithCovariance': 'geometry_msgs/Pose pose\nfloat64[36] covariance',
+  'geometry_msgs/Twist': 'geometry_msgs/Vector3 linear\ngeometry_msgs/Vector3 angular',
+  'geometry_msgs/TwistWithCovariance': 'geometry_msgs/Twist twist\nfloat64[36] covariance',
+  'sensor_msgs/Image': 'std_msgs/Header header\nuint32 height\nuint32 width\nstring encoding\nuint8 is_bigendian\nuint32 step\nuint8[] data',
+  'sensor_msgs/LaserScan':
+    'std_msgs/Header header\nfloat32 angle_min\nfloat32 angle_max\nfloat32 angle_increment\nfloat32 time_increment\n' +
+    'float32 scan_time\nfloat32 range_min\nfloat32 range_max\nfloat32[] ranges\nfloat32[] intensities',
+  'sensor_msgs/JointState': 'std_msgs/Header header\nstring[] name\nfloat64[] position\nfloat64[] velocity\nfloat64[] effort',
+  'sensor_msgs/Imu':
+    'std_msgs/Header header\ngeometry_msgs/Quaternion orientation\nfloat64[9] orientation_covariance\n' +
+    'geometry_msgs/Vector3 angular_velocity\nfloat64[9] angular_velocity_covariance\n' +
+    'geometry_msgs/Vector3 linear_acceleration\nfloat64[9] linear_acceleration_covariance',
+  'nav_msgs/Odometry':
+    'std_msgs/Header header\nstring child_frame_id\ngeometry_msgs/PoseWithCovariance pose\ngeometry_msgs/TwistWithCovariance twist',
+};
+
+/** The full text for a type; '' for one without a fixed definition (reins_sim/GroundTruth grows with the sim). */
+export function fullMessageDefinition(type: string): string {
+  const main = DEFINITIONS[type];
+  if (main === undefined) return '';
+  const dependencies: string[] = [];
+  collectDependencies(main, dependencies);
+  return [main, ...dependencies.map((name) => `${SEPARATOR}\nMSG: ${name}\n${DEFINITIONS[name]}`)].join('\n');
+}
+
+function collectDependencies(definition: string, into: string[]): void {
+  for (const line of definition.split('\n')) {
+    const fieldType = line.split(' ')[0]!.replace(/\[\d*\]$/, '');
+    if (!fieldType.includes('/') || into.includes(fieldType) || DEFINITIONS[fieldType] === undefined) continue;
+    into.push(fieldType);
+    collectDependencies(DEFINITIONS[fieldType]!, into);
+  }
+}

@@ -1,0 +1,169 @@
+// The simulated robot as a ROS robot running rosbridge_server (protocol v2, ROS 1 types): a
+// WebSocket server on loopback that runs the robot in real time, publishes its sensors to whoever
+// subscribes, obeys /cmd_vel, and serves rosapi and the simulator's own services.
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { SimRobot } from '../simRobot.ts';
+import { DEFAULT_OUTBOX_OPTIONS, type OutboxOptions, type OutboxStats } from './clientOutbox.ts';
+import { RosbridgeSession, type BridgeLog, type SessionHub } from './clientSession.ts';
+import type { OutgoingMessage } from './outgoingMessage.ts';
+import { RealtimeStepper, type RealtimeStepperOptions } from './realtimeStepper.ts';
+import { createServices } from './services.ts';
+import { TopicPublisher } from './topicPublisher.ts';
+
+export const DEFAULT_ROSBRIDGE_PORT = 9090;
+/** rosbridge_server's default largest message. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+export interface SimRosbridgeOptions {
+  robot: SimRobot;
+  host: string;
+  /** 0 picks a free port: read it back from the server. */
+  port: number;
+  /** Answered by /sim/identify, so that `reins start` knows it reached its own simulated robot. */
+  identity: string;
+  robotName: string;
+  log: BridgeLog;
+  /** Largest message a client may send, whole or in fragments; larger ones get a status error. */
+  maxMessageBytes: number;
+  /** A WebSocket frame larger than this closes the connection (1009) before it is even read. */
+  maxFrameBytes: number;
+  fragmentTimeoutMs: number;
+  maxClients: number;
+  maxSubscriptionsPerClient: number;
+  realtime: Partial<RealtimeStepperOptions>;
+  outbox: OutboxOptions;
+  /** The simulation stopped with an error; the server keeps answering but publishes nothing more. */
+  onFailure: (error: unknown) => void;
+}
+
+export interface SimRosbridgeServer {
+  readonly port: number;
+  /** ws://HOST:PORT */
+  readonly url: string;
+  stats(): { clients: OutboxStats[] };
+  close(): Promise<void>;
+}
+
+const SILENT_LOG: BridgeLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+/** WebSocket close code 1013: try again later. */
+const CLOSE_TRY_AGAIN_LATER = 1013;
+
+export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions> & Pick<SimRosbridgeOptions, 'robot'>): Promise<SimRosbridgeServer> {
+  const maxMessageBytes = given.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const options: SimRosbridgeOptions = {
+    host: '127.0.0.1',
+    port: DEFAULT_ROSBRIDGE_PORT,
+    identity: '',
+    robotName: 'reins-sim',
+    log: SILENT_LOG,
+    maxFrameBytes: 2 * maxMessageBytes,
+    fragmentTimeoutMs: 10_000,
+    maxClients: 64,
+    maxSubscriptionsPerClient: 64,
+    realtime: {},
+    outbox: DEFAULT_OUTBOX_OPTIONS,
+    onFailure: () => undefined,
+    ...given,
+    maxMessageBytes,
+  };
+  const { robot, log } = options;
+  // Listen first: from here on everything is set up in one go, so the clock starts with the steps.
+  const wss = await listen(options);
+  const port = (wss.address() as AddressInfo).port;
+  const sessions = new Set<RosbridgeSession>();
+  const audience = {
+    wants: (topic: string) => {
+      for (const session of sessions) if (session.subscribes(topic)) return true;
+      return false;
+    },
+    deliver: (message: OutgoingMessage) => {
+      for (const session of sessions) session.outbox.offer(message);
+    },
+  };
+
+  const stepper = new RealtimeStepper(
+    {
+      step: (stepSecs) => {
+        robot.step(stepSecs, publisher);
+        publisher.afterStep();
+      },
+      skipped: (skippedSecs) => log.warn({ skippedSecs }, 'the simulated robot fell behind real time and skipped ahead'),
+      failed: (error) => {
+        log.error({ err: error }, 'the simulated robot stopped');
+        options.onFailure(error);
+      },
+    },
+    robot.simTimeSecs(),
+    options.realtime,
+  );
+  const wallMsAt = (simTimeSecs: number): number => stepper.wallMsAt(simTimeSecs);
+  const publisher = new TopicPublisher(robot, audience, wallMsAt);
+
+  const hub: SessionHub = {
+    services: createServices({
+      clockMs: () => wallMsAt(robot.simTimeSecs()),
+      resetEpisode: (seed) => {
+        robot.resetEpisode(seed);
+        return robot.episodeState().seed;
+      },
+      inject: (injection) => robot.inject(injection),
+      identity: options.identity,
+      robotName: options.robotName,
+    }),
+    drive: (command) => robot.drive(command),
+    relayCommand: (msg) => publisher.relayCommand(msg),
+    log,
+  };
+
+  let nextClientId = 1;
+  wss.on('connection', (socket: WebSocket, request) => {
+    if (sessions.size >= options.maxClients) {
+      log.warn({ remote: request.socket.remoteAddress }, `refused a rosbridge client: ${options.maxClients} are connected`);
+      socket.on('error', () => undefined);
+      socket.close(CLOSE_TRY_AGAIN_LATER, 'too many clients');
+      return;
+    }
+    const session = new RosbridgeSession(nextClientId++, socket, hub, {
+      maxMessageBytes: options.maxMessageBytes,
+      fragmentTimeoutMs: options.fragmentTimeoutMs,
+      maxSubscriptions: options.maxSubscriptionsPerClient,
+      outbox: options.outbox,
+    });
+    sessions.add(session);
+    log.info({ clientId: session.clientId, remote: request.socket.remoteAddress }, 'rosbridge client connected');
+    socket.on('close', () => {
+      sessions.delete(session);
+      log.info({ clientId: session.clientId }, 'rosbridge client disconnected');
+    });
+  });
+  stepper.start();
+
+  return {
+    port,
+    url: `ws://${urlHost(options.host)}:${port}`,
+    stats: () => ({ clients: [...sessions].map((session) => session.outbox.stats()) }),
+    close: async () => {
+      stepper.stop();
+      for (const session of sessions) session.dispose();
+      for (const client of wss.clients) client.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
+
+function listen(options: SimRosbridgeOptions): Promise<WebSocketServer> {
+  return new Promise((resolve, reject) => {
+    const wss = new WebSocketServer({ host: options.host, port: options.port, maxPayload: options.maxFrameBytes, perMessageDeflate: false });
+    wss.once('listening', () => {
+      wss.removeListener('error', reject);
+      wss.on('error', (error) => options.log.error({ err: error }, 'rosbridge server error'));
+      resolve(wss);
+    });
+    wss.once('error', reject);
+  });
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}

@@ -1,0 +1,87 @@
+// The services a client can call: the rosapi ones roslib uses for discovery and time, and the
+// simulator's own (/sim/reset, /sim/inject, /sim/identify). Each checks its args and answers values,
+// or says why not (sent as a service_response with result false, like rosbridge_server).
+import { z } from 'zod';
+import type { SimInjection } from '../injection.ts';
+import { parseInjection } from './injectionSchema.ts';
+import { fullMessageDefinition } from './messageDefinitions.ts';
+import { describeIssues } from './protocol.ts';
+import { rosTimeFromMs } from './rosMessages.ts';
+import { ALL_TOPICS, resolveRosName, sameRosType, topicNamed } from './topicCatalog.ts';
+
+export type ServiceResult = { ok: true; values: Record<string, unknown> } | { ok: false; error: string };
+
+export interface RosService {
+  name: string;
+  type: string;
+  call(args: unknown): ServiceResult;
+}
+
+/** What the services act on: the running simulation, as the server sees it. */
+export interface SimControl {
+  /** Simulated now, on the wall clock (the clock of every header stamp). */
+  clockMs(): number;
+  /** Starts a new episode; without a seed, the next one in sequence. Returns the seed used. */
+  resetEpisode(seed: number | undefined): number;
+  inject(injection: SimInjection): void;
+  /** The token `reins sim --identity` was started with; '' when none was given. */
+  identity: string;
+  robotName: string;
+}
+
+const NoArgs = z.strictObject({});
+const TopicArgs = z.strictObject({ topic: z.string() });
+const TypeArgs = z.strictObject({ type: z.string() });
+const ServiceArgs = z.strictObject({ service: z.string() });
+const ResetArgs = z.strictObject({ seed: z.number().int().min(0).max(0xffff_ffff).optional() });
+
+export function createServices(sim: SimControl): ReadonlyMap<string, RosService> {
+  const services: RosService[] = [
+    service('/rosapi/topics', 'rosapi/Topics', NoArgs, () => ({
+      topics: ALL_TOPICS.map((topic) => topic.name),
+      types: ALL_TOPICS.map((topic) => topic.type),
+    })),
+    service('/rosapi/topic_type', 'rosapi/TopicType', TopicArgs, ({ topic }) => ({
+      // rosapi answers '' for a topic it does not know, and clients rely on that.
+      type: topicNamed(resolveRosName(topic))?.type ?? '',
+    })),
+    service('/rosapi/topics_for_type', 'rosapi/TopicsForType', TypeArgs, ({ type }) => ({
+      topics: ALL_TOPICS.filter((topic) => sameRosType(type, topic.type)).map((topic) => topic.name),
+    })),
+    service('/rosapi/topics_and_raw_types', 'rosapi/TopicsAndRawTypes', NoArgs, () => ({
+      topics: ALL_TOPICS.map((topic) => topic.name),
+      types: ALL_TOPICS.map((topic) => topic.type),
+      typedefs_full_text: ALL_TOPICS.map((topic) => fullMessageDefinition(topic.type)),
+    })),
+    service('/rosapi/services', 'rosapi/Services', NoArgs, () => ({ services: services.map((each) => each.name) })),
+    service('/rosapi/service_type', 'rosapi/ServiceType', ServiceArgs, ({ service: name }) => ({
+      type: services.find((each) => each.name === resolveRosName(name))?.type ?? '',
+    })),
+    service('/rosapi/get_time', 'rosapi/GetTime', NoArgs, () => ({ time: rosTimeFromMs(sim.clockMs()) })),
+    service('/sim/reset', 'reins_sim/Reset', ResetArgs, ({ seed }) => ({ episode_seed: sim.resetEpisode(seed) })),
+    {
+      name: '/sim/inject',
+      type: 'reins_sim/Inject',
+      call: (args) => {
+        const parsed = parseInjection(args);
+        if (!parsed.ok) return { ok: false, error: parsed.message };
+        sim.inject(parsed.injection);
+        return { ok: true, values: { injected: parsed.injection.kind } };
+      },
+    },
+    service('/sim/identify', 'reins_sim/Identify', NoArgs, () => ({ identity: sim.identity, robot_name: sim.robotName })),
+  ];
+  return new Map(services.map((each) => [each.name, each]));
+}
+
+function service<Args>(name: string, type: string, schema: z.ZodType<Args>, answer: (args: Args) => Record<string, unknown>): RosService {
+  return {
+    name,
+    type,
+    call: (args) => {
+      const parsed = schema.safeParse(args ?? {});
+      if (!parsed.success) return { ok: false, error: `${name}: bad args: ${describeIssues(parsed.error)}` };
+      return { ok: true, values: answer(parsed.data) };
+    },
+  };
+}

@@ -1,0 +1,68 @@
+// The robot's side of every topic: turns each sensor output into a ROS message with a header
+// (per-topic `seq`, simulated time stamped on the wall clock) and hands it to the clients that
+// subscribed. Streams nobody subscribes to are not rendered at all (the SensorSink contract).
+import { RateSchedule } from '../schedule.ts';
+import type { SensorOutput, SensorSink, SensorStream, SimRobot } from '../simRobot.ts';
+import { GROUND_TRUTH_RATE_HZ, rosGroundTruth } from './groundTruthMessage.ts';
+import { OutgoingMessage } from './outgoingMessage.ts';
+import { rosHeader, rosMessageOf, type RosMessage } from './rosMessages.ts';
+import { CMD_VEL_TOPIC, topicOfSource } from './topicCatalog.ts';
+
+/** The clients, as the robot sees them: who wants a topic, and a way to hand them a message. */
+export interface Audience {
+  wants(topic: string): boolean;
+  deliver(message: OutgoingMessage): void;
+}
+
+/** The frame of the arena, in which ground truth is given. */
+const WORLD_FRAME_ID = 'map';
+
+export class TopicPublisher implements SensorSink {
+  private readonly sequences = new Map<string, number>();
+  private readonly groundTruthSchedule = new RateSchedule(GROUND_TRUTH_RATE_HZ);
+  private readonly groundTruthTopic = topicOfSource('groundTruth').name;
+
+  constructor(
+    private readonly robot: SimRobot,
+    private readonly audience: Audience,
+    /** Maps a simulated time to the wall clock, in ms since the epoch. */
+    private readonly wallMsAt: (simTimeSecs: number) => number,
+  ) {}
+
+  wants(stream: SensorStream): boolean {
+    return this.audience.wants(topicOfSource(stream).name);
+  }
+
+  receive(output: SensorOutput): void {
+    const topic = topicOfSource(output.stream).name;
+    const seq = this.nextSeq(topic);
+    const msg = rosMessageOf(output, {
+      seq,
+      stampMs: this.wallMsAt(output.simTimeSecs),
+      scanPeriodSecs: 1 / this.robot.scanOptions.rateHz,
+    });
+    this.audience.deliver(new OutgoingMessage(topic, msg, `${topic}:${seq}`));
+  }
+
+  /** Publishes ground truth when it is due; call after every physics step. */
+  afterStep(): void {
+    const simTimeSecs = this.robot.simTimeSecs();
+    if (!this.groundTruthSchedule.takeDue(simTimeSecs) || !this.audience.wants(this.groundTruthTopic)) return;
+    const seq = this.nextSeq(this.groundTruthTopic);
+    const msg = rosGroundTruth(this.robot.groundTruth(), rosHeader(seq, this.wallMsAt(simTimeSecs), WORLD_FRAME_ID));
+    this.audience.deliver(new OutgoingMessage(this.groundTruthTopic, msg, `${this.groundTruthTopic}:${seq}`));
+  }
+
+  /** Passes a client's command on to the clients watching /cmd_vel, as a ROS topic would. */
+  relayCommand(msg: RosMessage): void {
+    if (!this.audience.wants(CMD_VEL_TOPIC.name)) return;
+    const seq = this.nextSeq(CMD_VEL_TOPIC.name);
+    this.audience.deliver(new OutgoingMessage(CMD_VEL_TOPIC.name, msg, `${CMD_VEL_TOPIC.name}:${seq}`));
+  }
+
+  private nextSeq(topic: string): number {
+    const seq = (this.sequences.get(topic) ?? 0) + 1;
+    this.sequences.set(topic, seq);
+    return seq;
+  }
+}

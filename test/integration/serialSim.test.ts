@@ -1,0 +1,143 @@
+// The serial link against the simulated robot exposed on a socat pseudo-terminal.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Imu, JointState, Odometry } from '../../main/links/messages.ts';
+import { twistFromDrive } from '../../main/links/messages.ts';
+import { STATUS_FLAG, type Sensor } from '../../main/links/serial/protocolMessages.ts';
+import { SerialLink, type CommandAck } from '../../main/links/serial/serialLink.ts';
+import { RealtimeStepper } from '../../main/sim/rosbridge/realtimeStepper.ts';
+import { startSerialSim, type SerialSim } from '../../main/sim/serial/serialSim.ts';
+import { SimRobot } from '../../main/sim/simRobot.ts';
+import { waitFor, waitForAlert, waitForMessage, waitForPresence } from '../support/serialTestWaits.ts';
+import { isType, RawSerialClient } from '../support/rawSerialClient.ts';
+
+const drive = (linearMps: number, angularRadps: number) => twistFromDrive({ linearMps, angularRadps });
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('serial link ↔ simulated robot on a pseudo-terminal', () => {
+  let scratch: string;
+  let count = 0;
+  beforeAll(() => {
+    scratch = mkdtempSync(join(tmpdir(), 'reins-serial-sim-'));
+  });
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  async function sim(): Promise<SerialSim> {
+    const started = await startSerialSim({ ptyPath: join(scratch, `ttySIM${count++}`) });
+    cleanups.push(() => started.close());
+    return started;
+  }
+
+  function serialLink(path: string): SerialLink {
+    const link = new SerialLink({ path, baud: 115200 }, { listPortPaths: async () => [] });
+    cleanups.push(() => link.close());
+    return link;
+  }
+
+  it('shakes hands and streams wheels, odometry and IMU', async () => {
+    const { ptyPath } = await sim();
+    const link = serialLink(ptyPath);
+    await waitForPresence(link, 'present');
+    expect(link.robotName).toBe('reins-sim');
+    expect(link.topics()).toEqual([
+      { topic: '/joint_states', kind: 'JointState' },
+      { topic: '/odom', kind: 'Odometry' },
+      { topic: '/imu', kind: 'Imu' },
+    ]);
+    const imu = await waitForMessage<Imu>(link, '/imu');
+    expect(imu.msg.linearAccelerationMps2.z).toBeCloseTo(9.81, 0);
+    const joints = await waitForMessage<JointState>(link, '/joint_states');
+    expect(joints.receiveTimeMs - joints.sourceTimeMs).toBeGreaterThanOrEqual(0);
+    expect(joints.receiveTimeMs - joints.sourceTimeMs).toBeLessThan(100);
+  });
+
+  it('drives the simulated robot and acknowledges each command', async () => {
+    const { ptyPath } = await sim();
+    const link = serialLink(ptyPath);
+    await waitForPresence(link, 'present');
+    const ack = waitFor<CommandAck>('an ACK', (resolve) => link.onAck(resolve));
+    expect(link.publish('/cmd_vel', drive(0.3, 0))).toBe(true);
+    expect(await ack).toMatchObject({ result: 'applied', appliedLinearMps: expect.closeTo(0.3, 5) });
+    const moving = await waitForMessage<Odometry>(link, '/odom', ({ msg }) => msg.odomFromBaseXM > 0.05, 3000);
+    expect(moving.msg.linearMps).toBeGreaterThan(0.2);
+  });
+
+  it('stops the robot when the heartbeats stop', async () => {
+    const { ptyPath } = await sim();
+    const client = await RawSerialClient.open(ptyPath);
+    cleanups.push(() => client.close());
+    client.send({ type: 'hello', protocolVersion: 1, heartbeatPeriodMs: 100, hostName: 'test' });
+    await client.next('HELLO_REPLY', isType('helloReply'));
+    client.startHeartbeats();
+    client.send({ type: 'velocity', linearMps: 0.3, angularRadps: 0 });
+    const sensor = (label: string, matches: (sensor: Sensor) => boolean) =>
+      client.next(label, (message): message is Sensor => message.type === 'sensor' && matches(message));
+    await sensor('moving wheels', (s) => (s.wheels?.[0]?.velocityRadps ?? 0) > 4);
+    client.stopHeartbeats();
+    const stopped = await sensor('the watchdog', (s) => ((s.status ?? 0) & STATUS_FLAG.watchdogStopped) !== 0);
+    expect(stopped.message.status! & STATUS_FLAG.armed).toBe(0);
+    await sensor('wheels at rest', (s) => Math.abs(s.wheels?.[0]?.velocityRadps ?? 1) < 0.01);
+  });
+
+  it('alerts when socat dies, and recovers when the pty comes back', async () => {
+    const serialSim = await sim();
+    const link = serialLink(serialSim.ptyPath);
+    await waitForPresence(link, 'present');
+    const lost = waitForAlert(link, (alert) => alert.key === 'serial-port');
+    process.kill(serialSim.socatPid()!, 'SIGKILL'); // the cable is pulled mid-stream
+    expect((await lost).severity).toBe('error');
+    expect(link.presence()).toBe('reconnecting');
+    await waitForPresence(link, 'present', 8000);
+    await waitForMessage<JointState>(link, '/joint_states');
+    const ack = waitFor<CommandAck>('an ACK', (resolve) => link.onAck(resolve));
+    expect(link.publish('/cmd_vel', drive(0.1, 0))).toBe(true);
+    expect((await ack).result).toBe('applied');
+  });
+
+  it('exposes a robot that someone else steps (as `reins sim` does with rosbridge)', async () => {
+    const robot = new SimRobot();
+    const stepper = new RealtimeStepper({ step: (stepSecs) => robot.step(stepSecs), skipped: () => undefined, failed: () => undefined }, 0);
+    stepper.start();
+    cleanups.push(() => stepper.stop());
+    const serialSim = await startSerialSim({ ptyPath: join(scratch, `ttySIM${count++}`), robot });
+    cleanups.push(() => serialSim.close());
+    const link = serialLink(serialSim.ptyPath);
+    await waitForPresence(link, 'present');
+    link.publish('/cmd_vel', drive(0.3, 0));
+    await waitForMessage<Odometry>(link, '/odom', ({ msg }) => msg.odomFromBaseXM > 0.02, 3000);
+    expect(robot.groundTruth().linearMps).toBeGreaterThan(0.1);
+  });
+
+  it('is what `reins sim --serial-pty PATH` serves, beside rosbridge', async () => {
+    const ptyPath = join(scratch, `ttySIM${count++}`);
+    const reins = fileURLToPath(new URL('../../main/cli/reins.mjs', import.meta.url));
+    const child = spawn(process.execPath, [reins, 'sim', '--rosbridge-port', '0', '--camera', '32x24@5', '--serial-pty', ptyPath], {
+      env: { ...process.env, REINS_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    cleanups.push(async () => {
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    });
+    await waitFor('the sim to listen', (resolve) => {
+      const lines = createInterface({ input: child.stdout! });
+      lines.on('line', (line) => line.startsWith('Reins sim: ') && resolve(line));
+      return () => lines.close();
+    }, 20_000);
+    const link = serialLink(ptyPath);
+    await waitForPresence(link, 'present');
+    const ack = waitFor<CommandAck>('an ACK', (resolve) => link.onAck(resolve));
+    link.publish('/cmd_vel', drive(0.3, 0));
+    expect((await ack).result).toBe('applied');
+    await waitForMessage<Odometry>(link, '/odom', ({ msg }) => msg.odomFromBaseXM > 0.02, 3000);
+  });
+});
