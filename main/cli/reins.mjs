@@ -5,4 +5,7 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { main } = await import('./main.ts');
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+// Every command has finished its own clean-up (robot stopped, servers and links closed) when main
+// returns; a socket still half-closing or a lifeline on stdin must not keep the process alive.
+process.exit(code);

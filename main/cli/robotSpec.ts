@@ -1,11 +1,10 @@
 // Parses `--robot`: the built-in simulated robot, a rosbridge server, or a serial port.
+import { parseSerialUrl, SerialUrlError } from '../links/serial/serialUrl.ts';
 
 export type RobotSpec =
   | { kind: 'sim' }
   | { kind: 'rosbridge'; url: string }
   | { kind: 'serial'; path: string; baud: number };
-
-export const DEFAULT_SERIAL_BAUD = 115200;
 
 export function parseRobotSpec(text: string | undefined): RobotSpec {
   if (text === undefined || text === 'sim') return { kind: 'sim' };
@@ -20,18 +19,13 @@ export function parseRobotSpec(text: string | undefined): RobotSpec {
     return { kind: 'rosbridge', url: url.toString() };
   }
   if (text.startsWith('serial:')) {
-    const [path, query = ''] = text.slice('serial:'.length).split('?', 2) as [string, string?];
-    if (!path.startsWith('/') && !/^COM\d+$/i.test(path)) {
-      throw new UsageError(`--robot ${text}: expected serial:/dev/PATH?baud=N (or serial:COM3 on Windows)`);
+    try {
+      const { path, baud } = parseSerialUrl(text);
+      return { kind: 'serial', path, baud };
+    } catch (error) {
+      if (error instanceof SerialUrlError) throw new UsageError(`--robot ${error.message}`);
+      throw error;
     }
-    const params = new URLSearchParams(query);
-    for (const key of params.keys()) if (key !== 'baud') throw new UsageError(`--robot ${text}: unknown serial option "${key}" (only baud)`);
-    const baudText = params.get('baud');
-    const baud = baudText === null ? DEFAULT_SERIAL_BAUD : Number(baudText);
-    if (!Number.isInteger(baud) || baud < 300 || baud > 4_000_000) {
-      throw new UsageError(`--robot ${text}: baud must be a whole number between 300 and 4000000, got "${baudText}"`);
-    }
-    return { kind: 'serial', path, baud };
   }
   throw new UsageError(`--robot ${text}: expected "sim", ws://HOST:PORT (rosbridge) or serial:/dev/PATH?baud=N`);
 }

@@ -125,6 +125,12 @@ function waitForSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
+    // Started by a cockpit: its stdin is a lifeline, so the sim never outlives a cockpit that died.
+    if (process.env.REINS_EXIT_WITH_STDIN === '1') {
+      process.stdin.resume();
+      process.stdin.once('end', () => resolve('SIGHUP'));
+      process.stdin.once('error', () => resolve('SIGHUP'));
+    }
   });
 }
 

@@ -6,11 +6,11 @@ import type { Logger } from 'pino';
 import { newToken } from '../api/access.ts';
 import { CockpitService } from '../api/cockpitService.ts';
 import { startApiServer } from '../api/server.ts';
-import type { Link } from '../links/link.ts';
-import { createSimLink, startRealtime } from '../sim/lockstepLink.ts';
+import type { ControlLoop } from '../loop/controlLoop.ts';
 import { findElectron, runElectron } from './electronLauncher.ts';
 import { createLogger } from './logger.ts';
 import type { StartArgs } from './main.ts';
+import { openRobot } from './openRobot.ts';
 import { parseRobotSpec, UsageError, type RobotSpec } from './robotSpec.ts';
 import { createControlLoop } from './wiring.ts';
 
@@ -38,8 +38,10 @@ function checkExposure(args: StartArgs, log: Logger): void {
 }
 
 async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Promise<number> {
-  const { link, stopRobot } = openLink(robot, log);
+  const opened = await openRobot(robot, log);
+  const { link } = opened;
   const loop = createControlLoop(link, { rateHz: args.rateHz });
+  logClipping(loop, log);
   loop.start();
   const token = args.token ?? newToken();
   const server = await startApiServer(new CockpitService(link, loop), {
@@ -60,21 +62,20 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
   log.info({ signal }, 'shutting down: stopping the robot');
   loop.close();
   await server.close();
-  stopRobot();
-  await link.close();
+  await opened.close();
   return 0;
 }
 
-function openLink(robot: RobotSpec, log: Logger): { link: Link; stopRobot: () => void } {
-  switch (robot.kind) {
-    case 'sim': {
-      const link = createSimLink({});
-      const stopRobot = startRealtime(link);
-      log.info('using the built-in simulated robot');
-      return { link, stopRobot };
-    }
-    case 'rosbridge':
-    case 'serial':
-      throw new UsageError(`--robot ${robot.kind === 'rosbridge' ? robot.url : robot.path}: ${robot.kind} links are not in this build yet; use --robot sim`);
-  }
+/** The safety filter's interventions, logged at most once a second so a clipping policy cannot flood the log. */
+function logClipping(loop: ControlLoop, log: Logger): void {
+  let lastLoggedMs = -Infinity;
+  let since = 0;
+  loop.onSent((sent) => {
+    if (!sent.clipped) return;
+    since++;
+    if (sent.atMs - lastLoggedMs < 1000) return;
+    log.info({ driver: sent.driver, requested: sent.requested, sent: sent.command, clippedSinceLastLog: since }, 'safety filter clipped a command');
+    lastLoggedMs = sent.atMs;
+    since = 0;
+  });
 }

@@ -1,0 +1,70 @@
+// One rosbridge stream measured as the cockpit receives it: a fresh RosbridgeLink subscribed to the
+// one topic under test, in JSON or CBOR, for a fixed window after a warm-up. Latency runs from the
+// robot's header stamp, put on the cockpit clock by the link's clock-offset estimate, to the moment
+// the decoded message reaches the subscriber.
+import type { LinkAlert } from '../../links/link.ts';
+import type { ClockOffsetEstimate } from '../../links/rosbridge/clockOffset.ts';
+import { systemLinkClock, type LinkClock } from '../../links/rosbridge/linkClock.ts';
+import { RosbridgeLink } from '../../links/rosbridge/rosbridgeLink.ts';
+import type { WireCompression } from '../../links/rosbridge/topicRoutes.ts';
+import type { BenchRow } from './report.ts';
+import { StreamWindow } from './streamWindow.ts';
+
+export interface StreamCase {
+  /** Row prefix, e.g. `image-640x480@30-cbor`. */
+  name: string;
+  topic: string;
+  compression: WireCompression;
+}
+
+export interface StreamTimings {
+  connectTimeoutMs: number;
+  warmupMs: number;
+  windowMs: number;
+}
+
+export interface StreamResult {
+  rows: BenchRow[];
+  /** The link's robot-to-cockpit offset estimate at the end of the window. */
+  clockOffset: ClockOffsetEstimate | undefined;
+  /** Warnings and errors the link raised while measuring (a healthy run has none). */
+  alerts: readonly LinkAlert[];
+}
+
+/** Sub-millisecond wall clock: Date.now() would round every latency to whole milliseconds. */
+const preciseClock: LinkClock = { ...systemLinkClock, epochMs: () => performance.timeOrigin + performance.now() };
+
+export async function measureStream(url: string, streamCase: StreamCase, timings: StreamTimings): Promise<StreamResult> {
+  const link = new RosbridgeLink({ url, compression: { [streamCase.topic]: streamCase.compression }, simulated: true, clock: preciseClock });
+  try {
+    await untilPresent(link, url, timings.connectTimeoutMs);
+    const window = new StreamWindow(preciseClock.epochMs() + timings.warmupMs, timings.windowMs);
+    const unsubscribe = link.subscribe(streamCase.topic, (received) => window.record(preciseClock.epochMs(), received.sourceTimeMs));
+    await new Promise((resolve) => setTimeout(resolve, timings.warmupMs + timings.windowMs));
+    unsubscribe();
+    const alerts = link.alerts().filter((alert) => alert.severity !== 'info');
+    if (alerts.some((alert) => alert.key === `cbor-fallback:${streamCase.topic}`)) {
+      throw new Error(`${streamCase.name}: the link fell back from CBOR to JSON, so this case did not measure CBOR`);
+    }
+    return { rows: window.rows(streamCase.name), clockOffset: link.clockOffset(), alerts };
+  } finally {
+    await link.close();
+  }
+}
+
+function untilPresent(link: RosbridgeLink, url: string, timeoutMs: number): Promise<void> {
+  if (link.presence() === 'present') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stop();
+      const why = link.alerts().map((alert) => alert.message).join('; ');
+      reject(new Error(`could not reach the simulated robot at ${url} within ${timeoutMs} ms${why ? `: ${why}` : ''}`));
+    }, timeoutMs);
+    const stop = link.on('presence', (presence) => {
+      if (presence !== 'present') return;
+      clearTimeout(timer);
+      stop();
+      resolve();
+    });
+  });
+}

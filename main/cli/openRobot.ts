@@ -1,0 +1,37 @@
+// Opens the link to the robot named by `--robot`: the built-in simulated robot (its own process,
+// over rosbridge), a rosbridge server, or a serial device.
+import type { Logger } from 'pino';
+import type { Link } from '../links/link.ts';
+import { RosbridgeLink } from '../links/rosbridge/rosbridgeLink.ts';
+import { SerialLink } from '../links/serial/serialLink.ts';
+import type { RobotSpec } from './robotSpec.ts';
+import { startSimProcess } from './simProcess.ts';
+
+export interface OpenedRobot {
+  link: Link;
+  /** Closes the link (one last zero goes out if anyone was driving) and whatever it started. */
+  close(): Promise<void>;
+}
+
+/**
+ * A real robot's link is returned at once and keeps connecting in the background (the cockpit
+ * shows its presence); the built-in sim is returned only once its handshake has succeeded.
+ */
+export async function openRobot(spec: RobotSpec, log: Logger, simArgs: string[] = []): Promise<OpenedRobot> {
+  switch (spec.kind) {
+    case 'sim': {
+      const sim = await startSimProcess(log, simArgs);
+      return { link: sim.link, close: () => sim.close() };
+    }
+    case 'rosbridge': {
+      const link = new RosbridgeLink({ url: spec.url });
+      log.info({ url: spec.url }, 'connecting to a rosbridge robot');
+      return { link, close: () => link.close() };
+    }
+    case 'serial': {
+      const link = new SerialLink({ path: spec.path, baud: spec.baud });
+      log.info({ path: spec.path, baud: spec.baud }, 'opening a serial robot');
+      return { link, close: () => link.close() };
+    }
+  }
+}

@@ -1,0 +1,95 @@
+// The built-in simulated robot as a process of its own (DESIGN §6): `reins sim` on a free loopback
+// port, reached over rosbridge like any robot, and confirmed by a handshake to be the sim this
+// cockpit started — never a real robot that happens to listen on that port.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import { newToken } from '../api/access.ts';
+import { RosbridgeLink } from '../links/rosbridge/rosbridgeLink.ts';
+import { waitUntilPresent } from '../links/waitUntilPresent.ts';
+
+const REINS = fileURLToPath(new URL('./reins.mjs', import.meta.url));
+const START_TIMEOUT_MS = 30_000;
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+
+export interface SimProcess {
+  link: RosbridgeLink;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startSimProcess(log: Logger, extraArgs: string[] = []): Promise<SimProcess> {
+  const identity = newToken();
+  const child = spawn(process.execPath, [REINS, 'sim', '--rosbridge-port', '0', '--identity', identity, ...extraArgs], {
+    // stdin stays open as a lifeline: the sim exits when it reads end-of-file (this process died).
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, REINS_EXIT_WITH_STDIN: '1' },
+  });
+  const stop = () => stopChild(child);
+  let link: RosbridgeLink | undefined;
+  try {
+    const url = await readSimUrl(child);
+    log.info({ url, pid: child.pid }, 'simulated robot started');
+    link = new RosbridgeLink({ url, robotName: 'reins-sim', simulated: true });
+    await waitUntilPresent(link, HANDSHAKE_TIMEOUT_MS);
+    await confirmIdentity(link, url, identity);
+    let closing = false;
+    child.once('exit', (code, signal) => {
+      if (!closing) log.error({ code, signal }, 'the simulated robot exited: the link will keep trying to reconnect');
+    });
+    const opened = link;
+    return {
+      link: opened,
+      url,
+      async close() {
+        closing = true;
+        await opened.close();
+        await stop();
+      },
+    };
+  } catch (error) {
+    await link?.close();
+    await stop();
+    throw error;
+  }
+}
+
+async function confirmIdentity(link: RosbridgeLink, url: string, identity: string): Promise<void> {
+  const answer = await link.callService('/sim/identify', 'reins_sim/Identify', {}, HANDSHAKE_TIMEOUT_MS);
+  const given = (answer as { identity?: unknown } | undefined)?.identity;
+  if (given !== identity) {
+    throw new Error(`the rosbridge server at ${url} is not the simulated robot this cockpit started (handshake failed): refusing to drive it`);
+  }
+}
+
+function readSimUrl(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the simulated robot printed no address within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+    const onExit = (code: number | null) => {
+      clearTimeout(timer);
+      reject(new Error(`the simulated robot exited with ${code} before it listened (see its log above)`));
+    };
+    child.once('exit', onExit);
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const match = line.match(/^Reins sim: (ws:\/\/127\.0\.0\.1:\d+)$/);
+      if (!match) return;
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      resolve(match[1]!);
+    });
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
