@@ -1,6 +1,8 @@
 // `reins`: the command line. Usage mistakes print a clear message and exit with 2.
 import { parseArgs } from 'node:util';
 import { runBench } from './bench/runBench.ts';
+import { createLogger } from './logger.ts';
+import { runProbe, type ProbeArgs } from './probe/runProbe.ts';
 import { UsageError } from './robotSpec.ts';
 import { parseSimArgs, runSim } from './sim.ts';
 import { runStart } from './start.ts';
@@ -9,8 +11,9 @@ const USAGE = `Usage:
   reins start [--robot sim|ws://HOST:PORT|serial:/dev/PATH?baud=N] [--headless] [--port 8787]
               [--host 127.0.0.1] [--token T] [--rate-hz 10] [--tls-cert FILE --tls-key FILE] [--insecure]
   reins sim [--rosbridge-port 9090] [--host 127.0.0.1] [--insecure] [--arena-seed N] [--seed N] [--task reach]
-            [--camera WxH@HZ] [--scan BEAMS@HZ] [--identity TOKEN]
-  reins bench SUITE [--json FILE]      suites: tick, sim
+            [--camera WxH@HZ] [--scan BEAMS@HZ] [--prerendered-camera] [--serial-pty PATH] [--identity TOKEN]
+  reins probe ROBOT [--seconds 5] [--json]   ROBOT: sim | ws://HOST:PORT | serial:/dev/PATH?baud=N
+  reins bench SUITE [--json FILE]      suites: tick, sim, bridge
   reins help`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -21,6 +24,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runStart(parseStartArgs(rest));
       case 'bench':
         return await runBench(parseBenchArgs(rest));
+      case 'probe':
+        return await runProbe(parseProbeArgs(rest), createLogger('reins'));
       case 'sim':
         return await runSim(parseSimArgs(rest));
       case undefined:
@@ -95,6 +100,19 @@ export function parseStartArgs(args: string[]): StartArgs {
     tlsKey: values['tls-key'],
     insecure: values.insecure ?? false,
   };
+}
+
+export function parseProbeArgs(args: string[]): ProbeArgs {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: { seconds: { type: 'string', default: '5' }, json: { type: 'boolean', default: false } },
+  });
+  if (positionals.length !== 1) throw new UsageError('reins probe takes exactly one ROBOT');
+  const seconds = Number(values.seconds);
+  if (!(seconds > 0 && seconds <= 600)) throw new UsageError(`--seconds must be above 0 and at most 600, got "${values.seconds}"`);
+  return { robot: positionals[0]!, seconds, json: values.json ?? false };
 }
 
 export interface BenchArgs {

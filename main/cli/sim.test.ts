@@ -19,13 +19,14 @@ describe('parseSimArgs', () => {
       task: 'reach',
       camera: undefined,
       scan: undefined,
+      prerenderedCamera: false,
       identity: undefined,
     });
   });
 
   it('reads every option', () => {
     const args = parseSimArgs(
-      ['--rosbridge-port', '0', '--arena-seed', '7', '--seed', '12', '--task', 'reach', '--camera', '640x480@30', '--scan', '720@20'].concat(['--identity', 'abcdefghijklmnop']),
+      ['--rosbridge-port', '0', '--arena-seed', '7', '--seed', '12', '--task', 'reach', '--camera', '640x480@30', '--scan', '720@20', '--prerendered-camera'].concat(['--identity', 'abcdefghijklmnop']),
     );
     expect(args).toMatchObject({
       rosbridgePort: 0,
@@ -33,6 +34,7 @@ describe('parseSimArgs', () => {
       episodeSeed: 12,
       camera: { widthPx: 640, heightPx: 480, rateHz: 30 },
       scan: { beams: 720, rateHz: 20 },
+      prerenderedCamera: true,
       identity: 'abcdefghijklmnop',
     });
   });

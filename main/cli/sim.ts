@@ -21,6 +21,8 @@ export interface SimArgs {
   task: SimTaskName;
   camera: { widthPx: number; heightPx: number; rateHz: number } | undefined;
   scan: { beams: number; rateHz: number } | undefined;
+  /** Publish a small ring of camera frames rendered at start, so a link bench does not measure rendering. */
+  prerenderedCamera: boolean;
   identity: string | undefined;
   /** Also expose the robot as a serial device (main/links/serial/PROTOCOL.md) on a pty at this path. */
   serialPty: string | undefined;
@@ -29,6 +31,8 @@ export interface SimArgs {
 const MAX_CAMERA = { widthPx: 640, heightPx: 480, rateHz: 30 };
 const MAX_SCAN = { beams: 2048, rateHz: 50 };
 const MAX_SEED = 0xffff_ffff;
+/** Enough that consecutive frames differ (each has its own noise); few enough to render in well under a second. */
+const PRERENDERED_CAMERA_FRAMES = 8;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 export function parseSimArgs(args: string[]): SimArgs {
@@ -45,6 +49,7 @@ export function parseSimArgs(args: string[]): SimArgs {
       task: { type: 'string', default: 'reach' },
       camera: { type: 'string' },
       scan: { type: 'string' },
+      'prerendered-camera': { type: 'boolean', default: false },
       identity: { type: 'string' },
       'serial-pty': { type: 'string' },
     },
@@ -67,6 +72,7 @@ export function parseSimArgs(args: string[]): SimArgs {
     task: task as SimTaskName,
     camera: values.camera === undefined ? undefined : parseCamera(values.camera),
     scan: values.scan === undefined ? undefined : parseScan(values.scan),
+    prerenderedCamera: values['prerendered-camera'] ?? false,
     identity: values.identity,
     serialPty: values['serial-pty'],
   };
@@ -80,7 +86,17 @@ export async function runSim(args: SimArgs): Promise<number> {
     episodeSeed: args.episodeSeed,
     camera: args.camera ?? {},
     scan: args.scan ?? {},
+    prerenderedCameraFrames: args.prerenderedCamera ? PRERENDERED_CAMERA_FRAMES : 0,
   });
+  // The serial device first, when asked for: the server's steps feed it the robot's sensor outputs.
+  const serial =
+    args.serialPty === undefined
+      ? undefined
+      : await startSerialSim({ ptyPath: args.serialPty, robot, log: (message) => log.warn(message) }).catch((error: unknown) => {
+          process.stderr.write(`reins sim: --serial-pty ${args.serialPty}: ${error instanceof Error ? error.message : String(error)}\n`);
+          return 'failed' as const;
+        });
+  if (serial === 'failed') return 1;
   let signalFailure = (): void => undefined;
   const failed = new Promise<'failed'>((resolve) => (signalFailure = () => resolve('failed')));
   const server = await startSimRosbridgeServer({
@@ -89,8 +105,10 @@ export async function runSim(args: SimArgs): Promise<number> {
     port: args.rosbridgePort,
     identity: args.identity ?? '',
     log,
+    sensorTaps: serial ? [serial.sensors] : [],
     onFailure: () => signalFailure(),
-  }).catch((error: unknown) => {
+  }).catch(async (error: unknown) => {
+    await serial?.close();
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     return undefined;
   });
@@ -98,19 +116,10 @@ export async function runSim(args: SimArgs): Promise<number> {
     process.stderr.write(`reins sim: ${args.host}:${args.rosbridgePort} is already in use; stop what listens there, or pass --rosbridge-port 0 for a free port\n`);
     return 1;
   }
-  const serial =
-    args.serialPty === undefined
-      ? undefined
-      : await startSerialSim({ ptyPath: args.serialPty, robot, log: (message) => log.warn(message) }).catch(async (error: unknown) => {
-          process.stderr.write(`reins sim: --serial-pty ${args.serialPty}: ${error instanceof Error ? error.message : String(error)}\n`);
-          await server.close();
-          return 'failed' as const;
-        });
-  if (serial === 'failed') return 1;
   if (serial) log.info({ serialPty: serial.ptyPath }, 'the simulated robot is also a serial device');
   process.stdout.write(`Reins sim: ${server.url}\n`);
   log.info(
-    { url: server.url, arenaSeed: args.arenaSeed, episodeSeed: args.episodeSeed, task: args.task, camera: robot.cameraOptions, scan: robot.scanOptions },
+    { url: server.url, arenaSeed: args.arenaSeed, episodeSeed: args.episodeSeed, task: args.task, camera: robot.cameraOptions, prerenderedCamera: args.prerenderedCamera, scan: robot.scanOptions },
     'simulated robot running',
   );
 

@@ -122,6 +122,20 @@ describe('SimRobot driving', () => {
     expect(odom?.msg.angularRadps).toBeCloseTo(1, 1);
   });
 
+  it('with pre-rendered camera frames, publishes them in turn at the camera rate while it drives', () => {
+    const camera = { widthPx: 16, heightPx: 12, rateHz: 10 };
+    const robot = new SimRobot({ arenaSeed: 3, episodeSeed: 5, camera, prerenderedCameraFrames: 3 });
+    const { sink, outputs } = collector(['camera']);
+    holdCommand(robot, 0.5, 1, 1, sink);
+    const frames = outputs.flatMap((output) => (output.stream === 'camera' ? [output] : []));
+    expect(frames).toHaveLength(10);
+    expect(frames[3]!.msg.data).toEqual(frames[0]!.msg.data);
+    expect(frames[4]!.msg.data).toEqual(frames[1]!.msg.data);
+    expect(frames[1]!.msg.data, 'each frame has its own noise').not.toEqual(frames[0]!.msg.data);
+    expect(frames[1]!.simTimeSecs - frames[0]!.simTimeSecs).toBeCloseTo(0.1, 6);
+    expect(() => new SimRobot({ prerenderedCameraFrames: -1 })).toThrow(RangeError);
+  });
+
   it('ignores a command that is not a number', () => {
     const robot = robotInEmptyArena({ xM: 0, yM: 0, yawRad: 0 });
     expect(robot.drive({ linearMps: Number.NaN, angularRadps: 0 })).toBe(false);

@@ -50,6 +50,12 @@ export interface SimRobotOptions {
    * expects). Off, an ended episode stands, robot and all, until resetEpisode().
    */
   autoReset: boolean;
+  /**
+   * Render this many camera frames once, from the first episode's start, and publish them in turn
+   * with fresh stamps; 0 (the default) renders every frame live. For benches that measure how frames
+   * travel, not how fast the sim draws them.
+   */
+  prerenderedCameraFrames: number;
 }
 
 /** The truth about the world, for tests, benchmarks and `/sim/ground_truth`; never the live loop. */
@@ -97,6 +103,8 @@ export class SimRobot {
   private episodeCount = 0;
   private lastEndedEpisode: EpisodeState | undefined;
   private lastCameraFrame: Image | undefined;
+  private readonly prerenderedFrames: readonly Image[];
+  private prerenderedNext = 0;
 
   constructor(options: Partial<SimRobotOptions> = {}) {
     this.arenaSeed = options.arenaSeed ?? 1;
@@ -114,6 +122,7 @@ export class SimRobot {
     };
     const seed = options.episodeSeed ?? 1;
     this.world = this.createWorld(placeEpisode(this.arena, seed), seed);
+    this.prerenderedFrames = this.prerender(options.prerenderedCameraFrames ?? 0);
   }
 
   simTimeSecs(): number {
@@ -263,6 +272,19 @@ export class SimRobot {
     if (this.autoReset) this.resetEpisode();
   }
 
+  private prerender(frameCount: number): Image[] {
+    if (!(Number.isInteger(frameCount) && frameCount >= 0)) throw new RangeError(`prerenderedCameraFrames must be a whole number ≥ 0, got ${frameCount}`);
+    const { camera, physics, noiseSeed } = this.world;
+    // Each frame its own noise, so consecutive frames differ as a live camera's would.
+    return Array.from({ length: frameCount }, (_, index) => camera.render(physics.pose(), new SeededRandom(deriveSeed(noiseSeed, 'prerendered-camera', index))));
+  }
+
+  private nextPrerenderedFrame(): Image | undefined {
+    const frame = this.prerenderedFrames[this.prerenderedNext];
+    if (frame !== undefined) this.prerenderedNext = (this.prerenderedNext + 1) % this.prerenderedFrames.length;
+    return frame;
+  }
+
   private sample(stream: SensorStream, nowSecs: number): SensorOutput {
     const world = this.world;
     // Each sample's noise has its own seed, so skipping a stream nobody wants changes no other.
@@ -271,7 +293,7 @@ export class SimRobot {
     switch (stream) {
       case 'camera': {
         const frozen = this.faults.cameraFrozen(nowSecs) ? this.lastCameraFrame : undefined;
-        this.lastCameraFrame = frozen ?? world.camera.render(pose, random);
+        this.lastCameraFrame = frozen ?? this.nextPrerenderedFrame() ?? world.camera.render(pose, random);
         return { stream, simTimeSecs: nowSecs, msg: this.lastCameraFrame };
       }
       case 'scan':

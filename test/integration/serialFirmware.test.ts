@@ -7,7 +7,7 @@ import type { AnalogInputs, JointState } from '../../main/links/messages.ts';
 import { twistFromDrive } from '../../main/links/messages.ts';
 import { SerialLink, type CommandAck } from '../../main/links/serial/serialLink.ts';
 import { STATUS_FLAG, type Sensor } from '../../main/links/serial/protocolMessages.ts';
-import { waitFor, waitForAlert, waitForMessage, waitForPresence } from '../support/serialTestWaits.ts';
+import { waitFor, waitForAlert, waitForMessage, waitForPresence } from '../support/linkEvents.ts';
 import { isType, RawSerialClient } from '../support/rawSerialClient.ts';
 import { buildNative, startFirmware, type RunningFirmware } from '../../main/links/serial/firmwareSimulator.ts';
 import { probeRoundTrip } from '../../main/links/serial/roundTripProbe.ts';

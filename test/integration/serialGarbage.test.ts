@@ -14,7 +14,7 @@ import { encodeFrame } from '../../main/links/serial/frames.ts';
 import { SerialLink } from '../../main/links/serial/serialLink.ts';
 import { SimSerialDevice } from '../../main/sim/serial/simSerialDevice.ts';
 import { openPtyPair, type PtyPair } from '../../main/sim/serial/socatPty.ts';
-import { waitForAlert, waitForMessage, waitForPresence } from '../support/serialTestWaits.ts';
+import { waitForAlert, waitForMessage, waitForPresence } from '../support/linkEvents.ts';
 
 const JOINTS: JointState = {
   kind: 'JointState',

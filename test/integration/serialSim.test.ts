@@ -10,11 +10,12 @@ import type { Imu, JointState, Odometry } from '../../main/links/messages.ts';
 import { twistFromDrive } from '../../main/links/messages.ts';
 import { STATUS_FLAG, type Sensor } from '../../main/links/serial/protocolMessages.ts';
 import { SerialLink, type CommandAck } from '../../main/links/serial/serialLink.ts';
-import { RealtimeStepper } from '../../main/sim/rosbridge/realtimeStepper.ts';
+import { startSimRosbridgeServer } from '../../main/sim/rosbridge/server.ts';
 import { startSerialSim, type SerialSim } from '../../main/sim/serial/serialSim.ts';
 import { SimRobot } from '../../main/sim/simRobot.ts';
-import { waitFor, waitForAlert, waitForMessage, waitForPresence } from '../support/serialTestWaits.ts';
+import { waitFor, waitForAlert, waitForMessage, waitForPresence } from '../support/linkEvents.ts';
 import { isType, RawSerialClient } from '../support/rawSerialClient.ts';
+import { SimRosbridgeClient, type ReceivedFrame } from '../support/simRosbridgeClient.ts';
 
 const drive = (linearMps: number, angularRadps: number) => twistFromDrive({ linearMps, angularRadps });
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -102,17 +103,22 @@ describe('serial link ↔ simulated robot on a pseudo-terminal', () => {
     expect((await ack).result).toBe('applied');
   });
 
-  it('exposes a robot that someone else steps (as `reins sim` does with rosbridge)', async () => {
-    const robot = new SimRobot();
-    const stepper = new RealtimeStepper({ step: (stepSecs) => robot.step(stepSecs), skipped: () => undefined, failed: () => undefined }, 0);
-    stepper.start();
-    cleanups.push(() => stepper.stop());
+  it('exposes the robot the rosbridge server steps, fed by its sensor taps (as `reins sim --serial-pty` does)', async () => {
+    const robot = new SimRobot({ camera: { widthPx: 32, heightPx: 24 } });
     const serialSim = await startSerialSim({ ptyPath: join(scratch, `ttySIM${count++}`), robot });
     cleanups.push(() => serialSim.close());
+    const server = await startSimRosbridgeServer({ robot, port: 0, sensorTaps: [serialSim.sensors] });
+    cleanups.push(() => server.close());
+    const rosClient = await SimRosbridgeClient.open(server.url);
+    cleanups.push(() => rosClient.close());
+    rosClient.send({ op: 'subscribe', topic: '/odom' });
     const link = serialLink(serialSim.ptyPath);
     await waitForPresence(link, 'present');
     link.publish('/cmd_vel', drive(0.3, 0));
     await waitForMessage<Odometry>(link, '/odom', ({ msg }) => msg.odomFromBaseXM > 0.02, 3000);
+    // The same steps reach the rosbridge clients: they see the robot the serial link drives move.
+    const forwardMps = (frame: ReceivedFrame) => (frame.op['msg'] as { twist: { twist: { linear: { x: number } } } }).twist.twist.linear.x;
+    await rosClient.waitFor((frame) => frame.op.op === 'publish' && frame.op.topic === '/odom' && forwardMps(frame) > 0.1, 3000, 'odometry of a moving robot over rosbridge');
     expect(robot.groundTruth().linearMps).toBeGreaterThan(0.1);
   });
 

@@ -1,5 +1,5 @@
-// Waits on a Link's events (presence, alerts, messages) with a deadline, so link tests synchronise
-// on what happened instead of sleeping.
+// Waits on a Link's events (presence, alerts, messages) with a deadline, so the tests of every
+// transport synchronise on what happened instead of sleeping.
 import type { Link, LinkAlert, LinkPresence } from '../../main/links/link.ts';
 import type { Received, RobotMessage } from '../../main/links/messages.ts';
 

@@ -4,7 +4,7 @@ import { SerialPort } from 'serialport';
 import { encodeFrame, type Frame } from '../../main/links/serial/frames.ts';
 import { FrameStreamDecoder, type FrameStreamEvent } from '../../main/links/serial/frameStream.ts';
 import type { ProtocolMessage } from '../../main/links/serial/protocolMessages.ts';
-import { waitFor } from './serialTestWaits.ts';
+import { waitFor } from './linkEvents.ts';
 
 export class RawSerialClient {
   private readonly decoder = new FrameStreamDecoder();

@@ -7,6 +7,7 @@ import type { ClockOffsetEstimate } from '../../links/rosbridge/clockOffset.ts';
 import { systemLinkClock, type LinkClock } from '../../links/rosbridge/linkClock.ts';
 import { RosbridgeLink } from '../../links/rosbridge/rosbridgeLink.ts';
 import type { WireCompression } from '../../links/rosbridge/topicRoutes.ts';
+import { waitUntilPresent } from '../../links/waitUntilPresent.ts';
 import type { BenchRow } from './report.ts';
 import { StreamWindow } from './streamWindow.ts';
 
@@ -37,34 +38,17 @@ const preciseClock: LinkClock = { ...systemLinkClock, epochMs: () => performance
 export async function measureStream(url: string, streamCase: StreamCase, timings: StreamTimings): Promise<StreamResult> {
   const link = new RosbridgeLink({ url, compression: { [streamCase.topic]: streamCase.compression }, simulated: true, clock: preciseClock });
   try {
-    await untilPresent(link, url, timings.connectTimeoutMs);
+    await waitUntilPresent(link, timings.connectTimeoutMs);
     const window = new StreamWindow(preciseClock.epochMs() + timings.warmupMs, timings.windowMs);
     const unsubscribe = link.subscribe(streamCase.topic, (received) => window.record(preciseClock.epochMs(), received.sourceTimeMs));
     await new Promise((resolve) => setTimeout(resolve, timings.warmupMs + timings.windowMs));
     unsubscribe();
-    const alerts = link.alerts().filter((alert) => alert.severity !== 'info');
-    if (alerts.some((alert) => alert.key === `cbor-fallback:${streamCase.topic}`)) {
+    if (link.alerts().some((alert) => alert.key === `cbor-fallback:${streamCase.topic}`)) {
       throw new Error(`${streamCase.name}: the link fell back from CBOR to JSON, so this case did not measure CBOR`);
     }
+    const alerts = link.alerts().filter((alert) => alert.severity !== 'info');
     return { rows: window.rows(streamCase.name), clockOffset: link.clockOffset(), alerts };
   } finally {
     await link.close();
   }
-}
-
-function untilPresent(link: RosbridgeLink, url: string, timeoutMs: number): Promise<void> {
-  if (link.presence() === 'present') return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      stop();
-      const why = link.alerts().map((alert) => alert.message).join('; ');
-      reject(new Error(`could not reach the simulated robot at ${url} within ${timeoutMs} ms${why ? `: ${why}` : ''}`));
-    }, timeoutMs);
-    const stop = link.on('presence', (presence) => {
-      if (presence !== 'present') return;
-      clearTimeout(timer);
-      stop();
-      resolve();
-    });
-  });
 }

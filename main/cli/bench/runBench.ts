@@ -1,6 +1,7 @@
 // `reins bench SUITE [--json FILE]`.
 import type { BenchArgs } from '../main.ts';
 import { UsageError } from '../robotSpec.ts';
+import { runBridgeBench } from './bridgeBench.ts';
 import { machineFacts, writeReport, type BenchRow } from './report.ts';
 import { runSimBench } from './simBench.ts';
 import { runTickBench } from './tickBench.ts';
@@ -8,6 +9,7 @@ import { runTickBench } from './tickBench.ts';
 const SUITES: Record<string, () => Promise<BenchRow[]> | BenchRow[]> = {
   tick: () => runTickBench(),
   sim: () => runSimBench(),
+  bridge: () => runBridgeBench(),
 };
 
 export async function runBench(args: BenchArgs): Promise<number> {

@@ -2,7 +2,7 @@
 // advertisement, topic discovery (at once, then periodically), the robot clock sync, the wire
 // subscriptions for the topics the cockpit wants, and the watch for CBOR subscriptions that stay
 // silent. Built when a connection opens, disposed when it closes; the next connection starts anew.
-import type { AlertBoard } from './alertBoard.ts';
+import type { AlertBoard } from '../alertBoard.ts';
 import { ClockSync } from './clockSync.ts';
 import { kindOfType } from './decode/messageTypes.ts';
 import type { ClockOffsetEstimator } from './clockOffset.ts';

@@ -2,9 +2,11 @@
 // the connection's life: connecting, present, reconnecting with jittered backoff (re-subscribing
 // everything), closed for good on close(). Commands go out only on a socket that is open at that
 // moment; one that cannot is dropped, never queued (see rosbridgeSession.ts for roslib's queue).
+import { AlertBoard, repeatingAlert } from '../alertBoard.ts';
 import type { Link, LinkAlert, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../link.ts';
+import { LinkEventHub } from '../linkEventHub.ts';
 import type { Received, RobotMessage, Twist } from '../messages.ts';
-import { AlertBoard } from './alertBoard.ts';
+import { TopicFanout } from '../topicFanout.ts';
 import { JitteredBackoff } from './backoff.ts';
 import { ClockOffsetEstimator, DEFAULT_CLOCK_OFFSET_OPTIONS, type ClockOffsetEstimate } from './clockOffset.ts';
 import { kindOfType } from './decode/messageTypes.ts';
@@ -18,8 +20,6 @@ import type { TopicProbe } from './silentCbor.ts';
 import type { SocketPort } from './socketPort.ts';
 import { TopicRoutes, type TopicRoute } from './topicRoutes.ts';
 
-type MessageListener = (received: Received) => void;
-
 /** The silent-CBOR probe asks for at most one message per this many ms (it only counts them). */
 const PROBE_THROTTLE_MS = 250;
 
@@ -31,10 +31,13 @@ export class RosbridgeLink implements Link {
   private readonly routes: TopicRoutes;
   private readonly estimator: ClockOffsetEstimator;
   private readonly backoff: JitteredBackoff;
-  private readonly messageListeners = new Map<string, Set<MessageListener>>();
-  private readonly presenceListeners = new Set<LinkEvents['presence']>();
-  private readonly alertListeners = new Set<LinkEvents['alerts']>();
-  private currentPresence: LinkPresence = 'connecting';
+  private readonly events = new LinkEventHub('connecting');
+  private readonly fanout = new TopicFanout({
+    firstSubscribed: (topic) => this.live?.ensureSubscribed(topic),
+    lastUnsubscribed: (topic) => this.live?.dropSubscription(topic),
+    subscriberFailed: (topic, error) =>
+      this.alertBoard.count(repeatingAlert({ key: `subscriber:${topic}`, severity: 'error', message: `A subscriber to ${topic} failed: ${error instanceof Error ? error.message : String(error)}`, hint: 'A bug in the cockpit; the link keeps delivering to the other subscribers.' })),
+  });
   private session: RosbridgeSession | undefined;
   private live: LiveConnection | undefined;
   private reconnectTimer: TimerHandle | undefined;
@@ -44,7 +47,11 @@ export class RosbridgeLink implements Link {
     const { timings, clock } = this.options;
     this.robotName = this.options.robotName;
     this.capabilities = Object.freeze({ sendsCommands: true, simulated: this.options.simulated });
-    this.alertBoard = new AlertBoard((alerts) => this.emitAlerts(alerts), () => clock.epochMs(), timings.alertRepeatIntervalMs);
+    this.alertBoard = new AlertBoard((alerts) => this.events.emitAlerts(alerts), {
+      nowMs: () => clock.epochMs(),
+      minUpdateIntervalMs: timings.alertRepeatIntervalMs,
+      clearAfterQuietMs: timings.alertRepeatIntervalMs,
+    });
     this.routes = new TopicRoutes({ topicMap: this.options.topicMap, roleTypes: this.options.roleTypes, compression: this.options.compression });
     this.estimator = new ClockOffsetEstimator({ ...DEFAULT_CLOCK_OFFSET_OPTIONS, windowMs: timings.clockWindowMs });
     this.backoff = new JitteredBackoff(timings.backoff, this.options.random);
@@ -52,11 +59,11 @@ export class RosbridgeLink implements Link {
   }
 
   presence(): LinkPresence {
-    return this.currentPresence;
+    return this.events.presence();
   }
 
   alerts(): readonly LinkAlert[] {
-    return this.alertBoard.all();
+    return this.alertBoard.list();
   }
 
   topics(): readonly TopicInfo[] {
@@ -69,26 +76,17 @@ export class RosbridgeLink implements Link {
   }
 
   subscribe<M extends RobotMessage>(topic: string, onMessage: (received: Received<M>) => void): Unsubscribe {
-    if (this.currentPresence === 'closed' || this.currentPresence === 'error') return () => undefined;
-    // Safe: a topic delivers the one kind its route names, and the subscriber asked for that topic.
-    const listener = onMessage as MessageListener;
-    const listeners = this.messageListeners.get(topic) ?? new Set<MessageListener>();
-    this.messageListeners.set(topic, listeners);
-    listeners.add(listener);
-    if (listeners.size === 1) this.live?.ensureSubscribed(topic);
-    return () => {
-      if (!listeners.delete(listener) || listeners.size > 0 || this.messageListeners.get(topic) !== listeners) return;
-      this.messageListeners.delete(topic);
-      this.live?.dropSubscription(topic);
-    };
+    const presence = this.events.presence();
+    if (presence === 'closed' || presence === 'error') return () => undefined;
+    return this.fanout.subscribe(topic, onMessage);
   }
 
   publish(topic: string, twist: Twist): boolean {
     const session = this.session;
-    if (this.currentPresence !== 'present' || session === undefined || !session.isOpen()) return false;
+    if (this.events.presence() !== 'present' || session === undefined || !session.isOpen()) return false;
     const wire = encodeTwist(twist);
     if (wire === undefined) {
-      this.alertBoard.raiseRepeating({ key: 'command-not-finite', severity: 'error', message: `Refused to send a command with a non-finite value on ${topic}.`, hint: 'A bug upstream of the link produced NaN or infinity; the robot was sent nothing.' });
+      this.alertBoard.count(repeatingAlert({ key: 'command-not-finite', severity: 'error', message: `Refused to send a command with a non-finite value on ${topic}.`, hint: 'A bug upstream of the link produced NaN or infinity; the robot was sent nothing.' }));
       return false;
     }
     const rosType = this.routes.commandType(topic);
@@ -111,23 +109,17 @@ export class RosbridgeLink implements Link {
   }
 
   on<E extends keyof LinkEvents>(event: E, listener: LinkEvents[E]): Unsubscribe {
-    // The casts only restate what the event name already proves about the listener's type.
-    const listeners = (event === 'presence' ? this.presenceListeners : this.alertListeners) as Set<LinkEvents[E]>;
-    listeners.add(listener);
-    return () => {
-      listeners.delete(listener);
-    };
+    return this.events.on(event, listener);
   }
 
   async close(): Promise<void> {
-    if (this.currentPresence === 'closed') return;
+    if (this.events.presence() === 'closed') return;
     if (this.reconnectTimer !== undefined) this.options.clock.clearTimeout(this.reconnectTimer);
     this.reconnectTimer = undefined;
     this.endConnection();
-    this.setPresence('closed');
-    this.messageListeners.clear();
-    this.presenceListeners.clear();
-    this.alertListeners.clear();
+    this.events.setPresence('closed');
+    this.fanout.clear();
+    this.events.clear();
   }
 
   private connect(): void {
@@ -145,7 +137,7 @@ export class RosbridgeLink implements Link {
       open: () => this.onOpen(session),
       closed: (reason) => this.onClosed(session, reason),
       message: (topic, wire) => this.live?.onWireMessage(topic, wire),
-      frameProblem: (text) => this.alertBoard.raiseRepeating({ key: 'frame', severity: 'warn', message: `rosbridge sent a frame the cockpit could not read: ${text}`, hint: 'Usually a server or network fault; if it persists, check the rosbridge_server version and log.' }),
+      frameProblem: (text) => this.alertBoard.count(repeatingAlert({ key: 'frame', severity: 'warn', message: `rosbridge sent a frame the cockpit could not read: ${text}`, hint: 'Usually a server or network fault; if it persists, check the rosbridge_server version and log.' })),
       serverStatus: (level, text) => this.alertBoard.raise({ key: 'server-status', severity: level === 'error' ? 'warn' : 'info', message: `rosbridge says: ${text}` }),
     });
     this.session = session;
@@ -160,17 +152,17 @@ export class RosbridgeLink implements Link {
       alerts: this.alertBoard,
       estimator: this.estimator,
       commandTopic: this.options.topicMap.command,
-      wantedTopics: () => this.messageListeners.keys(),
+      wantedTopics: () => this.fanout.topics(),
       deliver: (route, wire) => this.deliver(route, wire),
       openProbe: (topic, rosType, onMessage) => this.openProbe(topic, rosType, onMessage),
     }, this.options.clock, this.options.timings);
     this.live.start();
-    this.setPresence('present');
+    this.events.setPresence('present');
   }
 
   private onClosed(session: RosbridgeSession, reason: string): void {
     if (session !== this.session) return;
-    const wasPresent = this.currentPresence === 'present';
+    const wasPresent = this.events.presence() === 'present';
     this.endConnection();
     const delayMs = this.backoff.nextDelayMs();
     this.alertBoard.raise({
@@ -180,7 +172,7 @@ export class RosbridgeLink implements Link {
       hint: 'Check that rosbridge_server is running on the robot (roslaunch rosbridge_server rosbridge_websocket.launch, or ros2 launch rosbridge_server rosbridge_websocket_launch.xml) and that the host and port are reachable.',
     });
     this.reconnectTimer = this.options.clock.setTimeout(() => this.connect(), delayMs);
-    this.setPresence('reconnecting');
+    this.events.setPresence('reconnecting');
   }
 
   private deliver(route: TopicRoute, wire: unknown): void {
@@ -188,7 +180,7 @@ export class RosbridgeLink implements Link {
     const decoded = route.decode(wire);
     const key = `decode:${route.topic}`;
     if (!decoded.ok) {
-      this.alertBoard.raiseRepeating({ key, severity: 'warn', message: `Dropped a message on ${route.topic}: ${decoded.problem}`, hint: decoded.hint });
+      this.alertBoard.count(repeatingAlert({ key, severity: 'warn', message: `Dropped a message on ${route.topic}: ${decoded.problem}`, hint: decoded.hint }));
       return;
     }
     this.alertBoard.clearIfQuiet(key);
@@ -199,15 +191,7 @@ export class RosbridgeLink implements Link {
       // Nothing arrives before it was stamped: a later source time is the estimate's error, not news.
       sourceTimeMs = Math.min(receiveTimeMs, this.estimator.toCockpitMs(decoded.stampMs, receiveTimeMs) ?? receiveTimeMs);
     }
-    const received: Received = { topic: route.topic, receiveTimeMs, sourceTimeMs, msg: decoded.msg };
-    // A copy, so a subscriber that unsubscribes while being called does not skip its neighbour.
-    for (const listener of [...(this.messageListeners.get(route.topic) ?? [])]) {
-      try {
-        listener(received);
-      } catch (error) {
-        this.alertBoard.raiseRepeating({ key: `subscriber:${route.topic}`, severity: 'error', message: `A subscriber to ${route.topic} failed: ${error instanceof Error ? error.message : String(error)}`, hint: 'A bug in the cockpit; the link keeps delivering to the other subscribers.' });
-      }
-    }
+    this.fanout.deliver({ topic: route.topic, receiveTimeMs, sourceTimeMs, msg: decoded.msg });
   }
 
   /** A short-lived JSON subscription on its own connection (see silentCbor.ts for why separate). */
@@ -237,16 +221,6 @@ export class RosbridgeLink implements Link {
 
   private fail(problem: string): void {
     this.alertBoard.raise({ key: 'connection', severity: 'error', message: `Cannot connect: ${problem}.`, hint: 'Give the robot as ws://HOST:PORT (rosbridge_server listens on 9090 by default).' });
-    this.setPresence('error');
-  }
-
-  private setPresence(presence: LinkPresence): void {
-    if (presence === this.currentPresence) return;
-    this.currentPresence = presence;
-    for (const listener of [...this.presenceListeners]) listener(presence);
-  }
-
-  private emitAlerts(alerts: readonly LinkAlert[]): void {
-    for (const listener of [...this.alertListeners]) listener(alerts);
+    this.events.setPresence('error');
   }
 }

@@ -1,6 +1,6 @@
 // What the serial link tells the operator, in one place: each alert's key, wording and hint.
 import type { LinkAlert } from '../link.ts';
-import type { CountedAlertSpec } from './alertBoard.ts';
+import type { CountedAlertSpec } from '../alertBoard.ts';
 import type { FrameFault } from './frames.ts';
 import type { ProtocolError } from './protocolMessages.ts';
 import type { OpenFailure } from './serialTransport.ts';
@@ -19,6 +19,7 @@ export const SERIAL_ALERT_KEYS = Object.freeze({
   deviceWatchdog: 'serial-device-watchdog',
   commandRefused: 'serial-command-refused',
   commandUnanswered: 'serial-command-unanswered',
+  subscriber: 'serial-subscriber',
 } as const);
 
 const K = SERIAL_ALERT_KEYS;
@@ -124,6 +125,12 @@ export function commandRefusedAlert(result: string): LinkAlert {
 export function commandUnansweredAlert(): CountedAlertSpec {
   return counted(K.commandUnanswered, 'warn', (n) => `${n} drive command${plural(n)} got no acknowledgement within 1 s.`,
     'Commands are being lost on the way to the device: check the cable and baud rate.');
+}
+
+export function subscriberFailedAlert(topic: string, error: unknown): CountedAlertSpec {
+  const detail = error instanceof Error ? error.message : String(error);
+  return counted(`${K.subscriber}:${topic}`, 'error', (n) => `A subscriber to ${topic} failed${n > 1 ? ` ${n} times` : ''}: ${detail}`,
+    'A bug in the cockpit; the link keeps delivering to the other subscribers.');
 }
 
 function counted(key: string, severity: LinkAlert['severity'], message: (count: number) => string, hint: string): CountedAlertSpec {

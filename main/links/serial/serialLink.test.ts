@@ -87,6 +87,21 @@ describe('SerialLink', () => {
     expect(odometry[1]!.linearMps).toBeCloseTo(0.1);
   });
 
+  it('keeps delivering to the other subscribers when one throws, and says so', async () => {
+    await present();
+    const received: number[] = [];
+    link.subscribe<JointState>('/joint_states', () => {
+      throw new Error('panel bug');
+    });
+    link.subscribe<JointState>('/joint_states', ({ msg }) => received.push(msg.positionsRad[0]!));
+    const wheel = { encoderCounts: 0, velocityRadps: 0, dutyPermille: 0 };
+    ports.latest().reply({ type: 'sensor', deviceTimeUs: 1_000_000, wheels: [wheel, wheel] });
+    ports.latest().reply({ type: 'sensor', deviceTimeUs: 1_020_000, wheels: [wheel, wheel] });
+    expect(received).toHaveLength(2);
+    expect(link.presence()).toBe('present');
+    expect(link.alerts().find((a) => a.key === 'serial-subscriber:/joint_states')).toMatchObject({ severity: 'error', message: expect.stringMatching(/failed 2 times: panel bug/) });
+  });
+
   it('goes to reconnecting when the device falls silent, and says HELLO again', async () => {
     await present();
     const hellos = ports.latest().sentOfType('hello').length;

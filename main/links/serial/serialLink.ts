@@ -2,9 +2,11 @@
 // SerialLink holds the connection state machine (open → HELLO → present, reconnect when the port
 // vanishes or the device goes silent), maps SENSOR samples onto the topic map, and sends drive
 // commands only while the device is present: a command that cannot go out now is dropped.
+import { AlertBoard } from '../alertBoard.ts';
 import type { Link, LinkAlert, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../link.ts';
+import { LinkEventHub } from '../linkEventHub.ts';
 import type { Received, RobotMessage, Twist } from '../messages.ts';
-import { AlertBoard } from './alertBoard.ts';
+import { TopicFanout } from '../topicFanout.ts';
 import { CommandRoundTrip, type RoundTripStats } from './commandRoundTrip.ts';
 import { DeviceClock } from './deviceClock.ts';
 import type { Frame } from './frames.ts';
@@ -14,7 +16,6 @@ import { SerialConnection } from './serialConnection.ts';
 import { routeSample, sampleTopics, SensorMapper, type MappedSample } from './sensorMapping.ts';
 import { DEFAULT_SERIAL_LINK_OPTIONS, type SerialLinkOptions } from './serialLinkOptions.ts';
 import { classifyOpenError } from './serialTransport.ts';
-import { TopicFanout } from './topicFanout.ts';
 import { parseSerialUrl, type SerialAddress } from './serialUrl.ts';
 
 export type { SerialLinkOptions } from './serialLinkOptions.ts';
@@ -35,11 +36,9 @@ export class SerialLink implements Link {
   private readonly board: AlertBoard;
   private readonly clock = new DeviceClock();
   private readonly roundTrip = new CommandRoundTrip();
-  private readonly fanout = new TopicFanout();
-  private readonly presenceListeners = new Set<LinkEvents['presence']>();
-  private readonly alertListeners = new Set<LinkEvents['alerts']>();
+  private readonly fanout = new TopicFanout({ subscriberFailed: (topic, error) => this.board.count(alerts.subscriberFailedAlert(topic, error)) });
+  private readonly events = new LinkEventHub('connecting');
   private readonly ackListeners = new Set<(ack: CommandAck) => void>();
-  private currentPresence: LinkPresence = 'connecting';
   private phase: Phase = 'opening';
   private everPresent = false;
   private connection: SerialConnection | undefined;
@@ -59,7 +58,7 @@ export class SerialLink implements Link {
     options: Partial<SerialLinkOptions> = {},
   ) {
     this.options = { ...DEFAULT_SERIAL_LINK_OPTIONS, ...options };
-    this.board = new AlertBoard((list) => this.emitAlerts(list), { nowMs: this.options.nowMs });
+    this.board = new AlertBoard((list) => this.events.emitAlerts(list), { nowMs: this.options.nowMs });
     this.maintenanceTimer = setInterval(() => this.maintain(), this.options.heartbeatPeriodMs);
     void this.connect();
   }
@@ -69,7 +68,7 @@ export class SerialLink implements Link {
   }
 
   presence(): LinkPresence {
-    return this.currentPresence;
+    return this.events.presence();
   }
 
   alerts(): readonly LinkAlert[] {
@@ -114,12 +113,7 @@ export class SerialLink implements Link {
   }
 
   on<E extends keyof LinkEvents>(event: E, listener: LinkEvents[E]): Unsubscribe {
-    // The casts only restate what the event name already proves about the listener's type.
-    const listeners = (event === 'presence' ? this.presenceListeners : this.alertListeners) as Set<LinkEvents[E]>;
-    listeners.add(listener);
-    return () => {
-      listeners.delete(listener);
-    };
+    return this.events.on(event, listener);
   }
 
   /** Each ACK from the device: the command it actually applied, and the round trip. */
@@ -141,10 +135,9 @@ export class SerialLink implements Link {
     const connection = this.connection;
     this.connection = undefined;
     await connection?.close();
-    this.setPresence('closed');
+    this.events.setPresence('closed');
     this.fanout.clear();
-    this.presenceListeners.clear();
-    this.alertListeners.clear();
+    this.events.clear();
     this.ackListeners.clear();
   }
 
@@ -180,7 +173,7 @@ export class SerialLink implements Link {
       const paths = await this.options.listPortPaths().catch(() => []);
       if (!current()) return;
       this.board.raise(alerts.openFailedAlert(path, classifyOpenError(error), detail, paths));
-      this.setPresence(this.everPresent ? 'reconnecting' : 'connecting');
+      this.events.setPresence(this.everPresent ? 'reconnecting' : 'connecting');
       this.scheduleReconnect();
     }
   }
@@ -197,7 +190,7 @@ export class SerialLink implements Link {
     this.phase = 'opening';
     this.roundTrip.forgetPending();
     this.board.raise(alerts.portLostAlert(this.address.path));
-    this.setPresence(this.everPresent ? 'reconnecting' : 'connecting');
+    this.events.setPresence(this.everPresent ? 'reconnecting' : 'connecting');
     this.scheduleReconnect();
   }
 
@@ -205,7 +198,7 @@ export class SerialLink implements Link {
     this.phase = 'handshake';
     this.handshakeStartMs = this.options.nowMs();
     this.roundTrip.forgetPending();
-    this.setPresence(this.everPresent ? 'reconnecting' : 'connecting');
+    this.events.setPresence(this.everPresent ? 'reconnecting' : 'connecting');
     this.connection?.sendDelimiter();
     this.sendHello();
   }
@@ -268,7 +261,7 @@ export class SerialLink implements Link {
     if (info.protocolVersion !== PROTOCOL_VERSION) {
       this.phase = 'incompatible';
       this.board.raise(alerts.versionAlert(info.protocolVersion, PROTOCOL_VERSION));
-      this.setPresence('error');
+      this.events.setPresence('error');
       return;
     }
     if (this.phase === 'present') return; // the answer to a repeated HELLO: nothing new
@@ -282,7 +275,7 @@ export class SerialLink implements Link {
     this.phase = 'present';
     this.everPresent = true;
     for (const key of [alerts.SERIAL_ALERT_KEYS.handshake, alerts.SERIAL_ALERT_KEYS.silent, alerts.SERIAL_ALERT_KEYS.version]) this.board.clear(key);
-    this.setPresence('present');
+    this.events.setPresence('present');
   }
 
   private onDeviceStatus(status: number): void {
@@ -303,15 +296,6 @@ export class SerialLink implements Link {
     }
   }
 
-  private setPresence(presence: LinkPresence): void {
-    if (this.currentPresence === presence) return;
-    this.currentPresence = presence;
-    for (const listener of [...this.presenceListeners]) listener(presence);
-  }
-
-  private emitAlerts(list: readonly LinkAlert[]): void {
-    for (const listener of [...this.alertListeners]) listener(list);
-  }
 }
 
 function sameDevice(a: DeviceInfo, b: DeviceInfo): boolean {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { AlertBoard } from './alertBoard.ts';
 import { CommandRoundTrip } from './commandRoundTrip.ts';
 import { DeviceClock } from './deviceClock.ts';
 import { parseSerialUrl, SerialUrlError } from './serialUrl.ts';
@@ -25,24 +24,6 @@ describe('DeviceClock', () => {
     clock.observe(0, 100); // offset 100
     clock.observe(2_000_000, 2_150); // 2 s later: offset 150, the old sample has left the window
     expect(clock.offsetMs()).toBe(150);
-  });
-});
-
-describe('AlertBoard', () => {
-  it('keys repeated events into one alert and updates it at most once a second', () => {
-    let nowMs = 0;
-    const emitted: number[] = [];
-    const board = new AlertBoard((alerts) => emitted.push(alerts.length), { nowMs: () => nowMs });
-    const describe = (count: number) => ({ key: 'k', severity: 'warn' as const, message: `${count} bad` });
-    for (let i = 0; i < 50; i++) board.count({ key: 'k', describe });
-    expect(emitted).toHaveLength(1);
-    expect(board.list()).toEqual([{ key: 'k', severity: 'warn', message: '1 bad' }]);
-    nowMs = 1000;
-    board.sweep();
-    expect(board.list()[0]?.message).toBe('50 bad');
-    nowMs = 20_000;
-    board.sweep();
-    expect(board.list()).toEqual([]);
   });
 });
 

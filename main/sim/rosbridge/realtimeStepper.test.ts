@@ -62,4 +62,18 @@ describe('RealtimeStepper', () => {
     vi.advanceTimersByTime(100);
     expect(record.failures).toHaveLength(1);
   });
+
+  it('reads its clock as now, not as the last step, which lags the wall clock', () => {
+    const { events } = recorder();
+    let nowMs = 0;
+    const stepper = new RealtimeStepper(events, 0, { nowMs: () => nowMs }, 1_000_000);
+    stepper.start();
+    nowMs += 15;
+    vi.advanceTimersByTime(10); // one 10 ms step; 5 ms still owed
+    expect(stepper.clockMsNow(0.01)).toBeCloseTo(1_000_015, 6);
+    nowMs += 3; // the process is busy: no timer has fired since
+    expect(stepper.clockMsNow(0.01)).toBeCloseTo(1_000_018, 6);
+    stepper.stop();
+    expect(stepper.clockMsNow(0.01)).toBe(stepper.wallMsAt(0.01));
+  });
 });

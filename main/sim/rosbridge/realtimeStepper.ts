@@ -54,6 +54,17 @@ export class RealtimeStepper {
     return this.epochMs + simTimeSecs * 1000;
   }
 
+  /**
+   * The robot's clock now (what `/rosapi/get_time` answers), given the simulated time stepped so
+   * far: the steps lag the wall clock by up to a step, and longer while the process is busy, so the
+   * time owed since is added. A clock that read only the last step would bias the cockpit's
+   * clock-offset estimate by that lag, which its round-trip uncertainty does not cover.
+   */
+  clockMsNow(simTimeSecs: number): number {
+    if (this.timer === undefined) return this.wallMsAt(simTimeSecs);
+    return this.wallMsAt(simTimeSecs) + this.owedSecs * 1000 + (this.options.nowMs() - this.lastMs);
+  }
+
   start(): void {
     if (this.timer !== undefined) return;
     this.lastMs = this.options.nowMs();

@@ -3,7 +3,8 @@
 // subscribes, obeys /cmd_vel, and serves rosapi and the simulator's own services.
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { SimRobot } from '../simRobot.ts';
+import { fanOutSensors } from '../sensorFanout.ts';
+import type { SensorSink, SimRobot } from '../simRobot.ts';
 import { DEFAULT_OUTBOX_OPTIONS, type OutboxOptions, type OutboxStats } from './clientOutbox.ts';
 import { RosbridgeSession, type BridgeLog, type SessionHub } from './clientSession.ts';
 import type { OutgoingMessage } from './outgoingMessage.ts';
@@ -32,6 +33,11 @@ export interface SimRosbridgeOptions {
   maxClients: number;
   maxSubscriptionsPerClient: number;
   realtime: Partial<RealtimeStepperOptions>;
+  /**
+   * Also fed the sensor outputs of every step the server makes, beside its clients (e.g. the serial
+   * device of `reins sim --serial-pty`, which exposes the same robot).
+   */
+  sensorTaps: readonly SensorSink[];
   outbox: OutboxOptions;
   /** The simulation stopped with an error; the server keeps answering but publishes nothing more. */
   onFailure: (error: unknown) => void;
@@ -62,6 +68,7 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
     maxClients: 64,
     maxSubscriptionsPerClient: 64,
     realtime: {},
+    sensorTaps: [],
     outbox: DEFAULT_OUTBOX_OPTIONS,
     onFailure: () => undefined,
     ...given,
@@ -85,7 +92,7 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
   const stepper = new RealtimeStepper(
     {
       step: (stepSecs) => {
-        robot.step(stepSecs, publisher);
+        robot.step(stepSecs, sensors);
         publisher.afterStep();
       },
       skipped: (skippedSecs) => log.warn({ skippedSecs }, 'the simulated robot fell behind real time and skipped ahead'),
@@ -99,10 +106,11 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
   );
   const wallMsAt = (simTimeSecs: number): number => stepper.wallMsAt(simTimeSecs);
   const publisher = new TopicPublisher(robot, audience, wallMsAt);
+  const sensors = fanOutSensors([publisher, ...options.sensorTaps]);
 
   const hub: SessionHub = {
     services: createServices({
-      clockMs: () => wallMsAt(robot.simTimeSecs()),
+      clockMs: () => stepper.clockMsNow(robot.simTimeSecs()),
       resetEpisode: (seed) => {
         robot.resetEpisode(seed);
         return robot.episodeState().seed;

@@ -6,7 +6,6 @@ import { SerialPort } from 'serialport';
 import type { Imu } from '../../links/messages.ts';
 import { RealtimeStepper } from '../rosbridge/realtimeStepper.ts';
 import { SimRobot, type SensorSink } from '../simRobot.ts';
-import { tapSensorOutputs } from './sensorTap.ts';
 import { SimSerialDevice } from './simSerialDevice.ts';
 import { openPtyPair, type PtyPair } from './socatPty.ts';
 
@@ -15,7 +14,8 @@ export interface SerialSimOptions {
   ptyPath: string;
   /**
    * Expose this robot (e.g. the one `reins sim` serves over rosbridge) instead of making one. The
-   * caller steps it in real time; the serial device sees its outputs through a tap on step().
+   * caller then steps it in real time and feeds the returned `sensors` the outputs of those steps
+   * (startSimRosbridgeServer's `sensorTaps`); without one, the serial sim makes and steps its own.
    */
   robot: SimRobot;
   arenaSeed: number;
@@ -27,6 +27,8 @@ export interface SerialSimOptions {
 
 export interface SerialSim {
   readonly ptyPath: string;
+  /** Where the device takes the robot's wheel and IMU samples; fed by whoever steps the robot. */
+  readonly sensors: SensorSink;
   /** socat's process id (for tests that pull the plug), undefined while it is being restarted. */
   socatPid(): number | undefined;
   close(): Promise<void>;
@@ -52,7 +54,7 @@ export async function startSerialSim(given: Partial<SerialSimOptions> & Pick<Ser
     nowMs: () => performance.now(),
   });
   let latestImu: Imu | undefined;
-  const sink: SensorSink = {
+  const sensors: SensorSink = {
     wants: (stream) => stream === 'joints' || stream === 'imu',
     receive: (output) => {
       if (output.stream === 'imu') latestImu = output.msg;
@@ -93,13 +95,10 @@ export async function startSerialSim(given: Partial<SerialSimOptions> & Pick<Ser
 
   const pollTimer = setInterval(() => device.poll(simTimeUs()), POLL_PERIOD_MS);
   let stepper: RealtimeStepper | undefined;
-  let untap: (() => void) | undefined;
-  if (options.robot) {
-    untap = tapSensorOutputs(robot, sink);
-  } else {
+  if (!options.robot) {
     stepper = new RealtimeStepper(
       {
-        step: (stepSecs) => robot.step(stepSecs, sink),
+        step: (stepSecs) => robot.step(stepSecs, sensors),
         skipped: (skippedSecs) => options.log(`serial sim: fell ${skippedSecs.toFixed(2)} s behind real time and skipped ahead`),
         failed: (error) => options.log(`serial sim: the simulated robot stopped: ${error instanceof Error ? error.message : String(error)}`),
       },
@@ -110,12 +109,12 @@ export async function startSerialSim(given: Partial<SerialSimOptions> & Pick<Ser
 
   return {
     ptyPath: options.ptyPath,
+    sensors,
     socatPid: () => pty?.process.pid,
     async close() {
       closed = true;
       clearInterval(pollTimer);
       stepper?.stop();
-      untap?.();
       const openPort = port;
       port = undefined;
       if (openPort?.isOpen) await new Promise<void>((resolve) => openPort.close(() => resolve()));

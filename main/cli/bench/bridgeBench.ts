@@ -1,0 +1,78 @@
+// `reins bench bridge`: how the robot links perform (issue 4). Images and scans over rosbridge, JSON
+// against CBOR, from the simulated robot running as its own process (so its CPU is apart from the
+// cockpit's) and publishing pre-rendered camera frames (so rendering is not measured); the command
+// round trip to the reference firmware under simavr; and the watchdog's stop time with the control
+// loop on real timers. The sim stamps a message with its physics step's simulated time, and runs
+// those 10 ms steps up to one step behind the wall clock, so stream latencies include ~5 ms of that.
+import type { Logger } from 'pino';
+import { createSimLink, startRealtime } from '../../sim/lockstepLink.ts';
+import { createLogger } from '../logger.ts';
+import { startSimProcess } from '../simProcess.ts';
+import type { BenchRow } from './report.ts';
+import { measureStream, type StreamCase, type StreamTimings } from './rosbridgeStreamBench.ts';
+import { runSerialRoundTripBench } from './serialRoundTripBench.ts';
+import { runWatchdogBench } from './watchdogBench.ts';
+
+const CAMERA = '640x480@30';
+const SCAN = '720@30';
+const STREAM_CASES: readonly StreamCase[] = [
+  { name: `image-${CAMERA}-json`, topic: '/camera/image_raw', compression: 'none' },
+  { name: `image-${CAMERA}-cbor`, topic: '/camera/image_raw', compression: 'cbor' },
+  { name: `scan-${SCAN}-json`, topic: '/scan', compression: 'none' },
+  { name: `scan-${SCAN}-cbor`, topic: '/scan', compression: 'cbor' },
+];
+
+export interface BridgeBenchOptions {
+  stream: StreamTimings;
+  watchdogTrials: number;
+}
+
+export const DEFAULT_BRIDGE_BENCH_OPTIONS: Readonly<BridgeBenchOptions> = Object.freeze({
+  stream: { connectTimeoutMs: 10_000, warmupMs: 1000, windowMs: 5000 },
+  watchdogTrials: 40,
+});
+
+export async function runBridgeBench(options: BridgeBenchOptions = DEFAULT_BRIDGE_BENCH_OPTIONS, log: Logger = createLogger('reins-bench')): Promise<BenchRow[]> {
+  const streamRows = await measureStreams(options.stream, log);
+  log.info('serial round trip to the reference firmware under simavr');
+  const serialRows = await runSerialRoundTripBench();
+  log.info({ trials: options.watchdogTrials }, 'watchdog stop, control loop on real timers against the simulated robot in-process');
+  const watchdogRows = await measureWatchdog(options.watchdogTrials);
+  return [...streamRows, ...serialRows, ...watchdogRows];
+}
+
+async function measureStreams(timings: StreamTimings, log: Logger): Promise<BenchRow[]> {
+  const sim = await startSimProcess(log, ['--camera', CAMERA, '--scan', SCAN, '--prerendered-camera']);
+  try {
+    const rows: BenchRow[] = [];
+    for (const streamCase of STREAM_CASES) {
+      const result = await measureStream(sim.url, streamCase, timings);
+      const offset = result.clockOffset;
+      log.info(
+        {
+          case: streamCase.name,
+          clockOffsetMs: offset?.offsetMs,
+          clockOffsetUncertaintyMs: offset?.uncertaintyMs,
+          clockOffsetSource: offset?.source,
+          alerts: result.alerts.map((alert) => alert.message),
+        },
+        'measured a rosbridge stream; latency uses the link\'s clock-offset estimate',
+      );
+      rows.push(...result.rows);
+    }
+    return rows;
+  } finally {
+    await sim.close();
+  }
+}
+
+async function measureWatchdog(trials: number): Promise<BenchRow[]> {
+  const link = createSimLink();
+  const stopRobot = startRealtime(link);
+  try {
+    return await runWatchdogBench(link, trials);
+  } finally {
+    stopRobot();
+    await link.close();
+  }
+}

@@ -1,0 +1,74 @@
+// `reins probe ROBOT [--seconds 5] [--json]`: connects to a robot, listens to every topic it offers
+// for a while, and reports each topic's type, rate, bytes per second and latency.
+import type { Logger } from 'pino';
+import type { Link } from '../../links/link.ts';
+import type { RobotMessage } from '../../links/messages.ts';
+import { LinkUnreachable, waitUntilPresent } from '../../links/waitUntilPresent.ts';
+import { openRobot } from '../openRobot.ts';
+import { parseRobotSpec } from '../robotSpec.ts';
+import { TopicMeter, type TopicReport } from './topicMeter.ts';
+
+export interface ProbeArgs {
+  robot: string;
+  seconds: number;
+  json: boolean;
+}
+
+export interface ProbeReport {
+  robot: string;
+  connected: boolean;
+  topics: TopicReport[];
+}
+
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export async function runProbe(args: ProbeArgs, log: Logger): Promise<number> {
+  const spec = parseRobotSpec(args.robot);
+  let report: ProbeReport;
+  try {
+    const opened = await openRobot(spec, log);
+    try {
+      report = await probeLink(opened.link, args.robot, args.seconds);
+    } finally {
+      await opened.close();
+    }
+  } catch (error) {
+    if (!(error instanceof LinkUnreachable) && !(error instanceof Error && /handshake|printed no address|exited/.test(error.message))) throw error;
+    log.error({ err: error }, 'could not reach the robot');
+    report = { robot: args.robot, connected: false, topics: [] };
+  }
+  process.stdout.write(args.json ? `${JSON.stringify(report)}\n` : `${formatProbe(report)}\n`);
+  return report.connected ? 0 : 1;
+}
+
+export async function probeLink(link: Link, robot: string, seconds: number): Promise<ProbeReport> {
+  try {
+    await waitUntilPresent(link, CONNECT_TIMEOUT_MS);
+  } catch (error) {
+    if (error instanceof LinkUnreachable) return { robot, connected: false, topics: [] };
+    throw error;
+  }
+  const meters = link
+    .topics()
+    .filter((topic) => topic.kind !== 'Twist')
+    .map((topic) => new TopicMeter(topic.topic, topic.type ?? topic.kind));
+  const unsubscribes = meters.map((meter) => link.subscribe<RobotMessage>(meter.name, (received) => meter.record(received)));
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  for (const unsubscribe of unsubscribes) unsubscribe();
+  return { robot, connected: link.presence() === 'present', topics: meters.map((meter) => meter.report(seconds)) };
+}
+
+export function formatProbe(report: ProbeReport): string {
+  if (!report.connected) return `${report.robot}: not connected`;
+  const header = ['topic', 'type', 'Hz', 'bytes/s', 'latency p50 ms'];
+  const rows = report.topics.map((t) => [
+    t.name,
+    t.type,
+    t.hz.toFixed(1),
+    Math.round(t.bytesPerSec).toString(),
+    t.latencyMsP50 === undefined ? '-' : t.latencyMsP50.toFixed(1),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [`${report.robot}: connected`, line(header), ...rows.map(line)].join('\n');
+}
