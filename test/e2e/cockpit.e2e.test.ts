@@ -1,39 +1,25 @@
 // End to end: `reins start --headless --port 0` on the simulated robot, the UI in Debian's headless
 // Chromium. The camera image changes, the robot moves while a drive key is held, and E-stop stops it.
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StatusResponse, type CockpitState } from '../../main/api/contract.ts';
-import { startCoreProcess, type CoreProcess } from '../support/coreProcess.ts';
+import type { CockpitState } from '../../main/api/contract.ts';
+import { openCockpitBrowser, type CockpitBrowser } from '../support/cockpitBrowser.ts';
+import type { CoreProcess } from '../support/coreProcess.ts';
 
-const CHROMIUM = process.env.REINS_CHROMIUM ?? '/usr/bin/chromium';
-const SCREENSHOTS = fileURLToPath(new URL(process.env.REINS_UPDATE_SCREENSHOTS ? './screenshots/' : './artifacts/', import.meta.url));
-
+let cockpit: CockpitBrowser;
 let core: CoreProcess;
-let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  core = await startCoreProcess();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  page.on('pageerror', (error) => console.error('page error:', error));
+  cockpit = await openCockpitBrowser();
+  ({ core, page } = cockpit);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  const code = await core?.stop();
-  expect(code).toBe(0);
+  expect(await cockpit?.close()).toBe(0);
 });
 
-async function robotState(): Promise<CockpitState> {
-  const response = await fetch(`${core.origin}/api/status`, { headers: { authorization: `Bearer ${core.token}` } });
-  return StatusResponse.parse(await response.json()).state;
-}
+const robotState = (): Promise<CockpitState> => cockpit.robotState();
 
 async function waitForState(check: (state: CockpitState) => boolean, what: string, timeoutMs = 10_000): Promise<CockpitState> {
   const deadline = Date.now() + timeoutMs;
@@ -67,8 +53,7 @@ describe('the cockpit in a browser', () => {
     expect(moving.driver).toBe('operator');
     await expect.poll(cameraPixels, { timeout: 10_000 }).not.toBe(firstFrame);
     await expect.poll(() => page.getByTestId('measured-speed').textContent(), { timeout: 5000 }).toMatch(/0\.[1-9]\d* m\/s/);
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: `${SCREENSHOTS}cockpit-driving.png` });
+    await cockpit.screenshot('cockpit-driving');
 
     // E-stop with Space while W is still held: the robot stops and stays stopped.
     await page.keyboard.press('Space');
@@ -77,13 +62,13 @@ describe('the cockpit in a browser', () => {
     expect(stopped.lastCommand).toEqual({ linearMps: 0, angularRadps: 0 });
     await expect.poll(() => page.getByRole('button', { name: 'Release E-stop' }).isVisible()).toBe(true);
     await page.keyboard.up('w');
-    await page.screenshot({ path: `${SCREENSHOTS}cockpit-estopped.png` });
+    await cockpit.screenshot('cockpit-estopped');
   }, 60_000);
 
   it('reconnects after a reload without the token in the address bar', async () => {
     await page.reload();
     expect(page.url()).not.toContain(core.token);
-    await expect.poll(() => page.getByTestId('core-status').textContent(), { timeout: 10_000 }).toMatch(/^\s*connected\s*$/i);
+    await expect.poll(() => page.getByTestId('core-status').textContent(), { timeout: 10_000 }).toBe('Connected');
     await expect.poll(() => page.getByRole('button', { name: 'Release E-stop' }).isVisible()).toBe(true);
   }, 30_000);
 });

@@ -71,7 +71,7 @@ describe('serial link ↔ reference firmware under simavr', () => {
     expect(link.publish('/cmd_vel', drive(0.2, 0.5))).toBe(true);
     expect(await ack).toMatchObject({ result: 'applied', appliedLinearMps: expect.closeTo(0.2, 5), appliedAngularRadps: 0.5 });
     // Left (0.2 − 0.5·0.08) / 0.035 = 4.57 rad/s, right (0.2 + 0.04) / 0.035 = 6.86 rad/s, open loop.
-    const moving = await waitForMessage<JointState>(link, '/joint_states', ({ msg }) => msg.velocitiesRadps[1]! > 6, 3000);
+    const moving = await waitForMessage<JointState>(link, '/joint_states', ({ msg }) => msg.velocitiesRadps[1]! > 6, 10_000);
     expect(moving.msg.velocitiesRadps[0]).toBeGreaterThan(3.8);
     expect(moving.msg.velocitiesRadps[0]).toBeLessThan(5.2);
     expect(moving.msg.positionsRad[1]!).toBeGreaterThan(moving.msg.positionsRad[0]!);

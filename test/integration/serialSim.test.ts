@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Imu, JointState, Odometry } from '../../main/links/messages.ts';
+import type { Imu, JointState, Odometry, Twist } from '../../main/links/messages.ts';
 import { twistFromDrive } from '../../main/links/messages.ts';
 import { STATUS_FLAG, type Sensor } from '../../main/links/serial/protocolMessages.ts';
 import { SerialLink, type CommandAck } from '../../main/links/serial/serialLink.ts';
@@ -67,8 +67,13 @@ describe('serial link ↔ simulated robot on a pseudo-terminal', () => {
     const ack = waitFor<CommandAck>('an ACK', (resolve) => link.onAck(resolve));
     expect(link.publish('/cmd_vel', drive(0.3, 0))).toBe(true);
     expect(await ack).toMatchObject({ result: 'applied', appliedLinearMps: expect.closeTo(0.3, 5) });
-    const moving = await waitForMessage<Odometry>(link, '/odom', ({ msg }) => msg.odomFromBaseXM > 0.05, 3000);
-    expect(moving.msg.linearMps).toBeGreaterThan(0.2);
+    const release = holdCommand(link, drive(0.3, 0));
+    try {
+      const moving = await waitForMessage<Odometry>(link, '/odom', ({ msg }) => msg.odomFromBaseXM > 0.05, 10_000);
+      expect(moving.msg.linearMps).toBeGreaterThan(0.2);
+    } finally {
+      release();
+    }
   });
 
   it('stops the robot when the heartbeats stop', async () => {
@@ -114,8 +119,12 @@ describe('serial link ↔ simulated robot on a pseudo-terminal', () => {
     rosClient.send({ op: 'subscribe', topic: '/odom' });
     const link = serialLink(serialSim.ptyPath);
     await waitForPresence(link, 'present');
-    link.publish('/cmd_vel', drive(0.3, 0));
-    await waitForMessage<Odometry>(link, '/odom', ({ msg }) => msg.odomFromBaseXM > 0.02, 3000);
+    const release = holdCommand(link, drive(0.3, 0));
+    try {
+      await waitForMessage<Odometry>(link, '/odom', ({ msg }) => msg.odomFromBaseXM > 0.02, 10_000);
+    } finally {
+      release();
+    }
     // The same steps reach the rosbridge clients: they see the robot the serial link drives move.
     const forwardMps = (frame: ReceivedFrame) => (frame.op['msg'] as { twist: { twist: { linear: { x: number } } } }).twist.twist.linear.x;
     await rosClient.waitFor((frame) => frame.op.op === 'publish' && frame.op.topic === '/odom' && forwardMps(frame) > 0.1, 3000, 'odometry of a moving robot over rosbridge');
@@ -144,6 +153,20 @@ describe('serial link ↔ simulated robot on a pseudo-terminal', () => {
     const ack = waitFor<CommandAck>('an ACK', (resolve) => link.onAck(resolve));
     link.publish('/cmd_vel', drive(0.3, 0));
     expect((await ack).result).toBe('applied');
-    await waitForMessage<Odometry>(link, '/odom', ({ msg }) => msg.odomFromBaseXM > 0.02, 3000);
+    const release = holdCommand(link, drive(0.3, 0));
+    try {
+      await waitForMessage<Odometry>(link, '/odom', ({ msg }) => msg.odomFromBaseXM > 0.02, 10_000);
+    } finally {
+      release();
+    }
   });
 });
+
+/**
+ * Resends a command at the control rate, as an operator holding a key does: on a loaded machine the
+ * robot's 0.5 s command timeout may pass before one command alone has moved it far. Returns the release.
+ */
+function holdCommand(link: { publish(topic: string, twist: Twist): boolean }, twist: Twist): () => void {
+  const timer = setInterval(() => link.publish('/cmd_vel', twist), 100);
+  return () => clearInterval(timer);
+}

@@ -26,10 +26,11 @@ export const PRESENCE_TONE: Readonly<Record<Presence, Tone>> = {
   closed: 'error',
 };
 
-export const CORE_LABEL: Readonly<Record<CoreLinkStatus, string>> = {
-  connecting: 'connecting',
-  connected: 'connected',
-  disconnected: 'disconnected',
+/** The connection to the core reads as exactly one of three words; the cockpit is always (re)trying. */
+export const CORE_LABEL: Readonly<Record<CoreLinkStatus, 'Connected' | 'Reconnecting' | 'Disconnected'>> = {
+  connecting: 'Reconnecting',
+  connected: 'Connected',
+  disconnected: 'Disconnected',
 };
 
 export const CORE_TONE: Readonly<Record<CoreLinkStatus, Tone>> = {

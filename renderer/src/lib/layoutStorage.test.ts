@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_LAYOUT, SPLIT_LIMITS, movePanel, setSplit } from './layout.ts';
+import { LAYOUT_STORAGE_KEY, clearLayout, loadLayout, parseLayout, saveLayout, serializeLayout, type LayoutStore } from './layoutStorage.ts';
+
+class MemoryStore implements LayoutStore {
+  readonly items = new Map<string, string>();
+  getItem(key: string): string | null {
+    return this.items.get(key) ?? null;
+  }
+  setItem(key: string, value: string): void {
+    this.items.set(key, value);
+  }
+  removeItem(key: string): void {
+    this.items.delete(key);
+  }
+}
+
+function collectWarnings(): { warnings: string[]; warn: (message: string) => void } {
+  const warnings: string[] = [];
+  return { warnings, warn: (message) => warnings.push(message) };
+}
+
+describe('the saved layout', () => {
+  it('reads back exactly what was saved', () => {
+    const store = new MemoryStore();
+    const layout = setSplit(movePanel(DEFAULT_LAYOUT, 'drive', 'right'), 'columns', 0.4);
+    const { warnings, warn } = collectWarnings();
+    saveLayout(store, layout, warn);
+    expect(loadLayout(store, warn)).toEqual(layout);
+    expect(warnings).toEqual([]);
+  });
+
+  it('uses the default, silently, when nothing was saved', () => {
+    const { warnings, warn } = collectWarnings();
+    expect(loadLayout(new MemoryStore(), warn)).toBe(DEFAULT_LAYOUT);
+    expect(warnings).toEqual([]);
+  });
+
+  it('forgets the saved layout on clear', () => {
+    const store = new MemoryStore();
+    const { warn } = collectWarnings();
+    saveLayout(store, movePanel(DEFAULT_LAYOUT, 'camera', 'bottom'), warn);
+    clearLayout(store, warn);
+    expect(store.items.has(LAYOUT_STORAGE_KEY)).toBe(false);
+  });
+
+  const unusable: [string, string][] = [
+    ['text that is not JSON', '{"version":1,'],
+    ['a layout from another version', JSON.stringify({ ...JSON.parse(serializeLayout(DEFAULT_LAYOUT)), version: 0 })],
+    ['an unknown panel', JSON.stringify({ version: 1, slots: { ...DEFAULT_LAYOUT.slots, right: 'plots' }, splits: DEFAULT_LAYOUT.splits })],
+    ['a panel in two slots', JSON.stringify({ version: 1, slots: { ...DEFAULT_LAYOUT.slots, right: 'camera' }, splits: DEFAULT_LAYOUT.splits })],
+    ['a split that is not a fraction', JSON.stringify({ version: 1, slots: DEFAULT_LAYOUT.slots, splits: { ...DEFAULT_LAYOUT.splits, rows: 'tall' } })],
+    ['null', 'null'],
+  ];
+  it.each(unusable)('falls back to the default with a warning for %s', (_what, text) => {
+    const { warnings, warn } = collectWarnings();
+    expect(parseLayout(text, warn)).toBe(DEFAULT_LAYOUT);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/default layout/);
+  });
+
+  it('pulls a saved split back within its limits', () => {
+    const text = JSON.stringify({ version: 1, slots: DEFAULT_LAYOUT.slots, splits: { ...DEFAULT_LAYOUT.splits, rail: 0.99 } });
+    expect(parseLayout(text, () => undefined).splits.rail).toBe(SPLIT_LIMITS.rail.max);
+  });
+
+  it('keeps working when storage refuses to read or write', () => {
+    const broken: LayoutStore = {
+      getItem: () => {
+        throw new Error('SecurityError');
+      },
+      setItem: () => {
+        throw new Error('QuotaExceededError');
+      },
+      removeItem: () => undefined,
+    };
+    const { warnings, warn } = collectWarnings();
+    expect(loadLayout(broken, warn)).toBe(DEFAULT_LAYOUT);
+    saveLayout(broken, DEFAULT_LAYOUT, warn);
+    expect(warnings).toHaveLength(2);
+  });
+});
