@@ -1,15 +1,19 @@
 // What the API serves: the cockpit's state, the operator's requests carried out on the control
 // loop, and the live previews. The server and its sockets only see this.
 import type { Link } from '../links/link.ts';
+import { listSerialPorts, type SerialPortCandidate } from '../links/serial/portDiscovery.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
-import { ESTOP_RELEASE_HOLD_MS, type CockpitState, type ErrorBody, type Request } from './contract.ts';
+import { ESTOP_RELEASE_HOLD_MS, type CockpitState, type ErrorBody, type RobotConnection, type Request, type SerialPortsResponse } from './contract.ts';
 import { PreviewCache, type Preview } from './previews.ts';
+import type { RobotConnections } from './robotConnections.ts';
 
 export type HandleResult = { ok: true } | { ok: false; error: ErrorBody };
+export type SerialPortsResult = { ok: true; body: SerialPortsResponse } | { ok: false; error: ErrorBody };
 
 export interface CockpitApi {
   state(): CockpitState;
   handle(request: Request): HandleResult;
+  serialPorts(): Promise<SerialPortsResult>;
   cameraPreview(): Preview | undefined;
   scanPreview(): Preview | undefined;
 }
@@ -21,6 +25,7 @@ export class CockpitService implements CockpitApi {
     private readonly link: Link,
     private readonly loop: ControlLoop,
     private readonly clock: () => number = Date.now,
+    private readonly extras: CockpitServiceExtras = {},
   ) {}
 
   handle(request: Request): HandleResult {
@@ -58,7 +63,35 @@ export class CockpitService implements CockpitApi {
       case 'set-speed-limits':
         this.loop.setSpeedLimits(request.maxLinearMps, request.maxAngularRadps);
         return { ok: true };
+      case 'connect-robot': {
+        const { connections } = this.extras;
+        if (!connections) return refused(request.id, 'this core was started without a connection manager: it cannot switch robots');
+        const started = connections.connect(request.robot, request.topics);
+        if (!started.ok) return { ok: false, error: { code: started.code, message: started.message, id: request.id } };
+        return { ok: true };
+      }
     }
+  }
+
+  async serialPorts(): Promise<SerialPortsResult> {
+    let candidates: SerialPortCandidate[];
+    try {
+      candidates = await (this.extras.listSerialPorts ?? listSerialPorts)();
+    } catch (error) {
+      return { ok: false, error: { code: 'unavailable', message: error instanceof Error ? error.message : String(error) } };
+    }
+    const ports = candidates.map((candidate) => ({
+      path: candidate.path,
+      ...(candidate.manufacturer ? { manufacturer: candidate.manufacturer } : {}),
+      ...(candidate.serialNumber ? { serialNumber: candidate.serialNumber } : {}),
+      ...(candidate.likelyBoard ? { board: candidate.likelyBoard } : {}),
+      likelyRobot: candidate.likelyBoard !== undefined || candidate.vendorId !== undefined,
+    }));
+    return { ok: true, body: { ports } };
+  }
+
+  private connection(): RobotConnection {
+    return this.extras.connections?.state() ?? { robot: this.link.robotName, status: 'connected' };
   }
 
   state(): CockpitState {
@@ -66,6 +99,8 @@ export class CockpitService implements CockpitApi {
     const odom = this.loop.synchroniser.latest('odom');
     const odomFresh = odom !== undefined && nowMs - odom.receiveTimeMs < 1000;
     const last = this.loop.lastSent()?.command ?? { linearMps: 0, angularRadps: 0 };
+    // The loop names streams by its own topic map; the operator reads the attached robot's topics.
+    const robotTopics = this.extras.connections?.topics();
     return {
       robotName: this.link.robotName,
       simulated: this.link.capabilities.simulated,
@@ -76,13 +111,15 @@ export class CockpitService implements CockpitApi {
       autonomy: this.loop.arbiter.isAutonomous(),
       policyVersion: this.loop.policyVersion,
       lastCommand: { ...last },
+      lastCommandAtMs: this.loop.lastSent()?.atMs,
       commandsClipped: this.loop.commandsClipped(),
       measuredSpeed: odomFresh ? { linearMps: odom.msg.linearMps, angularRadps: odom.msg.angularRadps } : undefined,
       speedLimits: this.loop.speedLimits(),
       controlRateHz: this.loop.rateHz,
       tickLatencyMs: this.loop.tickLatency(),
-      streams: this.loop.synchroniser.health(nowMs).map((stream) => ({ ...stream, ageMs: stream.ageMs })),
+      streams: this.loop.synchroniser.health(nowMs).map((stream) => ({ ...stream, topic: robotTopics?.[stream.role] ?? stream.topic, ageMs: stream.ageMs })),
       alerts: this.loop.alerts().map((alert) => ({ ...alert })),
+      connection: this.connection(),
     };
   }
 
@@ -93,6 +130,13 @@ export class CockpitService implements CockpitApi {
   scanPreview(): Preview | undefined {
     return this.previews.scanPreview(this.loop.synchroniser.latest('scan'));
   }
+}
+
+export interface CockpitServiceExtras {
+  /** Switches robots at runtime; without it, `connect-robot` is refused. */
+  connections?: RobotConnections;
+  /** Lists the machine's serial ports (default: serialport's discovery). */
+  listSerialPorts?: () => Promise<SerialPortCandidate[]>;
 }
 
 function refused(id: string | undefined, message: string): HandleResult {

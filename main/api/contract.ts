@@ -58,6 +58,72 @@ export const SetSpeedLimitsRequest = z.strictObject({
   maxAngularRadps: z.number().finite().positive().max(10),
 });
 
+// ── Robot connections: which robot the cockpit drives, switched at runtime ──────────────────────
+
+/** Longest robot address accepted: "sim", ws://HOST:PORT or serial:/dev/PATH?baud=N. */
+export const MAX_ROBOT_ADDRESS_CHARS = 512;
+
+/** The topic each stream uses when the operator does not say otherwise (the links' defaults). */
+export const DEFAULT_ROBOT_TOPICS = Object.freeze({
+  camera: '/camera/image_raw',
+  scan: '/scan',
+  joints: '/joint_states',
+  imu: '/imu',
+  odom: '/odom',
+  command: '/cmd_vel',
+});
+export type RobotTopicRole = keyof typeof DEFAULT_ROBOT_TOPICS;
+
+/** A ROS graph name: slash-separated words of letters, digits and underscores, not starting with a digit. */
+export const ROS_TOPIC_PATTERN = /^\/?[A-Za-z_][A-Za-z0-9_]*(\/[A-Za-z_][A-Za-z0-9_]*)*$/;
+const rosTopicName = z
+  .string()
+  .max(256)
+  .regex(ROS_TOPIC_PATTERN, 'not a ROS topic name (letters, digits, _ and /, such as /camera/image_raw)');
+
+export const RobotTopicsInput = z.strictObject({
+  camera: rosTopicName.optional(),
+  scan: rosTopicName.optional(),
+  joints: rosTopicName.optional(),
+  imu: rosTopicName.optional(),
+  odom: rosTopicName.optional(),
+  command: rosTopicName.optional(),
+});
+export type RobotTopicsInput = z.infer<typeof RobotTopicsInput>;
+
+/** Connects to another robot; refused while anyone drives. The outcome arrives as `state.connection`. */
+export const ConnectRobotRequest = z.strictObject({
+  type: z.literal('connect-robot'),
+  id: requestId,
+  robot: z.string().trim().min(1, 'give the robot as sim, ws://HOST:PORT or serial:/dev/PATH?baud=N').max(MAX_ROBOT_ADDRESS_CHARS),
+  topics: RobotTopicsInput.optional(),
+});
+export type ConnectRobotRequest = z.infer<typeof ConnectRobotRequest>;
+
+export const RobotConnection = z.object({
+  /** The robot as the operator gave it (the last one asked for, which may have failed). */
+  robot: z.string(),
+  status: z.enum(['connecting', 'connected', 'failed']),
+  /** Why the last connect failed, in words; the previous robot stays attached. */
+  error: z.string().optional(),
+});
+export type RobotConnection = z.infer<typeof RobotConnection>;
+
+export const SerialPortEntry = z.object({
+  path: z.string(),
+  manufacturer: z.string().optional(),
+  serialNumber: z.string().optional(),
+  /** What the USB vendor suggests the board is, when it is a common microcontroller bridge. */
+  board: z.string().optional(),
+  /** A microcontroller board or USB-serial bridge, rather than a built-in UART. */
+  likelyRobot: z.boolean(),
+});
+export type SerialPortEntry = z.infer<typeof SerialPortEntry>;
+
+/** GET /api/serial-ports: the serial ports on the core's machine, likely robot boards first. */
+export const SerialPortsResponse = z.object({ ports: z.array(SerialPortEntry) });
+export type SerialPortsResponse = z.infer<typeof SerialPortsResponse>;
+
 export const Request = z.discriminatedUnion('type', [
   DriveRequest,
   EStopRequest,
@@ -67,6 +133,7 @@ export const Request = z.discriminatedUnion('type', [
   HandBackRequest,
   SetAutonomyRequest,
   SetSpeedLimitsRequest,
+  ConnectRobotRequest,
 ]);
 export type Request = z.infer<typeof Request>;
 export type RequestType = Request['type'];
@@ -115,6 +182,8 @@ export const CockpitState = z.object({
   policyVersion: z.string(),
   /** The last command sent to the robot, after the safety filter. */
   lastCommand: DriveValue,
+  /** When lastCommand left the core (epoch ms); undefined before the first. */
+  lastCommandAtMs: z.number().optional(),
   /** Commands the safety filter has changed (speed or acceleration limits) since the core started. */
   commandsClipped: z.number().int().nonnegative(),
   /** The robot's measured speed, from its odometry. */
@@ -124,6 +193,8 @@ export const CockpitState = z.object({
   tickLatencyMs: z.object({ p50: z.number(), p95: z.number(), p99: z.number() }),
   streams: z.array(StreamStatus),
   alerts: z.array(Alert),
+  /** The robot the operator last asked for, and how connecting to it went. */
+  connection: RobotConnection,
 });
 export type CockpitState = z.infer<typeof CockpitState>;
 
@@ -145,6 +216,7 @@ export const ErrorCode = z.enum([
   'forbidden-origin',
   'not-found',
   'method-not-allowed',
+  'unavailable',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -177,6 +249,7 @@ export const Paths = {
   status: '/api/status',
   requests: '/api/requests',
   socket: '/api/socket',
+  serialPorts: '/api/serial-ports',
 } as const;
 
 // ── Binary frames: core → UI, for high-rate streams ──────────────────────────────────────────────
@@ -189,6 +262,8 @@ export interface CameraFrame {
   kind: 'camera';
   width: number;
   height: number;
+  /** The source image's header stamp (epoch ms, float64 in header bytes 8–15); NaN when unknown. */
+  stampMs: number;
   /** Tightly packed RGB, 3 bytes per pixel. */
   rgb: Uint8Array;
 }
@@ -204,7 +279,8 @@ export interface ScanFrame {
 
 export type BinaryFrame = CameraFrame | ScanFrame;
 
-export function encodeCameraFrame(width: number, height: number, rgb: Uint8Array): Uint8Array {
+/** Camera header: kind (byte 0), width (2–3), height (4–5), source stamp in ms as float64 (8–15). */
+export function encodeCameraFrame(width: number, height: number, stampMs: number, rgb: Uint8Array): Uint8Array {
   if (rgb.length !== width * height * 3) {
     throw new RangeError(`camera frame ${width}x${height} needs ${width * height * 3} bytes, got ${rgb.length}`);
   }
@@ -213,6 +289,7 @@ export function encodeCameraFrame(width: number, height: number, rgb: Uint8Array
   view.setUint8(0, FrameKind.cameraRgb);
   view.setUint16(2, width, true);
   view.setUint16(4, height, true);
+  view.setFloat64(8, stampMs, true);
   out.set(rgb, FRAME_HEADER_BYTES);
   return out;
 }
@@ -239,7 +316,7 @@ export function decodeBinaryFrame(bytes: Uint8Array): BinaryFrame {
     const height = view.getUint16(4, true);
     const expected = FRAME_HEADER_BYTES + width * height * 3;
     if (bytes.length !== expected) throw new RangeError(`camera frame ${width}x${height} should be ${expected} bytes, is ${bytes.length}`);
-    return { kind: 'camera', width, height, rgb: bytes.subarray(FRAME_HEADER_BYTES) };
+    return { kind: 'camera', width, height, stampMs: view.getFloat64(8, true), rgb: bytes.subarray(FRAME_HEADER_BYTES) };
   }
   if (kind === FrameKind.laserScan) {
     const count = view.getUint16(2, true);

@@ -21,7 +21,7 @@ export class PreviewCache {
   cameraPreview(latest: Received<Image> | undefined): Preview | undefined {
     if (latest && latest !== this.cameraSource) {
       this.cameraSource = latest;
-      this.camera = { sequence: ++this.sequence, bytes: cameraPreviewBytes(latest.msg) };
+      this.camera = { sequence: ++this.sequence, bytes: cameraPreviewBytes(latest.msg, latest.sourceTimeMs) };
     }
     return this.camera;
   }
@@ -36,8 +36,11 @@ export class PreviewCache {
   }
 }
 
-/** RGB bytes of the image, downscaled by an integer factor to at most MAX_PREVIEW_WIDTH_PX wide. */
-export function cameraPreviewBytes(image: Image): Uint8Array {
+/**
+ * RGB bytes of the image, downscaled by an integer factor to at most MAX_PREVIEW_WIDTH_PX wide, with
+ * the image's source stamp so the UI (and `reins bench ui`) can tell a new frame from a repeat.
+ */
+export function cameraPreviewBytes(image: Image, stampMs: number): Uint8Array {
   const factor = Math.max(1, Math.ceil(image.width / MAX_PREVIEW_WIDTH_PX));
   const width = Math.floor(image.width / factor);
   const height = Math.floor(image.height / factor);
@@ -54,5 +57,5 @@ export function cameraPreviewBytes(image: Image): Uint8Array {
       rgb[to + 2] = image.data[from + b] ?? 0;
     }
   }
-  return encodeCameraFrame(width, height, rgb);
+  return encodeCameraFrame(width, height, stampMs, rgb);
 }

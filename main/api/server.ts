@@ -70,6 +70,10 @@ export async function startApiServer(api: CockpitApi, options: ApiServerOptions)
       if (request.method !== 'GET') return sendError(response, 405, { code: 'method-not-allowed', message: `${Paths.status} takes GET` });
       return sendJson(response, 200, { apiVersion: API_VERSION, state: api.state() });
     }
+    if (path === Paths.serialPorts) {
+      if (request.method !== 'GET') return sendError(response, 405, { code: 'method-not-allowed', message: `${Paths.serialPorts} takes GET` });
+      return void api.serialPorts().then((result) => (result.ok ? sendJson(response, 200, result.body) : sendError(response, 503, result.error)));
+    }
     if (path === Paths.requests) {
       if (request.method !== 'POST') return sendError(response, 405, { code: 'method-not-allowed', message: `${Paths.requests} takes POST` });
       return void readJsonBody(request, response).then((json) => {
@@ -77,7 +81,7 @@ export async function startApiServer(api: CockpitApi, options: ApiServerOptions)
         const parsed = validateRequest(json);
         if (!parsed.ok) return sendError(response, parsed.error.code === 'unknown-request' ? 404 : 400, parsed.error);
         const result = api.handle(parsed.request);
-        if (!result.ok) return sendError(response, 409, result.error);
+        if (!result.ok) return sendError(response, result.error.code === 'bad-request' ? 400 : 409, result.error);
         sendJson(response, 200, { ok: true, requestType: parsed.request.type });
       });
     }

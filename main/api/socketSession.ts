@@ -8,7 +8,11 @@ import type { Preview } from './previews.ts';
 import { parseRequest } from './requestParsing.ts';
 
 export const STATE_PERIOD_MS = 100;
-export const PREVIEW_PERIOD_MS = 66;
+/**
+ * How often a session looks for a new preview. Short, so each camera frame goes out within a few ms of
+ * arriving and the UI draws at the sensor rate (DESIGN §1); a look with nothing new costs a comparison.
+ */
+export const PREVIEW_POLL_MS = 5;
 /** Previews are skipped (never queued) while this much is still waiting to go out to a slow client. */
 const MAX_BUFFERED_BYTES = 2 * 1024 * 1024;
 
@@ -26,7 +30,7 @@ export class SocketSession {
     socket.on('error', (error) => log.warn({ err: error }, 'UI socket error'));
     this.send({ type: 'hello', apiVersion: API_VERSION, state: api.state() });
     this.timers.push(setInterval(() => this.send({ type: 'state', state: api.state() }), STATE_PERIOD_MS));
-    this.timers.push(setInterval(() => this.sendPreviews(), PREVIEW_PERIOD_MS));
+    this.timers.push(setInterval(() => this.sendPreviews(), PREVIEW_POLL_MS));
   }
 
   dispose(): void {

@@ -4,16 +4,17 @@ import { runBench } from './bench/runBench.ts';
 import { createLogger } from './logger.ts';
 import { runProbe, type ProbeArgs } from './probe/runProbe.ts';
 import { UsageError } from './robotSpec.ts';
-import { parseSimArgs, runSim } from './sim.ts';
+import { parseCamera, parseSimArgs, runSim } from './sim.ts';
 import { runStart } from './start.ts';
 
 const USAGE = `Usage:
   reins start [--robot sim|ws://HOST:PORT|serial:/dev/PATH?baud=N] [--headless] [--port 8787]
               [--host 127.0.0.1] [--token T] [--rate-hz 10] [--tls-cert FILE --tls-key FILE] [--insecure]
+              [--sim-camera WxH@HZ] [--sim-prerendered-camera]   (passed to the built-in sim as --camera, --prerendered-camera)
   reins sim [--rosbridge-port 9090] [--host 127.0.0.1] [--insecure] [--arena-seed N] [--seed N] [--task reach]
             [--camera WxH@HZ] [--scan BEAMS@HZ] [--prerendered-camera] [--serial-pty PATH] [--identity TOKEN]
   reins probe ROBOT [--seconds 5] [--json]   ROBOT: sim | ws://HOST:PORT | serial:/dev/PATH?baud=N
-  reins bench SUITE [--json FILE]      suites: tick, sim, bridge
+  reins bench SUITE [--json FILE]      suites: tick, sim, bridge, ui
   reins help`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -62,6 +63,8 @@ export interface StartArgs {
   tlsCert: string | undefined;
   tlsKey: string | undefined;
   insecure: boolean;
+  /** Extra arguments for the built-in simulated robot (`reins sim`); empty for any other robot. */
+  simArgs: string[];
 }
 
 export function parseStartArgs(args: string[]): StartArgs {
@@ -79,6 +82,8 @@ export function parseStartArgs(args: string[]): StartArgs {
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       insecure: { type: 'boolean', default: false },
+      'sim-camera': { type: 'string' },
+      'sim-prerendered-camera': { type: 'boolean', default: false },
     },
   });
   const port = Number(values.port);
@@ -99,7 +104,19 @@ export function parseStartArgs(args: string[]): StartArgs {
     tlsCert: values['tls-cert'],
     tlsKey: values['tls-key'],
     insecure: values.insecure ?? false,
+    simArgs: simArgsFor(values.robot, values['sim-camera'], values['sim-prerendered-camera'] ?? false),
   };
+}
+
+function simArgsFor(robot: string | undefined, camera: string | undefined, prerenderedCamera: boolean): string[] {
+  const args: string[] = [];
+  if (camera !== undefined) {
+    parseCamera(camera); // a usage error here, before the sim process starts
+    args.push('--camera', camera);
+  }
+  if (prerenderedCamera) args.push('--prerendered-camera');
+  if (args.length > 0 && robot !== undefined && robot !== 'sim') throw new UsageError('--sim-camera and --sim-prerendered-camera apply only to --robot sim');
+  return args;
 }
 
 export function parseProbeArgs(args: string[]): ProbeArgs {

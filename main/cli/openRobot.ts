@@ -1,30 +1,26 @@
 // Opens the link to the robot named by `--robot`: the built-in simulated robot (its own process,
 // over rosbridge), a rosbridge server, or a serial device.
 import type { Logger } from 'pino';
-import type { Link } from '../links/link.ts';
+import type { TopicMap } from '../links/link.ts';
+import type { OpenedRobot, RobotSpec } from '../links/robotAddress.ts';
 import { RosbridgeLink } from '../links/rosbridge/rosbridgeLink.ts';
 import { SerialLink } from '../links/serial/serialLink.ts';
-import type { RobotSpec } from './robotSpec.ts';
 import { startSimProcess } from './simProcess.ts';
 
-export interface OpenedRobot {
-  link: Link;
-  /** Closes the link (one last zero goes out if anyone was driving) and whatever it started. */
-  close(): Promise<void>;
-}
+export type { OpenedRobot };
 
 /**
  * A real robot's link is returned at once and keeps connecting in the background (the cockpit
  * shows its presence); the built-in sim is returned only once its handshake has succeeded.
  */
-export async function openRobot(spec: RobotSpec, log: Logger, simArgs: string[] = []): Promise<OpenedRobot> {
+export async function openRobot(spec: RobotSpec, log: Logger, simArgs: string[] = [], topics?: Partial<TopicMap>): Promise<OpenedRobot> {
   switch (spec.kind) {
     case 'sim': {
       const sim = await startSimProcess(log, simArgs);
       return { link: sim.link, close: () => sim.close() };
     }
     case 'rosbridge': {
-      const link = new RosbridgeLink({ url: spec.url });
+      const link = new RosbridgeLink({ url: spec.url, topics });
       log.info({ url: spec.url }, 'connecting to a rosbridge robot');
       return { link, close: () => link.close() };
     }

@@ -157,7 +157,7 @@ function parseSeed(flag: string, text: string): number {
   return seed;
 }
 
-function parseCamera(text: string): SimArgs['camera'] {
+export function parseCamera(text: string): SimArgs['camera'] {
   const match = /^(\d+)x(\d+)@(\d+(?:\.\d+)?)$/.exec(text);
   const usage = `--camera takes WIDTHxHEIGHT@HZ up to ${MAX_CAMERA.widthPx}x${MAX_CAMERA.heightPx}@${MAX_CAMERA.rateHz} (e.g. 160x120@15), got "${text}"`;
   if (!match) throw new UsageError(usage);

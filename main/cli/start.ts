@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { newToken } from '../api/access.ts';
 import { CockpitService } from '../api/cockpitService.ts';
+import { RobotConnections } from '../api/robotConnections.ts';
 import { startApiServer } from '../api/server.ts';
+import { SwitchableLink } from '../links/switchableLink.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import { findElectron, runElectron } from './electronLauncher.ts';
 import { createLogger } from './logger.ts';
@@ -38,13 +40,19 @@ function checkExposure(args: StartArgs, log: Logger): void {
 }
 
 async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Promise<number> {
-  const opened = await openRobot(robot, log);
-  const { link } = opened;
+  const opened = await openRobot(robot, log, args.simArgs);
+  // The loop holds one link for the session; the connection manager swaps robots behind it.
+  const link = new SwitchableLink(opened.link);
   const loop = createControlLoop(link, { rateHz: args.rateHz });
+  const connections = new RobotConnections(link, { robot: args.robot ?? 'sim', opened }, {
+    openRobot: (spec, topics) => openRobot(spec, log, args.simArgs, topics),
+    driver: () => loop.driver(),
+    log,
+  });
   logClipping(loop, log);
   loop.start();
   const token = args.token ?? newToken();
-  const server = await startApiServer(new CockpitService(link, loop), {
+  const server = await startApiServer(new CockpitService(link, loop, Date.now, { connections }), {
     host: args.host,
     port: args.port,
     token,
@@ -62,7 +70,8 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
   log.info({ signal }, 'shutting down: stopping the robot');
   loop.close();
   await server.close();
-  await opened.close();
+  await link.close();
+  await connections.close();
   return 0;
 }
 

@@ -6,6 +6,7 @@ import App from './App.svelte';
 import MissingToken from './components/MissingToken.svelte';
 import { openBrowserSocket } from './lib/browserSocket.ts';
 import { Cockpit } from './lib/cockpit.svelte.ts';
+import { systemClock } from './lib/clock.ts';
 import { coreSocketUrl, hashWithoutToken, tokenFromHash } from './lib/socketUrl.ts';
 
 const target = document.getElementById('app');
@@ -17,7 +18,8 @@ if (token) {
   // Out of the address bar, history and screenshots; kept for this tab only, so a reload reconnects.
   sessionStorage.setItem(TOKEN_KEY, token);
   history.replaceState(history.state, '', `${location.pathname}${location.search}${hashWithoutToken(location.hash)}`);
-  const cockpit = new Cockpit(coreSocketUrl(location, token), openBrowserSocket);
+  const fetchCore = (path: string) => fetch(path, { headers: { authorization: `Bearer ${token}` }, cache: 'no-store' });
+  const cockpit = new Cockpit(coreSocketUrl(location, token), openBrowserSocket, systemClock, fetchCore);
   cockpit.start();
   mount(App, { target, props: { cockpit } });
 } else {

@@ -1,14 +1,14 @@
 // The API against the real core and the simulated robot: access rules, bad input, and operator
 // commands that reach the robot at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_REQUEST_BYTES, MAX_SOCKET_FRAME_BYTES, StatusResponse, type Event } from '../../main/api/contract.ts';
+import { MAX_REQUEST_BYTES, MAX_SOCKET_FRAME_BYTES, SerialPortsResponse, StatusResponse, type Event } from '../../main/api/contract.ts';
 import { startCore, type RunningCore } from '../support/runningCore.ts';
 import { RefusedUpgrade, SocketClient } from '../support/socketClient.ts';
 
 let core: RunningCore;
 
 beforeAll(async () => {
-  core = await startCore();
+  core = await startCore({ connectTimeoutMs: 1000 });
 });
 
 afterAll(async () => {
@@ -178,5 +178,68 @@ describe('operator commands', () => {
     const camera = client.frames.find((f) => f.kind === 'camera');
     expect(camera?.kind === 'camera' && camera.width * camera.height).toBeGreaterThan(0);
     client.close();
+  });
+});
+
+describe('connecting robots', () => {
+  const status = async () => StatusResponse.parse(await (await fetch(`${core.baseUrl}/api/status`, { headers: auth() })).json()).state;
+
+  it.each([
+    ['no robot', { type: 'connect-robot' }, /robot/],
+    ['an empty robot', { type: 'connect-robot', robot: '  ' }, /robot/],
+    ['an overlong robot', { type: 'connect-robot', robot: `ws://${'a'.repeat(600)}:9090` }, /robot/],
+    ['a topic that is no ROS name', { type: 'connect-robot', robot: 'sim', topics: { camera: 'camera image' } }, /topics\.camera: not a ROS topic name/],
+    ['an unknown role', { type: 'connect-robot', robot: 'sim', topics: { lidar: '/scan' } }, /topics/],
+    ['an unreadable address', { type: 'connect-robot', robot: 'tcp://robot:9090' }, /tcp:\/\/robot:9090: expected "sim", ws:\/\/HOST:PORT/],
+    ['a serial address without a path', { type: 'connect-robot', robot: 'serial:ttyUSB0' }, /serial:\/dev\/PATH/],
+  ])('refuses %s with a clear error and keeps the robot', async (_name, request, message) => {
+    const response = await post(JSON.stringify(request));
+    expect(response.status).toBe(400);
+    const error = (await response.json()).error;
+    expect(error.code).toBe('bad-request');
+    expect(error.message).toMatch(message);
+    expect((await status()).connection.status).toBe('connected');
+    await expectCoreAlive();
+  });
+
+  it('reports an unreachable rosbridge URL as failed in words, keeping the robot, then switches to a new sim', async () => {
+    const client = await SocketClient.open(core.socketUrl(), core.origin);
+    client.send({ type: 'connect-robot', id: 'c1', robot: 'ws://127.0.0.1:1' });
+    await client.next((e) => e.type === 'ack' && e.id === 'c1');
+    const failed = await client.next((e) => e.type === 'state' && e.state.connection.status === 'failed', 5000);
+    expect(failed.type === 'state' && failed.state.connection.error).toMatch(/^nothing answered at ws:\/\/127\.0\.0\.1:1 within 1 s\. .*rosbridge_server/);
+    expect((await status()).presence).toBe('present');
+
+    client.send({ type: 'connect-robot', id: 'c2', robot: 'sim' });
+    await client.next((e) => e.type === 'ack' && e.id === 'c2');
+    await client.next((e) => e.type === 'state' && e.state.connection.status === 'connected' && e.state.connection.robot === 'sim', 5000);
+    await client.next((e) => e.type === 'state' && e.state.streams.every((s) => !s.stale), 5000);
+    client.close();
+  });
+
+  it('refuses to switch while the operator drives', async () => {
+    const client = await SocketClient.open(core.socketUrl(), core.origin);
+    client.send({ type: 'heartbeat', sentAtMs: Date.now() });
+    client.send({ type: 'drive', linearMps: 0.2, angularRadps: 0 });
+    client.send({ type: 'connect-robot', robot: 'sim' });
+    expect((await client.next(isError)).error).toMatchObject({ code: 'refused', message: expect.stringMatching(/operator is driving: stop first/) });
+    client.send({ type: 'drive', linearMps: 0, angularRadps: 0 });
+    client.close();
+  });
+});
+
+describe('serial ports', () => {
+  it('needs the token', async () => {
+    const response = await fetch(`${core.baseUrl}/api/serial-ports`);
+    expect(response.status).toBe(401);
+    expect((await response.json()).error.code).toBe('unauthorized');
+  });
+
+  it("lists this machine's serial ports with the token", async () => {
+    const response = await fetch(`${core.baseUrl}/api/serial-ports`, { headers: auth() });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('application/json');
+    const body = SerialPortsResponse.parse(await response.json());
+    for (const port of body.ports) expect(port.path).toMatch(/^\//);
   });
 });

@@ -2,14 +2,19 @@
 // control loop and the API server. For integration tests that talk HTTP and WebSocket to it.
 import { pino } from 'pino';
 import { CockpitService } from '../../main/api/cockpitService.ts';
+import { RobotConnections, type OpenRobot } from '../../main/api/robotConnections.ts';
 import { startApiServer, type ApiServer } from '../../main/api/server.ts';
 import { createControlLoop } from '../../main/cli/wiring.ts';
+import type { OpenedRobot } from '../../main/links/robotAddress.ts';
+import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
+import { SwitchableLink } from '../../main/links/switchableLink.ts';
 import type { ControlLoop } from '../../main/loop/controlLoop.ts';
 import { createSimLink, startRealtime } from '../../main/sim/lockstepLink.ts';
 
 export interface RunningCore {
   server: ApiServer;
   loop: ControlLoop;
+  connections: RobotConnections;
   token: string;
   baseUrl: string;
   socketUrl: (token?: string) => string;
@@ -17,13 +22,43 @@ export interface RunningCore {
   close(): Promise<void>;
 }
 
-export async function startCore(staticDir = 'renderer/dist'): Promise<RunningCore> {
+export interface CoreOptions {
+  staticDir?: string;
+  /** How long a robot connected at runtime has to answer. */
+  connectTimeoutMs?: number;
+}
+
+/** The in-process sim in real time, as the CLI would open it (minus its own process). */
+function openSimInProcess(): OpenedRobot {
   const link = createSimLink({});
   const stopRobot = startRealtime(link);
+  return {
+    link,
+    async close() {
+      stopRobot();
+      await link.close();
+    },
+  };
+}
+
+const openRobot: OpenRobot = async (spec, topics) => {
+  if (spec.kind === 'sim') return openSimInProcess();
+  if (spec.kind === 'rosbridge') {
+    const link = new RosbridgeLink({ url: spec.url, topics });
+    return { link, close: () => link.close() };
+  }
+  throw new Error(`the test core opens no serial robots (${spec.path})`);
+};
+
+export async function startCore(options: CoreOptions = {}): Promise<RunningCore> {
+  const { staticDir = 'renderer/dist', connectTimeoutMs } = options;
+  const opened = openSimInProcess();
+  const link = new SwitchableLink(opened.link);
   const loop = createControlLoop(link);
+  const connections = new RobotConnections(link, { robot: 'sim', opened }, { openRobot, connectTimeoutMs, driver: () => loop.driver() });
   loop.start();
   const token = 'test-token-0123456789abcdef';
-  const server = await startApiServer(new CockpitService(link, loop), {
+  const server = await startApiServer(new CockpitService(link, loop, Date.now, { connections }), {
     host: '127.0.0.1',
     port: 0,
     token,
@@ -34,6 +69,7 @@ export async function startCore(staticDir = 'renderer/dist'): Promise<RunningCor
   return {
     server,
     loop,
+    connections,
     token,
     baseUrl,
     origin: baseUrl,
@@ -41,8 +77,8 @@ export async function startCore(staticDir = 'renderer/dist'): Promise<RunningCor
     async close() {
       loop.close();
       await server.close();
-      stopRobot();
       await link.close();
+      await connections.close();
     },
   };
 }

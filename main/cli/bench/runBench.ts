@@ -5,11 +5,13 @@ import { runBridgeBench } from './bridgeBench.ts';
 import { machineFacts, writeReport, type BenchRow } from './report.ts';
 import { runSimBench } from './simBench.ts';
 import { runTickBench } from './tickBench.ts';
+import { runUiBench } from './uiBench.ts';
 
 const SUITES: Record<string, () => Promise<BenchRow[]> | BenchRow[]> = {
   tick: () => runTickBench(),
   sim: () => runSimBench(),
   bridge: () => runBridgeBench(),
+  ui: () => runUiBench(),
 };
 
 export async function runBench(args: BenchArgs): Promise<number> {

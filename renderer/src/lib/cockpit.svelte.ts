@@ -3,18 +3,25 @@
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
 import {
+  Paths,
   Request,
+  SerialPortsResponse,
   type CameraFrame,
   type CockpitState,
   type DriveValue,
   type Event,
+  type RobotTopicsInput,
   type ScanFrame,
+  type SerialPortEntry,
 } from './contract.ts';
 import { CoreSocket, type CoreLinkStatus, type OpenSocket } from './coreSocket.ts';
 import { RateMeter } from './rateMeter.ts';
 import { Toasts } from './toasts.svelte.ts';
 
 const RATE_REFRESH_MS = 500;
+/** Calls the core's HTTP API with the access token; the path is one of the contract's Paths. */
+export type CoreFetch = (path: string) => Promise<Response>;
+
 /** The same problem is logged at most this often, so a misbehaving core cannot flood the console. */
 const PROBLEM_LOG_EVERY_MS = 5000;
 
@@ -26,6 +33,8 @@ export class Cockpit {
   scan = $state.raw<ScanFrame | undefined>(undefined);
   scanHz = $state(0);
   failedAttempts = $state(0);
+  /** Why the core refused the last connect-robot request at once (bad address, someone driving). */
+  connectRefusal = $state<string | undefined>(undefined);
   readonly toasts = new Toasts();
 
   readonly #socket: CoreSocket;
@@ -33,10 +42,14 @@ export class Cockpit {
   readonly #cameraRate = new RateMeter();
   readonly #scanRate = new RateMeter();
   readonly #problemLoggedAtMs = new Map<string, number>();
+  readonly #fetch: CoreFetch | undefined;
   #rateTimer: number | undefined;
+  #connectCount = 0;
+  #pendingConnectId: string | undefined;
 
-  constructor(url: string, openSocket: OpenSocket, clock: Clock = systemClock) {
+  constructor(url: string, openSocket: OpenSocket, clock: Clock = systemClock, fetchCore?: CoreFetch) {
     this.#clock = clock;
+    this.#fetch = fetchCore;
     this.#socket = new CoreSocket(
       { url, openSocket, clock },
       {
@@ -99,6 +112,28 @@ export class Cockpit {
     this.#send({ type: 'set-speed-limits', maxLinearMps, maxAngularRadps }, 'Speed limits not sent.');
   }
 
+  /** Asks the core to switch robots; the outcome arrives as `state.connection` (or `connectRefusal`). */
+  connectRobot(robot: string, topics: RobotTopicsInput): void {
+    this.#connectCount += 1;
+    this.#pendingConnectId = `connect-${this.#connectCount}`;
+    this.connectRefusal = undefined;
+    this.#send({ type: 'connect-robot', id: this.#pendingConnectId, robot, topics }, 'Connect request not sent.');
+  }
+
+  /** The serial ports on the core's machine; throws an Error whose message says what went wrong. */
+  async listSerialPorts(): Promise<SerialPortEntry[]> {
+    if (!this.#fetch) throw new Error('this cockpit cannot reach the core over HTTP');
+    const response = await this.#fetch(Paths.serialPorts);
+    const body: unknown = await response.json().catch(() => undefined);
+    if (!response.ok) {
+      const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
+      throw new Error(typeof message === 'string' ? message : `the core answered ${response.status}`);
+    }
+    const parsed = SerialPortsResponse.safeParse(body);
+    if (!parsed.success) throw new Error('the core sent a serial port list the cockpit cannot read');
+    return parsed.data.ports;
+  }
+
   /** Drive commands are too frequent to report one by one; the connection banner covers them. */
   drive(command: DriveValue): void {
     this.#send({ type: 'drive', ...command }, undefined);
@@ -124,7 +159,8 @@ export class Cockpit {
         this.state = event.state;
         break;
       case 'error':
-        this.toasts.push('error', event.error.message);
+        if (event.error.id !== undefined && event.error.id === this.#pendingConnectId) this.connectRefusal = event.error.message;
+        else this.toasts.push('error', event.error.message);
         break;
       case 'ack':
         break;

@@ -20,6 +20,7 @@ const STATE: CockpitState = {
   tickLatencyMs: { p50: 1, p95: 2, p99: 3 },
   streams: [],
   alerts: [],
+  connection: { robot: 'sim', status: 'connected' },
 };
 
 class ScriptedSocket implements SocketLike {
@@ -155,7 +156,7 @@ describe('CoreSocket', () => {
     latest().handlers.text('not json');
     latest().handlers.text(JSON.stringify({ type: 'state', state: { robotName: 3 } }));
     latest().handlers.binary(new Uint8Array([9, 0, 0]));
-    latest().handlers.binary(encodeCameraFrame(1, 1, new Uint8Array([1, 2, 3])));
+    latest().handlers.binary(encodeCameraFrame(1, 1, 1_700_000_000_000.5, new Uint8Array([1, 2, 3])));
     expect(problems).toHaveLength(3);
     expect(core.status).toBe('connected');
     expect(events).toHaveLength(1);

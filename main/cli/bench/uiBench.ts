@@ -1,0 +1,143 @@
+// `reins bench ui`: the cockpit as an operator sees it. `reins start --headless` on the simulated
+// robot (640 × 480 camera at 30 Hz), the UI in Debian's headless Chromium, and three figures: camera
+// frames shown per second, main-thread frame time while streaming and driving, and key press to the
+// command leaving the core. Never downloads a browser: it uses the system's Chromium.
+import { existsSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { Browser, Page } from 'playwright-core';
+import { percentiles } from '../../loop/latencyWindow.ts';
+import type { CockpitState } from '../../api/contract.ts';
+import { createLogger } from '../logger.ts';
+import { startBenchCore, type BenchCore } from './benchCoreProcess.ts';
+import type { BenchRow } from './report.ts';
+import { drawnCameraFrames, lastKeyDownMs, recordKeyDowns, watchFrames } from './uiPageProbe.ts';
+import { latencyRow, newFramesShownPerSec } from './uiSamples.ts';
+
+export interface UiBenchOptions {
+  /** `reins start` arguments for the simulated robot. */
+  simArgs: string[];
+  /** How long frames are watched while the robot streams and is driven. */
+  watchMs: number;
+  keyPresses: number;
+}
+
+export const DEFAULT_UI_BENCH_OPTIONS: Readonly<UiBenchOptions> = Object.freeze({
+  simArgs: ['--sim-camera', '640x480@30', '--sim-prerendered-camera'],
+  watchMs: 10_000,
+  keyPresses: 30,
+});
+
+const CHROMIUM = process.env.REINS_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const VIEWPORT = { width: 1440, height: 900 };
+/** The core re-sends a held command at the control rate; polling far faster catches the first one. */
+const STATE_POLL_MS = 2;
+const STATE_TIMEOUT_MS = 5000;
+
+export async function runUiBench(options: UiBenchOptions = DEFAULT_UI_BENCH_OPTIONS, log: Logger = createLogger('reins-bench')): Promise<BenchRow[]> {
+  const { chromium } = await loadPlaywright();
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium or set REINS_CHROMIUM`);
+  log.info({ simArgs: options.simArgs }, 'starting reins start --headless on the simulated robot');
+  const core = await startBenchCore(options.simArgs);
+  let browser: Browser | undefined;
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    const page = await browser.newPage({ viewport: VIEWPORT });
+    page.on('pageerror', (error) => log.error({ err: error }, 'error in the page'));
+    await page.goto(core.uiUrl);
+    await waitFor(async () => (await drawnCameraFrames(page)) > 0, 'the first camera frame to be drawn', 30_000);
+    await page.getByRole('button', { name: 'Drive', exact: true }).focus();
+
+    log.info({ watchMs: options.watchMs }, 'watching frames while driving');
+    const watching = watchFrames(page, options.watchMs);
+    await driveAround(page, options.watchMs);
+    const frames = await watching;
+
+    log.info({ presses: options.keyPresses }, 'key press to command');
+    const keyToCommandMs = await measureKeyToCommand(page, core, options.keyPresses);
+
+    const cameraFps = newFramesShownPerSec(frames.shown);
+    log.info(
+      {
+        cameraShownFps: cameraFps,
+        cameraDrawnFps: frames.drawnFrames / (options.watchMs / 1000),
+        animationFrames: frames.shown.length,
+        frameIntervalMs: percentiles(frames.frameIntervalMs),
+      },
+      'ui bench details',
+    );
+    return [
+      { name: 'camera-fps', unit: 'fps', p50: null, p95: null, p99: null, value: cameraFps },
+      latencyRow('frame-time', frames.frameWorkMs),
+      latencyRow('key-to-command', keyToCommandMs),
+    ];
+  } finally {
+    await browser?.close();
+    await core.stop();
+  }
+}
+
+async function loadPlaywright(): Promise<typeof import('playwright-core')> {
+  try {
+    return await import('playwright-core');
+  } catch (error) {
+    throw new Error(`reins bench ui needs playwright-core, a development dependency (npm ci without --omit=dev): ${(error as Error).message}`);
+  }
+}
+
+/** Holds W and weaves left and right, so the camera view, the scan and the status keep changing. */
+async function driveAround(page: Page, durationMs: number): Promise<void> {
+  const endMs = Date.now() + durationMs;
+  await page.keyboard.down('w');
+  for (let turn = 0; Date.now() < endMs; turn++) {
+    const key = turn % 2 === 0 ? 'a' : 'd';
+    await page.keyboard.down(key);
+    await sleep(Math.min(400, Math.max(0, endMs - Date.now())));
+    await page.keyboard.up(key);
+  }
+  await page.keyboard.up('w');
+}
+
+/**
+ * Press, wait until the core has sent the operator's command, release, wait for the zero. The
+ * sample is the command's send time (the core's clock) minus the key event's time (the page's
+ * clock); both are this machine's epoch clock.
+ */
+async function measureKeyToCommand(page: Page, core: BenchCore, presses: number): Promise<number[]> {
+  await recordKeyDowns(page);
+  await waitForState(core, isStill, 'the robot to be told to stand still');
+  const samplesMs: number[] = [];
+  for (let press = 0; press < presses; press++) {
+    // Forward and back in turn, so the robot stays where it is.
+    const key = press % 2 === 0 ? 'w' : 's';
+    const beforeMs = (await core.state()).lastCommandAtMs;
+    await page.keyboard.down(key);
+    const sent = await waitForState(core, (state) => state.driver === 'operator' && state.lastCommandAtMs !== beforeMs, 'the operator command');
+    samplesMs.push(sent.lastCommandAtMs! - (await lastKeyDownMs(page)));
+    await page.keyboard.up(key);
+    await waitForState(core, isStill, 'the zero after the key was released');
+  }
+  return samplesMs;
+}
+
+function isStill(state: CockpitState): boolean {
+  return state.driver !== 'operator' && state.lastCommand.linearMps === 0 && state.lastCommand.angularRadps === 0;
+}
+
+async function waitForState(core: BenchCore, check: (state: CockpitState) => boolean, what: string): Promise<CockpitState> {
+  let last: CockpitState | undefined;
+  await waitFor(async () => check((last = await core.state())), what, STATE_TIMEOUT_MS, STATE_POLL_MS);
+  return last!;
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs: number, pollMs = 50): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(pollMs);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

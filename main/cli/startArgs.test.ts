@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { parseStartArgs } from './main.ts';
+import { UsageError } from './robotSpec.ts';
+
+describe('reins start, simulated robot options', () => {
+  it('passes --sim-camera and --sim-prerendered-camera on to the simulated robot', () => {
+    expect(parseStartArgs(['--sim-camera', '640x480@30', '--sim-prerendered-camera']).simArgs).toEqual(['--camera', '640x480@30', '--prerendered-camera']);
+    expect(parseStartArgs([]).simArgs).toEqual([]);
+  });
+
+  it('refuses a malformed camera before any process starts', () => {
+    expect(() => parseStartArgs(['--sim-camera', '640x480'])).toThrow(UsageError);
+    expect(() => parseStartArgs(['--sim-camera', '4000x480@30'])).toThrow(/WIDTHxHEIGHT@HZ/);
+  });
+
+  it('refuses sim options for a robot that is not the simulated one', () => {
+    expect(() => parseStartArgs(['--robot', 'ws://127.0.0.1:9090', '--sim-camera', '160x120@15'])).toThrow(/only to --robot sim/);
+  });
+});

@@ -1,0 +1,45 @@
+// Where a robot is, as the operator writes it: "sim" (the built-in simulated robot), a rosbridge
+// server (ws://HOST:PORT) or a serial port (serial:/dev/PATH?baud=N). Shared by `--robot` and the
+// cockpit's connection manager; the opener that turns an address into a link lives with the CLI.
+import type { Link } from './link.ts';
+import { parseSerialUrl, SerialUrlError } from './serial/serialUrl.ts';
+
+export type RobotSpec =
+  | { kind: 'sim' }
+  | { kind: 'rosbridge'; url: string }
+  | { kind: 'serial'; path: string; baud: number };
+
+export interface OpenedRobot {
+  link: Link;
+  /** Closes the link (one last zero goes out if anyone was driving) and whatever it started. */
+  close(): Promise<void>;
+}
+
+/** A robot address that cannot be read; the message names the problem and the expected forms. */
+export class RobotAddressError extends Error {
+  override readonly name = 'RobotAddressError';
+}
+
+export function parseRobotAddress(text: string | undefined): RobotSpec {
+  if (text === undefined || text === 'sim') return { kind: 'sim' };
+  if (text.startsWith('ws://') || text.startsWith('wss://')) {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw new RobotAddressError(`${text}: not a valid WebSocket URL (expected ws://HOST:PORT)`);
+    }
+    if (!url.hostname) throw new RobotAddressError(`${text}: the URL needs a host (ws://HOST:PORT)`);
+    return { kind: 'rosbridge', url: url.toString() };
+  }
+  if (text.startsWith('serial:')) {
+    try {
+      const { path, baud } = parseSerialUrl(text);
+      return { kind: 'serial', path, baud };
+    } catch (error) {
+      if (error instanceof SerialUrlError) throw new RobotAddressError(error.message);
+      throw error;
+    }
+  }
+  throw new RobotAddressError(`${text}: expected "sim", ws://HOST:PORT (rosbridge) or serial:/dev/PATH?baud=N`);
+}

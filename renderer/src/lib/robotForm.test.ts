@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_ROBOT_TOPICS } from './contract.ts';
+import { connectionLine, defaultTopicFields, rosbridgeUrlProblem, serialAddress, topicProblem, topicsToSend } from './robotForm.ts';
+
+describe('the connection form', () => {
+  it('pre-fills the topic map with the defaults', () => {
+    expect(topicsToSend(defaultTopicFields())).toEqual(DEFAULT_ROBOT_TOPICS);
+  });
+
+  it('names what is wrong with a topic or a URL', () => {
+    expect(topicProblem('/front_camera/image_raw')).toBeUndefined();
+    expect(topicProblem('')).toMatch(/give a topic/);
+    expect(topicProblem('/camera image')).toMatch(/letters, digits/);
+    expect(topicProblem('/2d/scan')).toMatch(/not starting with a digit/);
+    expect(rosbridgeUrlProblem('ws://10.0.0.5:9090')).toBeUndefined();
+    expect(rosbridgeUrlProblem('10.0.0.5:9090')).toMatch(/starts with ws:\/\//);
+  });
+
+  it('builds serial addresses and reads connection states as words', () => {
+    expect(serialAddress('/dev/ttyACM0', 57600)).toBe('serial:/dev/ttyACM0?baud=57600');
+    expect(connectionLine({ robot: 'sim', status: 'connected' }).text).toBe('Connected to sim');
+    expect(connectionLine({ robot: 'ws://h:1', status: 'failed', error: 'nothing answered' })).toEqual({ text: 'Could not connect to ws://h:1: nothing answered', tone: 'error' });
+  });
+});
