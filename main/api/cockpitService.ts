@@ -114,6 +114,7 @@ export class CockpitService implements CockpitApi {
       lastCommandAtMs: this.loop.lastSent()?.atMs,
       commandsClipped: this.loop.commandsClipped(),
       measuredSpeed: odomFresh ? { linearMps: odom.msg.linearMps, angularRadps: odom.msg.angularRadps } : undefined,
+      odomPose: odomFresh ? { xM: odom.msg.odomFromBaseXM, yM: odom.msg.odomFromBaseYM, yawRad: odom.msg.odomFromBaseYawRad } : undefined,
       speedLimits: this.loop.speedLimits(),
       controlRateHz: this.loop.rateHz,
       tickLatencyMs: this.loop.tickLatency(),

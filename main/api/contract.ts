@@ -170,6 +170,9 @@ export type StreamStatus = z.infer<typeof StreamStatus>;
 
 export const SpeedLimits = z.object({ maxLinearMps: z.number(), maxAngularRadps: z.number() });
 
+export const OdomPose = z.object({ xM: z.number(), yM: z.number(), yawRad: z.number() });
+export type OdomPose = z.infer<typeof OdomPose>;
+
 export const CockpitState = z.object({
   robotName: z.string(),
   simulated: z.boolean(),
@@ -188,6 +191,8 @@ export const CockpitState = z.object({
   commandsClipped: z.number().int().nonnegative(),
   /** The robot's measured speed, from its odometry. */
   measuredSpeed: DriveValue.optional(),
+  /** The robot's pose in its odometry frame, from the latest fresh odometry (metres, radians). */
+  odomPose: OdomPose.optional(),
   speedLimits: SpeedLimits,
   controlRateHz: z.number(),
   tickLatencyMs: z.object({ p50: z.number(), p95: z.number(), p99: z.number() }),

@@ -68,11 +68,23 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   log.info({ signal }, 'shutting down: stopping the robot');
+  // The robot's stop comes first and must succeed; after it, a part that fails to close is reported
+  // and the rest still close.
   loop.close();
-  await server.close();
-  await link.close();
-  await connections.close();
-  return 0;
+  let failures = 0;
+  for (const [part, close] of [
+    ['the API server', () => server.close()],
+    ['the robot link', () => link.close()],
+    ['the robot', () => connections.close()],
+  ] as const) {
+    try {
+      await close();
+    } catch (error) {
+      failures++;
+      log.error({ err: error }, `could not close ${part} cleanly`);
+    }
+  }
+  return failures === 0 ? 0 : 1;
 }
 
 /** The safety filter's interventions, logged at most once a second so a clipping policy cannot flood the log. */

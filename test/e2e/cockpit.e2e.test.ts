@@ -46,6 +46,10 @@ describe('the cockpit in a browser', () => {
     await expect.poll(async () => (await cameraPixels()).length, { timeout: 10_000 }).toBeGreaterThan(2000);
     const firstFrame = await cameraPixels();
 
+    // Zoom the LiDAR view in to 2 m, where the robot's trail reads at a glance.
+    await page.getByRole('button', { name: 'Zoom in' }).click();
+    await page.getByRole('button', { name: 'Zoom in' }).click();
+
     // Drive forward with W while the drive pad has focus.
     await page.getByRole('button', { name: 'Drive', exact: true }).focus();
     await page.keyboard.down('w');
@@ -53,6 +57,13 @@ describe('the cockpit in a browser', () => {
     expect(moving.driver).toBe('operator');
     await expect.poll(cameraPixels, { timeout: 10_000 }).not.toBe(firstFrame);
     await expect.poll(() => page.getByTestId('measured-speed').textContent(), { timeout: 5000 }).toMatch(/0\.[1-9]\d* m\/s/);
+
+    // Curve left for a while, so the LiDAR view shows a trail and the plots a turn.
+    const start = moving.odomPose;
+    expect(start).toBeDefined();
+    await page.keyboard.down('a');
+    await waitForState((s) => s.odomPose !== undefined && start !== undefined && Math.hypot(s.odomPose.xM - start.xM, s.odomPose.yM - start.yM) > 0.5, 'the robot to travel half a metre');
+    await page.keyboard.up('a');
     await cockpit.screenshot('cockpit-driving');
 
     // E-stop with Space while W is still held: the robot stops and stays stopped.

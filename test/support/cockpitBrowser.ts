@@ -42,7 +42,10 @@ export async function openCockpitBrowser(): Promise<CockpitBrowser> {
     },
     async close() {
       await browser.close();
-      return core.stop();
+      const code = await core.stop();
+      // Say why, so a failed shutdown in CI is diagnosable from the test output alone.
+      if (code !== 0) console.error(`reins start exited with ${code}; its stderr:\n${core.stderr()}`);
+      return code;
     },
   };
 }

@@ -15,8 +15,10 @@ import {
   type SerialPortEntry,
 } from './contract.ts';
 import { CoreSocket, type CoreLinkStatus, type OpenSocket } from './coreSocket.ts';
+import { MotionSeries, motionSample } from './plotSeries.ts';
 import { RateMeter } from './rateMeter.ts';
 import { Toasts } from './toasts.svelte.ts';
+import { PoseTrail } from './trail.ts';
 
 const RATE_REFRESH_MS = 500;
 /** Calls the core's HTTP API with the access token; the path is one of the contract's Paths. */
@@ -36,6 +38,10 @@ export class Cockpit {
   /** Why the core refused the last connect-robot request at once (bad address, someone driving). */
   connectRefusal = $state<string | undefined>(undefined);
   readonly toasts = new Toasts();
+  /** Recent odometry poses for the LiDAR view; not reactive: drawn whenever `state` changes. */
+  readonly trail = new PoseTrail();
+  /** Measured and commanded speeds for the plots; not reactive: charts poll its version. */
+  readonly motion = new MotionSeries();
 
   readonly #socket: CoreSocket;
   readonly #clock: Clock;
@@ -71,6 +77,11 @@ export class Cockpit {
         problem: (message) => this.#logProblem(message),
       },
     );
+  }
+
+  /** The clock the trail and plot samples are stamped with. */
+  nowMs(): number {
+    return this.#clock.nowMs();
   }
 
   start(): void {
@@ -156,6 +167,7 @@ export class Cockpit {
     switch (event.type) {
       case 'hello':
       case 'state':
+        this.#record(event.state);
         this.state = event.state;
         break;
       case 'error':
@@ -165,6 +177,17 @@ export class Cockpit {
       case 'ack':
         break;
     }
+  }
+
+  #record(state: CockpitState): void {
+    const nowMs = this.#clock.nowMs();
+    // Another robot's odometry frame has nothing to do with the last one's.
+    if (this.state && this.state.robotName !== state.robotName) {
+      this.trail.clear();
+      this.motion.clear();
+    }
+    if (state.odomPose) this.trail.record(state.odomPose, nowMs);
+    this.motion.record(motionSample(state, nowMs));
   }
 
   #logProblem(message: string): void {

@@ -1,5 +1,5 @@
 // Draws a top-down LiDAR view: range rings labelled in metres, the scan's hits, the robot at the centre
-// with forward pointing up.
+// with forward pointing up, and its recent trail under the hits.
 import { formatMetres } from '../../lib/format.ts';
 import { canvasFromRobot, ringRadiiM, scanHitsInRobotFrame } from '../../lib/lidarGeometry.ts';
 import type { ScanFrame } from '../../lib/contract.ts';
@@ -10,6 +10,7 @@ const COLOURS = {
   ringLabel: '#6b7689',
   axis: '#1b2230',
   hit: '#4cd4ff',
+  trail: '210, 153, 34',
   robot: '#f2f4f8',
   robotFill: 'rgba(76, 154, 255, 0.35)',
 };
@@ -18,7 +19,16 @@ const COLOURS = {
 const ROBOT_LENGTH_M = 0.4;
 const ROBOT_WIDTH_M = 0.32;
 
-export function drawScan(context: CanvasRenderingContext2D, widthPx: number, heightPx: number, pixelRatio: number, viewRadiusM: number, scan: ScanFrame | undefined): void {
+export interface LidarView {
+  widthPx: number;
+  heightPx: number;
+  pixelRatio: number;
+  viewRadiusM: number;
+}
+
+/** trailM: the robot's recent positions, oldest first, as interleaved x, y pairs in the robot frame. */
+export function drawScan(context: CanvasRenderingContext2D, view: LidarView, scan: ScanFrame | undefined, trailM: Float32Array): void {
+  const { widthPx, heightPx, pixelRatio, viewRadiusM } = view;
   context.save();
   context.fillStyle = COLOURS.background;
   context.fillRect(0, 0, widthPx, heightPx);
@@ -47,6 +57,8 @@ export function drawScan(context: CanvasRenderingContext2D, widthPx: number, hei
     context.fillText(formatMetres(radiusM), centre.x + Math.cos(angle) * radiusPx + 3 * pixelRatio, centre.y + Math.sin(angle) * radiusPx);
   }
 
+  drawTrail(context, trailM, centre, pxPerM, pixelRatio);
+
   if (scan) {
     const hits = scanHitsInRobotFrame(scan);
     const size = 2.5 * pixelRatio;
@@ -59,6 +71,30 @@ export function drawScan(context: CanvasRenderingContext2D, widthPx: number, hei
 
   drawRobot(context, centre, pxPerM, pixelRatio);
   context.restore();
+}
+
+function drawTrail(context: CanvasRenderingContext2D, trailM: Float32Array, centre: { x: number; y: number }, pxPerM: number, pixelRatio: number): void {
+  const count = trailM.length / 2;
+  if (count < 2) return;
+  context.lineWidth = 3 * pixelRatio;
+  context.lineCap = 'round';
+  let previous = canvasFromRobot(trailM[0]!, trailM[1]!, centre, pxPerM);
+  for (let i = 1; i < count; i++) {
+    const point = canvasFromRobot(trailM[i * 2]!, trailM[i * 2 + 1]!, centre, pxPerM);
+    // Older segments fade out, so the direction of travel reads at a glance.
+    context.strokeStyle = `rgba(${COLOURS.trail}, ${(0.3 + 0.7 * (i / count)).toFixed(3)})`;
+    context.beginPath();
+    context.moveTo(previous.x, previous.y);
+    context.lineTo(point.x, point.y);
+    context.stroke();
+    previous = point;
+  }
+  // The trail ends at the robot's centre, where the odometry places it now.
+  context.strokeStyle = `rgba(${COLOURS.trail}, 1)`;
+  context.beginPath();
+  context.moveTo(previous.x, previous.y);
+  context.lineTo(centre.x, centre.y);
+  context.stroke();
 }
 
 function drawRobot(context: CanvasRenderingContext2D, centre: { x: number; y: number }, pxPerM: number, pixelRatio: number): void {
