@@ -11,6 +11,7 @@ import {
   type TopicInfo,
   type Unsubscribe,
 } from '../links/link.ts';
+import { LinkEventHub } from '../links/linkEventHub.ts';
 import type { Received, RobotMessage, Twist } from '../links/messages.ts';
 import type { ArenaOptions } from './arena.ts';
 import type { CameraOptions } from './camera.ts';
@@ -65,11 +66,9 @@ export class LockstepLink implements Link {
   readonly robot: SimRobot;
   /** Wall-clock ms of simulated time 0; moves forward only when a real-time driver skips time. */
   private epochMs: number;
-  private currentPresence: LinkPresence = 'present';
+  private readonly events = new LinkEventHub('present');
   private readonly currentAlerts = new Map<string, LinkAlert>();
   private readonly messageListeners = new Map<string, Set<MessageListener>>();
-  private readonly presenceListeners = new Set<LinkEvents['presence']>();
-  private readonly alertListeners = new Set<LinkEvents['alerts']>();
   private readonly sink: SensorSink = {
     wants: (stream) => (this.messageListeners.get(SENSOR_TOPICS[stream].topic)?.size ?? 0) > 0,
     receive: (output) => this.deliver(output),
@@ -92,7 +91,7 @@ export class LockstepLink implements Link {
    * the link is closed or failed.
    */
   advance(dtSecs: number): void {
-    if (this.currentPresence !== 'present') return;
+    if (this.events.presence() !== 'present') return;
     this.robot.step(dtSecs, this.sink);
   }
 
@@ -110,7 +109,7 @@ export class LockstepLink implements Link {
   }
 
   presence(): LinkPresence {
-    return this.currentPresence;
+    return this.events.presence();
   }
 
   alerts(): readonly LinkAlert[] {
@@ -122,7 +121,7 @@ export class LockstepLink implements Link {
   }
 
   subscribe<M extends RobotMessage>(topic: string, onMessage: (received: Received<M>) => void): Unsubscribe {
-    if (this.currentPresence === 'closed') return () => undefined;
+    if (this.events.presence() === 'closed') return () => undefined;
     // Safe: each topic carries one message kind (SENSOR_TOPICS), and the subscriber named it.
     const listener = onMessage as MessageListener;
     const listeners = this.messageListeners.get(topic) ?? new Set<MessageListener>();
@@ -134,25 +133,19 @@ export class LockstepLink implements Link {
   }
 
   publish(topic: string, twist: Twist): boolean {
-    if (this.currentPresence !== 'present' || topic !== DEFAULT_TOPIC_MAP.command) return false;
+    if (this.events.presence() !== 'present' || topic !== DEFAULT_TOPIC_MAP.command) return false;
     return this.robot.drive({ linearMps: twist.linearMps.x, angularRadps: twist.angularRadps.z });
   }
 
   on<E extends keyof LinkEvents>(event: E, listener: LinkEvents[E]): Unsubscribe {
-    // The casts only restate what the event name already proves about the listener's type.
-    const listeners = (event === 'presence' ? this.presenceListeners : this.alertListeners) as Set<LinkEvents[E]>;
-    listeners.add(listener);
-    return () => {
-      listeners.delete(listener);
-    };
+    return this.events.on(event, listener);
   }
 
   async close(): Promise<void> {
-    if (this.currentPresence === 'closed') return;
-    this.setPresence('closed');
+    if (this.events.presence() === 'closed') return;
+    this.events.setPresence('closed');
     this.messageListeners.clear();
-    this.presenceListeners.clear();
-    this.alertListeners.clear();
+    this.events.clear();
   }
 
   /** Raises or replaces an alert by its key (for whatever drives this link, e.g. startRealtime). */
@@ -167,9 +160,9 @@ export class LockstepLink implements Link {
 
   /** The simulation can no longer run: the link goes to 'error' and says why. */
   fail(alert: LinkAlert): void {
-    if (this.currentPresence === 'closed') return;
+    if (this.events.presence() === 'closed') return;
     this.raiseAlert(alert);
-    this.setPresence('error');
+    this.events.setPresence('error');
   }
 
   private deliver(output: SensorOutput): void {
@@ -186,13 +179,7 @@ export class LockstepLink implements Link {
     for (const listener of [...listeners]) listener(received);
   }
 
-  private setPresence(presence: LinkPresence): void {
-    this.currentPresence = presence;
-    for (const listener of [...this.presenceListeners]) listener(presence);
-  }
-
   private emitAlerts(): void {
-    const alerts = this.alerts();
-    for (const listener of [...this.alertListeners]) listener(alerts);
+    this.events.emitAlerts(this.alerts());
   }
 }
