@@ -4,6 +4,11 @@
 // tests can hand it fakes.
 import type { BrowserWindowConstructorOptions } from 'electron';
 
+/**
+ * The core's server sends the same policy with `connect-src 'self' ws: wss:` (main/api/server.ts);
+ * here, where the core is always on loopback, sockets are narrowed to loopback. Kept as a copy on
+ * purpose: app/ is compiled on its own and loads no TypeScript from main/ at run time.
+ */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",

@@ -16,6 +16,8 @@ export interface CockpitApi {
   serialPorts(): Promise<SerialPortsResult>;
   cameraPreview(): Preview | undefined;
   scanPreview(): Preview | undefined;
+  /** Told when a new camera frame or scan has arrived; returns the unsubscribe. */
+  onPreviewReady(listener: () => void): () => void;
 }
 
 export class CockpitService implements CockpitApi {
@@ -122,6 +124,12 @@ export class CockpitService implements CockpitApi {
       alerts: this.loop.alerts().map((alert) => ({ ...alert })),
       connection: this.connection(),
     };
+  }
+
+  onPreviewReady(listener: () => void): () => void {
+    return this.loop.synchroniser.onArrival((role) => {
+      if (role === 'camera' || role === 'scan') listener();
+    });
   }
 
   cameraPreview(): Preview | undefined {

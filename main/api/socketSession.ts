@@ -8,16 +8,12 @@ import type { Preview } from './previews.ts';
 import { parseRequest } from './requestParsing.ts';
 
 export const STATE_PERIOD_MS = 100;
-/**
- * How often a session looks for a new preview. Short, so each camera frame goes out within a few ms of
- * arriving and the UI draws at the sensor rate (DESIGN §1); a look with nothing new costs a comparison.
- */
-export const PREVIEW_POLL_MS = 5;
 /** Previews are skipped (never queued) while this much is still waiting to go out to a slow client. */
 const MAX_BUFFERED_BYTES = 2 * 1024 * 1024;
 
 export class SocketSession {
   private readonly timers: NodeJS.Timeout[] = [];
+  private readonly stopPreviews: () => void;
   private readonly sentSequence = { camera: 0, scan: 0 };
 
   constructor(
@@ -30,11 +26,14 @@ export class SocketSession {
     socket.on('error', (error) => log.warn({ err: error }, 'UI socket error'));
     this.send({ type: 'hello', apiVersion: API_VERSION, state: api.state() });
     this.timers.push(setInterval(() => this.send({ type: 'state', state: api.state() }), STATE_PERIOD_MS));
-    this.timers.push(setInterval(() => this.sendPreviews(), PREVIEW_POLL_MS));
+    // Each camera frame and scan goes out as it arrives, so the UI draws at the sensor rate (DESIGN §1).
+    this.stopPreviews = api.onPreviewReady(() => this.sendPreviews());
+    this.sendPreviews();
   }
 
   dispose(): void {
     for (const timer of this.timers.splice(0)) clearInterval(timer);
+    this.stopPreviews();
   }
 
   private onMessage(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
@@ -58,7 +57,7 @@ export class SocketSession {
   }
 
   private sendPreviews(): void {
-    if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) return;
+    if (this.socket.readyState !== this.socket.OPEN || this.socket.bufferedAmount > MAX_BUFFERED_BYTES) return;
     this.sendPreview('camera', this.api.cameraPreview());
     this.sendPreview('scan', this.api.scanPreview());
   }

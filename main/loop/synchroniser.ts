@@ -79,6 +79,7 @@ export class Synchroniser {
   private readonly tracks = new Map<StreamRole, StreamTrack<RobotMessage>>();
   private readonly unsubscribes: Unsubscribe[] = [];
   private readonly mismatchListeners = new Set<(role: StreamRole, topic: string, kind: MessageKind) => void>();
+  private readonly arrivalListeners = new Set<(role: StreamRole) => void>();
 
   constructor(
     link: Link,
@@ -95,6 +96,7 @@ export class Synchroniser {
             return;
           }
           track.record(received);
+          for (const listener of this.arrivalListeners) listener(role);
         }),
       );
     }
@@ -104,6 +106,12 @@ export class Synchroniser {
   onKindMismatch(listener: (role: StreamRole, topic: string, kind: MessageKind) => void): () => void {
     this.mismatchListeners.add(listener);
     return () => this.mismatchListeners.delete(listener);
+  }
+
+  /** Told each time a stream's newest message changes (previews go out as frames arrive, not on a poll). */
+  onArrival(listener: (role: StreamRole) => void): () => void {
+    this.arrivalListeners.add(listener);
+    return () => this.arrivalListeners.delete(listener);
   }
 
   /** The newest message of one stream, however old. For previews, never for the tick's frame. */

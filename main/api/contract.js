@@ -1,0 +1,279 @@
+// The one contract between the UI (renderer/, app/) and the core. Every request, response and event
+// is a zod schema here; both sides import this file and nothing else from main/. It must stay free of
+// Node APIs so the renderer can bundle it.
+import { z } from 'zod';
+export const API_VERSION = 1;
+/** Text messages from the UI larger than this are refused with an error, the connection kept. */
+export const MAX_REQUEST_BYTES = 16 * 1024;
+/** Hard cap on any WebSocket frame from the UI: above this the socket is closed (1009). */
+export const MAX_SOCKET_FRAME_BYTES = 1024 * 1024;
+export const HEARTBEAT_PERIOD_MS = 100;
+export const ESTOP_RELEASE_HOLD_MS = 1000;
+// Plausibility bounds for operator input; the core's safety filter applies the real limits.
+const speedMps = z.number().finite().min(-5).max(5);
+const turnRateRadps = z.number().finite().min(-10).max(10);
+const requestId = z.string().max(64).optional();
+// ── Requests: UI → core, as JSON text frames on the WebSocket or POST /api/requests ──────────────
+export const DriveRequest = z.strictObject({
+    type: z.literal('drive'),
+    id: requestId,
+    linearMps: speedMps,
+    angularRadps: turnRateRadps,
+});
+export const EStopRequest = z.strictObject({ type: z.literal('estop'), id: requestId });
+export const EStopReleaseRequest = z.strictObject({
+    type: z.literal('estop-release'),
+    id: requestId,
+    /** How long the operator held the release control; the core refuses a release held too briefly. */
+    heldMs: z.number().finite().min(0),
+});
+export const HeartbeatRequest = z.strictObject({
+    type: z.literal('heartbeat'),
+    id: requestId,
+    sentAtMs: z.number().finite(),
+});
+export const TakeOverRequest = z.strictObject({ type: z.literal('take-over'), id: requestId });
+export const HandBackRequest = z.strictObject({ type: z.literal('hand-back'), id: requestId });
+export const SetAutonomyRequest = z.strictObject({
+    type: z.literal('set-autonomy'),
+    id: requestId,
+    enabled: z.boolean(),
+});
+export const SetSpeedLimitsRequest = z.strictObject({
+    type: z.literal('set-speed-limits'),
+    id: requestId,
+    maxLinearMps: z.number().finite().positive().max(5),
+    maxAngularRadps: z.number().finite().positive().max(10),
+});
+// ── Robot connections: which robot the cockpit drives, switched at runtime ──────────────────────
+/** Longest robot address accepted: "sim", ws://HOST:PORT or serial:/dev/PATH?baud=N. */
+export const MAX_ROBOT_ADDRESS_CHARS = 512;
+/** The topic each stream uses when the operator does not say otherwise (the links' defaults). */
+export const DEFAULT_ROBOT_TOPICS = Object.freeze({
+    camera: '/camera/image_raw',
+    scan: '/scan',
+    joints: '/joint_states',
+    imu: '/imu',
+    odom: '/odom',
+    command: '/cmd_vel',
+});
+/** A ROS graph name: slash-separated words of letters, digits and underscores, not starting with a digit. */
+export const ROS_TOPIC_PATTERN = /^\/?[A-Za-z_][A-Za-z0-9_]*(\/[A-Za-z_][A-Za-z0-9_]*)*$/;
+const rosTopicName = z
+    .string()
+    .max(256)
+    .regex(ROS_TOPIC_PATTERN, 'not a ROS topic name (letters, digits, _ and /, such as /camera/image_raw)');
+export const RobotTopicsInput = z.strictObject({
+    camera: rosTopicName.optional(),
+    scan: rosTopicName.optional(),
+    joints: rosTopicName.optional(),
+    imu: rosTopicName.optional(),
+    odom: rosTopicName.optional(),
+    command: rosTopicName.optional(),
+});
+/** Connects to another robot; refused while anyone drives. The outcome arrives as `state.connection`. */
+export const ConnectRobotRequest = z.strictObject({
+    type: z.literal('connect-robot'),
+    id: requestId,
+    robot: z.string().trim().min(1, 'give the robot as sim, ws://HOST:PORT or serial:/dev/PATH?baud=N').max(MAX_ROBOT_ADDRESS_CHARS),
+    topics: RobotTopicsInput.optional(),
+});
+export const RobotConnection = z.object({
+    /** The robot as the operator gave it (the last one asked for, which may have failed). */
+    robot: z.string(),
+    status: z.enum(['connecting', 'connected', 'failed']),
+    /** Why the last connect failed, in words; the previous robot stays attached. */
+    error: z.string().optional(),
+});
+export const SerialPortEntry = z.object({
+    path: z.string(),
+    manufacturer: z.string().optional(),
+    serialNumber: z.string().optional(),
+    /** What the USB vendor suggests the board is, when it is a common microcontroller bridge. */
+    board: z.string().optional(),
+    /** A microcontroller board or USB-serial bridge, rather than a built-in UART. */
+    likelyRobot: z.boolean(),
+});
+/** GET /api/serial-ports: the serial ports on the core's machine, likely robot boards first. */
+export const SerialPortsResponse = z.object({ ports: z.array(SerialPortEntry) });
+export const Request = z.discriminatedUnion('type', [
+    DriveRequest,
+    EStopRequest,
+    EStopReleaseRequest,
+    HeartbeatRequest,
+    TakeOverRequest,
+    HandBackRequest,
+    SetAutonomyRequest,
+    SetSpeedLimitsRequest,
+    ConnectRobotRequest,
+]);
+// ── Events: core → UI, as JSON text frames ────────────────────────────────────────────────────────
+export const Presence = z.enum(['connecting', 'present', 'reconnecting', 'error', 'closed']);
+/** Who the command going out comes from. `idle`: nobody drives and Reins publishes nothing. */
+export const Driver = z.enum(['idle', 'operator', 'policy', 'estopped']);
+export const Alert = z.object({
+    key: z.string(),
+    severity: z.enum(['info', 'warn', 'error']),
+    message: z.string(),
+    hint: z.string().optional(),
+});
+export const DriveValue = z.object({ linearMps: z.number(), angularRadps: z.number() });
+export const StreamStatus = z.object({
+    role: z.enum(['camera', 'scan', 'joints', 'imu', 'odom']),
+    topic: z.string(),
+    rateHz: z.number(),
+    /** Age of the newest message, or undefined if none arrived yet. */
+    ageMs: z.number().optional(),
+    stale: z.boolean(),
+});
+export const SpeedLimits = z.object({ maxLinearMps: z.number(), maxAngularRadps: z.number() });
+export const OdomPose = z.object({ xM: z.number(), yM: z.number(), yawRad: z.number() });
+export const CockpitState = z.object({
+    robotName: z.string(),
+    simulated: z.boolean(),
+    presence: Presence,
+    driver: Driver,
+    estopped: z.boolean(),
+    /** The operator has latched a takeover: the policy is not driving even when autonomy is on. */
+    tookOver: z.boolean(),
+    autonomy: z.boolean(),
+    policyVersion: z.string(),
+    /** The last command sent to the robot, after the safety filter. */
+    lastCommand: DriveValue,
+    /** When lastCommand left the core (epoch ms); undefined before the first. */
+    lastCommandAtMs: z.number().optional(),
+    /** Commands the safety filter has changed (speed or acceleration limits) since the core started. */
+    commandsClipped: z.number().int().nonnegative(),
+    /** The robot's measured speed, from its odometry. */
+    measuredSpeed: DriveValue.optional(),
+    /** The robot's pose in its odometry frame, from the latest fresh odometry (metres, radians). */
+    odomPose: OdomPose.optional(),
+    speedLimits: SpeedLimits,
+    controlRateHz: z.number(),
+    tickLatencyMs: z.object({ p50: z.number(), p95: z.number(), p99: z.number() }),
+    streams: z.array(StreamStatus),
+    alerts: z.array(Alert),
+    /** The robot the operator last asked for, and how connecting to it went. */
+    connection: RobotConnection,
+});
+export const HelloEvent = z.object({
+    type: z.literal('hello'),
+    apiVersion: z.literal(API_VERSION),
+    state: CockpitState,
+});
+export const StateEvent = z.object({ type: z.literal('state'), state: CockpitState });
+export const ErrorCode = z.enum([
+    'bad-json',
+    'bad-request',
+    'unknown-request',
+    'too-large',
+    'refused',
+    'unauthorized',
+    'forbidden-origin',
+    'not-found',
+    'method-not-allowed',
+    'unavailable',
+]);
+export const ErrorBody = z.object({
+    code: ErrorCode,
+    message: z.string(),
+    /** The request's id, when the request carried one that could be read. */
+    id: z.string().optional(),
+});
+export const ErrorEvent = z.object({ type: z.literal('error'), error: ErrorBody });
+/** Sent for a request that carried an id, once it has been carried out. */
+export const AckEvent = z.object({ type: z.literal('ack'), id: z.string(), requestType: z.string() });
+export const Event = z.discriminatedUnion('type', [HelloEvent, StateEvent, ErrorEvent, AckEvent]);
+// ── HTTP responses ────────────────────────────────────────────────────────────────────────────────
+export const HealthResponse = z.object({ ok: z.literal(true) });
+export const StatusResponse = z.object({ apiVersion: z.literal(API_VERSION), state: CockpitState });
+export const AcceptedResponse = z.object({ ok: z.literal(true), requestType: z.string() });
+export const ErrorResponse = z.object({ error: ErrorBody });
+/**
+ * The content security policy the UI runs under, wherever it is served: the core's HTTP server sends
+ * it with `'self' ws: wss:` (the page may sit behind TLS on another host); the Electron shell, whose
+ * core is always on loopback, narrows the sockets to loopback.
+ */
+export function uiContentSecurityPolicy(connectSources) {
+    return [
+        "default-src 'self'",
+        "script-src 'self'",
+        `connect-src ${connectSources}`,
+        "img-src 'self' data: blob:",
+        "style-src 'self' 'unsafe-inline'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "frame-ancestors 'none'",
+    ].join('; ');
+}
+/** HTTP paths and the WebSocket path. */
+export const Paths = {
+    health: '/healthz',
+    status: '/api/status',
+    requests: '/api/requests',
+    socket: '/api/socket',
+    serialPorts: '/api/serial-ports',
+};
+// ── Binary frames: core → UI, for high-rate streams ──────────────────────────────────────────────
+// Little-endian. Byte 0 is the frame kind; the header is 16 bytes; the payload follows.
+export const FRAME_HEADER_BYTES = 16;
+export const FrameKind = { cameraRgb: 1, laserScan: 2 };
+/** Camera header: kind (byte 0), width (2–3), height (4–5), source stamp in ms as float64 (8–15). */
+export function encodeCameraFrame(width, height, stampMs, rgb) {
+    if (rgb.length !== width * height * 3) {
+        throw new RangeError(`camera frame ${width}x${height} needs ${width * height * 3} bytes, got ${rgb.length}`);
+    }
+    const out = new Uint8Array(FRAME_HEADER_BYTES + rgb.length);
+    const view = new DataView(out.buffer);
+    view.setUint8(0, FrameKind.cameraRgb);
+    view.setUint16(2, width, true);
+    view.setUint16(4, height, true);
+    view.setFloat64(8, stampMs, true);
+    out.set(rgb, FRAME_HEADER_BYTES);
+    return out;
+}
+export function encodeScanFrame(angleMinRad, angleIncrementRad, rangeMaxM, rangesM) {
+    const out = new Uint8Array(FRAME_HEADER_BYTES + rangesM.length * 4);
+    const view = new DataView(out.buffer);
+    view.setUint8(0, FrameKind.laserScan);
+    view.setUint16(2, rangesM.length, true);
+    view.setFloat32(4, angleMinRad, true);
+    view.setFloat32(8, angleIncrementRad, true);
+    view.setFloat32(12, rangeMaxM, true);
+    for (let i = 0; i < rangesM.length; i++)
+        view.setFloat32(FRAME_HEADER_BYTES + i * 4, rangesM[i], true);
+    return out;
+}
+/** Decodes a binary frame; throws a RangeError naming the problem for anything malformed. */
+export function decodeBinaryFrame(bytes) {
+    if (bytes.length < FRAME_HEADER_BYTES)
+        throw new RangeError(`binary frame of ${bytes.length} bytes is shorter than its header`);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const kind = view.getUint8(0);
+    if (kind === FrameKind.cameraRgb) {
+        const width = view.getUint16(2, true);
+        const height = view.getUint16(4, true);
+        const expected = FRAME_HEADER_BYTES + width * height * 3;
+        if (bytes.length !== expected)
+            throw new RangeError(`camera frame ${width}x${height} should be ${expected} bytes, is ${bytes.length}`);
+        return { kind: 'camera', width, height, stampMs: view.getFloat64(8, true), rgb: bytes.subarray(FRAME_HEADER_BYTES) };
+    }
+    if (kind === FrameKind.laserScan) {
+        const count = view.getUint16(2, true);
+        const expected = FRAME_HEADER_BYTES + count * 4;
+        if (bytes.length !== expected)
+            throw new RangeError(`scan frame of ${count} beams should be ${expected} bytes, is ${bytes.length}`);
+        const rangesM = new Float32Array(count);
+        for (let i = 0; i < count; i++)
+            rangesM[i] = view.getFloat32(FRAME_HEADER_BYTES + i * 4, true);
+        return {
+            kind: 'scan',
+            angleMinRad: view.getFloat32(4, true),
+            angleIncrementRad: view.getFloat32(8, true),
+            rangeMaxM: view.getFloat32(12, true),
+            rangesM,
+        };
+    }
+    throw new RangeError(`unknown binary frame kind ${kind}`);
+}
+//# sourceMappingURL=contract.js.map
