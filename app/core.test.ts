@@ -50,6 +50,11 @@ describe('launching the core', () => {
     ]);
   });
 
+  it('forwards the encoder manifest', () => {
+    const launch = coreLaunchFromArgv(['/usr/bin/electron', '.', '--', '--encoders', '/data/encoders/manifest.json'], () => 'g');
+    expect(coreArgs(launch)).toEqual(['start', '--headless', '--port', '0', '--token', 'g', '--encoders', '/data/encoders/manifest.json']);
+  });
+
   it('reads --robot=X and a packaged app argv without `--`', () => {
     expect(coreLaunchFromArgv(['/opt/Reins/reins', '--robot=sim'], () => 'g').robot).toBe('sim');
   });

@@ -20,28 +20,31 @@ export interface CoreLaunch {
   /** Bearer token the UI and API share; generated unless the operator passed `--token`. */
   token: string;
   robot?: string | undefined;
+  /** The encoder manifest (`--encoders PATH`), when not the default models. */
+  encoders?: string | undefined;
 }
 
 /**
  * Reads what the desktop app forwards to the core from its own argv: the arguments after `--`
  * (`electron . -- --robot X`), or all of them when there is no `--` (a packaged `Reins --robot X`).
- * Only `--robot` is forwarded; `--token` is used instead of a generated one.
+ * Only `--robot` and `--encoders` are forwarded; `--token` is used instead of a generated one.
  */
 export function coreLaunchFromArgv(argv: readonly string[], newToken: () => string = generateToken): CoreLaunch {
   const separator = argv.indexOf('--');
   const args = separator >= 0 ? argv.slice(separator + 1) : argv.slice(1);
   const { values } = parseArgs({
     args: [...args],
-    options: { robot: { type: 'string' }, token: { type: 'string' } },
+    options: { robot: { type: 'string' }, token: { type: 'string' }, encoders: { type: 'string' } },
     strict: false,
     allowPositionals: true,
   });
   const robot = typeof values.robot === 'string' ? values.robot : undefined;
-  if (values.token === undefined) return { token: newToken(), robot };
+  const encoders = typeof values.encoders === 'string' ? { encoders: values.encoders } : {};
+  if (values.token === undefined) return { token: newToken(), robot, ...encoders };
   if (typeof values.token !== 'string' || !TOKEN_PATTERN.test(values.token)) {
     throw new Error("--token needs 16 to 256 characters of A-Z a-z 0-9 . _ ~ -");
   }
-  return { token: values.token, robot };
+  return { token: values.token, robot, ...encoders };
 }
 
 export function generateToken(): string {
@@ -50,7 +53,8 @@ export function generateToken(): string {
 
 export function coreArgs(launch: CoreLaunch): string[] {
   const robot = launch.robot === undefined ? [] : ['--robot', launch.robot];
-  return ['start', '--headless', '--port', '0', '--token', launch.token, ...robot];
+  const encoders = launch.encoders === undefined ? [] : ['--encoders', launch.encoders];
+  return ['start', '--headless', '--port', '0', '--token', launch.token, ...robot, ...encoders];
 }
 
 /**

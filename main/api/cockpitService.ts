@@ -120,6 +120,8 @@ export class CockpitService implements CockpitApi {
       speedLimits: this.loop.speedLimits(),
       controlRateHz: this.loop.rateHz,
       tickLatencyMs: this.loop.tickLatency(),
+      ticksSkipped: this.loop.ticksSkipped(),
+      perception: this.loop.perceptionStatus(),
       streams: this.loop.synchroniser.health(nowMs).map((stream) => ({ ...stream, topic: robotTopics?.[stream.role] ?? stream.topic, ageMs: stream.ageMs })),
       alerts: this.loop.alerts().map((alert) => ({ ...alert })),
       connection: this.connection(),

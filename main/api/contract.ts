@@ -173,6 +173,28 @@ export const SpeedLimits = z.object({ maxLinearMps: z.number(), maxAngularRadps:
 export const OdomPose = z.object({ xM: z.number(), yM: z.number(), yawRad: z.number() });
 export type OdomPose = z.infer<typeof OdomPose>;
 
+/** One encoder: on (encoded at the last tick), no-data (its stream is missing or stale), off (refused or failed: see problem), not-configured (not in the manifest). */
+export const ModalityStatus = z.object({
+  modality: z.enum(['camera', 'lidar', 'proprio']),
+  state: z.enum(['on', 'no-data', 'off', 'not-configured']),
+  file: z.string().optional(),
+  /** onnxruntime's execution provider the encoder runs on. */
+  provider: z.enum(['cpu', 'cuda']).optional(),
+  problem: z.string().optional(),
+});
+export type ModalityStatus = z.infer<typeof ModalityStatus>;
+
+export const PerceptionStatus = z.object({
+  /** The encoder manifest's version. */
+  version: z.string(),
+  /** Why the encoders run on the CPU although a GPU was wanted. */
+  providerNote: z.string().optional(),
+  intraOpThreads: z.number().int().positive(),
+  interOpThreads: z.number().int().positive(),
+  modalities: z.array(ModalityStatus),
+});
+export type PerceptionStatus = z.infer<typeof PerceptionStatus>;
+
 export const CockpitState = z.object({
   robotName: z.string(),
   simulated: z.boolean(),
@@ -196,6 +218,10 @@ export const CockpitState = z.object({
   speedLimits: SpeedLimits,
   controlRateHz: z.number(),
   tickLatencyMs: z.object({ p50: z.number(), p95: z.number(), p99: z.number() }),
+  /** Ticks skipped since the core started: the last one was still running, or the core stalled past them. */
+  ticksSkipped: z.number().int().nonnegative(),
+  /** The encoders: where they run, with how many threads, and which modalities are on. */
+  perception: PerceptionStatus,
   streams: z.array(StreamStatus),
   alerts: z.array(Alert),
   /** The robot the operator last asked for, and how connecting to it went. */

@@ -1,9 +1,10 @@
 // `reins`: the command line. Usage mistakes print a clear message and exit with 2.
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runBench } from './bench/runBench.ts';
 import { createLogger } from './logger.ts';
 import { runProbe, type ProbeArgs } from './probe/runProbe.ts';
-import { UsageError } from './robotSpec.ts';
+import { StartupError, UsageError } from './robotSpec.ts';
 import { parseCamera, parseSimArgs, runSim } from './sim.ts';
 import { runStart } from './start.ts';
 
@@ -11,10 +12,13 @@ const USAGE = `Usage:
   reins start [--robot sim|ws://HOST:PORT|serial:/dev/PATH?baud=N] [--headless] [--port 8787]
               [--host 127.0.0.1] [--token T] [--rate-hz 10] [--tls-cert FILE --tls-key FILE] [--insecure]
               [--sim-camera WxH@HZ] [--sim-prerendered-camera]   (passed to the built-in sim as --camera, --prerendered-camera)
+              [--encoders models/manifest.json]   the encoder manifest (your own encoders: see README "Encoders")
+              [--encoder-threads 1]               onnxruntime threads per encoder run (intra-op)
   reins sim [--rosbridge-port 9090] [--host 127.0.0.1] [--insecure] [--arena-seed N] [--seed N] [--task reach]
             [--camera WxH@HZ] [--scan BEAMS@HZ] [--prerendered-camera] [--serial-pty PATH] [--identity TOKEN]
   reins probe ROBOT [--seconds 5] [--json]   ROBOT: sim | ws://HOST:PORT | serial:/dev/PATH?baud=N
-  reins bench SUITE [--json FILE]      suites: tick, sim, bridge, ui
+  reins bench SUITE [--json FILE] [--encoders PATH] [--encoder-threads N]
+                                       suites: tick, perception, sim, bridge, ui (--encoders*: tick, perception)
   reins help`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -43,6 +47,10 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`reins: ${(error as Error).message}\n\n${USAGE}\n`);
       return 2;
     }
+    if (error instanceof StartupError) {
+      process.stderr.write(`reins: ${error.message}\n`);
+      return 1;
+    }
     process.stderr.write(`reins: ${(error as Error).stack ?? String(error)}\n`);
     return 1;
   }
@@ -65,6 +73,10 @@ export interface StartArgs {
   insecure: boolean;
   /** Extra arguments for the built-in simulated robot (`reins sim`); empty for any other robot. */
   simArgs: string[];
+  /** The encoder manifest, absolute; undefined for the default models. */
+  encoders: string | undefined;
+  /** onnxruntime intra-op threads per encoder run; undefined for the measured default. */
+  encoderThreads: number | undefined;
 }
 
 export function parseStartArgs(args: string[]): StartArgs {
@@ -84,6 +96,8 @@ export function parseStartArgs(args: string[]): StartArgs {
       insecure: { type: 'boolean', default: false },
       'sim-camera': { type: 'string' },
       'sim-prerendered-camera': { type: 'boolean', default: false },
+      encoders: { type: 'string' },
+      'encoder-threads': { type: 'string' },
     },
   });
   const port = Number(values.port);
@@ -105,7 +119,18 @@ export function parseStartArgs(args: string[]): StartArgs {
     tlsKey: values['tls-key'],
     insecure: values.insecure ?? false,
     simArgs: simArgsFor(values.robot, values['sim-camera'], values['sim-prerendered-camera'] ?? false),
+    ...encoderArgs(values.encoders, values['encoder-threads']),
   };
+}
+
+function encoderArgs(encoders: string | undefined, threads: string | undefined): { encoders: string | undefined; encoderThreads: number | undefined } {
+  const encoderThreads = threads === undefined ? undefined : Number(threads);
+  if (encoderThreads !== undefined && !(Number.isInteger(encoderThreads) && encoderThreads >= 1 && encoderThreads <= 64)) {
+    throw new UsageError(`--encoder-threads must be a whole number from 1 to 64, got "${threads}"`);
+  }
+  if (encoders === '') throw new UsageError('--encoders needs the path of an encoder manifest');
+  // Absolute, so it means the same to the desktop shell's core process whatever its working folder.
+  return { encoders: encoders === undefined ? undefined : resolve(encoders), encoderThreads };
 }
 
 function simArgsFor(robot: string | undefined, camera: string | undefined, prerenderedCamera: boolean): string[] {
@@ -135,10 +160,18 @@ export function parseProbeArgs(args: string[]): ProbeArgs {
 export interface BenchArgs {
   suite: string;
   jsonPath: string | undefined;
+  /** For the suites that run the encoders (tick, perception). */
+  encoders: string | undefined;
+  encoderThreads: number | undefined;
 }
 
 export function parseBenchArgs(args: string[]): BenchArgs {
-  const { values, positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: { json: { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: { json: { type: 'string' }, encoders: { type: 'string' }, 'encoder-threads': { type: 'string' } },
+  });
   if (positionals.length !== 1) throw new UsageError('reins bench takes exactly one SUITE');
-  return { suite: positionals[0]!, jsonPath: values.json };
+  return { suite: positionals[0]!, jsonPath: values.json, ...encoderArgs(values.encoders, values['encoder-threads']) };
 }

@@ -16,3 +16,8 @@ export function parseRobotSpec(text: string | undefined): RobotSpec {
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
+
+/** Something the operator must fix before the core can start (a missing encoder manifest, say): printed without a stack, exit code 1. */
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}

@@ -21,7 +21,8 @@ export interface SimProcess {
 
 export async function startSimProcess(log: Logger, extraArgs: string[] = []): Promise<SimProcess> {
   const identity = newToken();
-  const child = spawn(process.execPath, [REINS, 'sim', '--rosbridge-port', '0', '--identity', identity, ...extraArgs], {
+  // `--identity=…` in one word: a token may start with "-", which parseArgs would read as an option.
+  const child = spawn(process.execPath, [REINS, 'sim', '--rosbridge-port', '0', `--identity=${identity}`, ...extraArgs], {
     // stdin stays open as a lifeline: the sim exits when it reads end-of-file (this process died).
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, REINS_EXIT_WITH_STDIN: '1' },

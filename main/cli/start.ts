@@ -9,11 +9,13 @@ import { RobotConnections } from '../api/robotConnections.ts';
 import { startApiServer } from '../api/server.ts';
 import { SwitchableLink } from '../links/switchableLink.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
+import { DEFAULT_MANIFEST_PATH, loadPerception } from '../perception/onnxPerception.ts';
+import type { Perception } from '../perception/perception.ts';
 import { findElectron, runElectron } from './electronLauncher.ts';
 import { createLogger } from './logger.ts';
 import type { StartArgs } from './main.ts';
 import { openRobot } from './openRobot.ts';
-import { parseRobotSpec, UsageError, type RobotSpec } from './robotSpec.ts';
+import { parseRobotSpec, StartupError, UsageError, type RobotSpec } from './robotSpec.ts';
 import { createControlLoop } from './wiring.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -25,7 +27,7 @@ export async function runStart(args: StartArgs): Promise<number> {
   checkExposure(args, log);
   if (!args.headless) {
     const electron = findElectron(REPO_ROOT, log);
-    if (electron.ok) return runElectron(electron, args.robot ? ['--robot', args.robot] : []);
+    if (electron.ok) return runElectron(electron, [...(args.robot ? ['--robot', args.robot] : []), ...(args.encoders ? ['--encoders', args.encoders] : [])]);
     log.info({ reason: electron.reason }, 'no desktop window: running headless');
   }
   return runHeadless(args, robot, log);
@@ -39,11 +41,35 @@ function checkExposure(args: StartArgs, log: Logger): void {
   if (args.tlsCert === undefined) log.warn({ host: args.host }, 'serving the cockpit without TLS beyond loopback (--insecure): anyone on the network can read the token');
 }
 
+/** The encoders first: a bad manifest stops the start before a robot (or the sim's process) is opened. */
+async function loadEncoders(args: StartArgs, log: Logger): Promise<Perception> {
+  let perception: Perception;
+  try {
+    perception = await loadPerception(args.encoders ?? DEFAULT_MANIFEST_PATH, args.encoderThreads === undefined ? {} : { intraOpThreads: args.encoderThreads });
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
+  const status = perception.status();
+  log.info(
+    {
+      version: status.version,
+      modalities: Object.fromEntries(status.modalities.map((m) => [m.modality, m.provider ? `${m.state} (${m.provider})` : m.state])),
+      intraOpThreads: status.intraOpThreads,
+      interOpThreads: status.interOpThreads,
+      ...(status.providerNote ? { providerNote: status.providerNote } : {}),
+    },
+    'encoders loaded',
+  );
+  for (const alert of perception.alerts()) log.warn({ key: alert.key, hint: alert.hint }, alert.message);
+  return perception;
+}
+
 async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Promise<number> {
+  const perception = await loadEncoders(args, log);
   const opened = await openRobot(robot, log, args.simArgs);
   // The loop holds one link for the session; the connection manager swaps robots behind it.
   const link = new SwitchableLink(opened.link);
-  const loop = createControlLoop(link, { rateHz: args.rateHz });
+  const loop = await createControlLoop(link, { rateHz: args.rateHz, perception });
   const connections = new RobotConnections(link, { robot: args.robot ?? 'sim', opened }, {
     openRobot: (spec, topics) => openRobot(spec, log, args.simArgs, topics),
     driver: () => loop.driver(),
@@ -68,11 +94,12 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   log.info({ signal }, 'shutting down: stopping the robot');
-  // The robot's stop comes first and must succeed; after it, a part that fails to close is reported
-  // and the rest still close.
-  loop.close();
+  // The robot's stop comes first and must succeed (it is sent before close() first awaits); after it,
+  // a part that fails to close is reported and the rest still close.
+  const loopClosed = loop.close();
   let failures = 0;
   for (const [part, close] of [
+    ['the encoders', () => loopClosed],
     ['the API server', () => server.close()],
     ['the robot link', () => link.close()],
     ['the robot', () => connections.close()],

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseStartArgs } from './main.ts';
 import { UsageError } from './robotSpec.ts';
@@ -15,5 +16,19 @@ describe('reins start, simulated robot options', () => {
 
   it('refuses sim options for a robot that is not the simulated one', () => {
     expect(() => parseStartArgs(['--robot', 'ws://127.0.0.1:9090', '--sim-camera', '160x120@15'])).toThrow(/only to --robot sim/);
+  });
+});
+
+describe('reins start, encoder options', () => {
+  it('takes another encoder manifest, made absolute, and the encoder threads', () => {
+    const args = parseStartArgs(['--encoders', 'my/manifest.json', '--encoder-threads', '2']);
+    expect(args.encoders).toBe(resolve('my/manifest.json'));
+    expect(args.encoderThreads).toBe(2);
+    expect(parseStartArgs([])).toMatchObject({ encoders: undefined, encoderThreads: undefined });
+  });
+
+  it('refuses a thread count that is not a whole number from 1', () => {
+    expect(() => parseStartArgs(['--encoder-threads', '0'])).toThrow(/--encoder-threads must be a whole number/);
+    expect(() => parseStartArgs(['--encoder-threads', '1.5'])).toThrow(UsageError);
   });
 });

@@ -1,19 +1,26 @@
 // Puts a control loop together from its default parts, for `reins start` and the benches.
-import { HandFeaturePerception } from '../perception/perception.ts';
 import { ReactiveBaselinePolicy } from '../learning/policy.ts';
 import { DEFAULT_TOPIC_MAP, type Link } from '../links/link.ts';
 import { ControlLoop, type ControlLoopOptions } from '../loop/controlLoop.ts';
+import { loadPerception } from '../perception/onnxPerception.ts';
+import type { Perception } from '../perception/perception.ts';
 import { SafetyFilter } from '../safety/safetyFilter.ts';
 
-export function createControlLoop(link: Link, options: Partial<ControlLoopOptions> = {}): ControlLoop {
+export interface LoopWiring extends Partial<ControlLoopOptions> {
+  /** The encoders; by default those of models/manifest.json, loaded here. */
+  perception?: Perception;
+}
+
+export async function createControlLoop(link: Link, options: LoopWiring = {}): Promise<ControlLoop> {
+  const { perception, ...loopOptions } = options;
   return new ControlLoop(
     {
       link,
       topics: { ...DEFAULT_TOPIC_MAP },
-      perception: new HandFeaturePerception(),
+      perception: perception ?? (await loadPerception()),
       policy: new ReactiveBaselinePolicy(),
       safety: new SafetyFilter(),
     },
-    options,
+    loopOptions,
   );
 }

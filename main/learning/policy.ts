@@ -2,11 +2,19 @@
 // default is a transparent reactive baseline: cruise forward, steer toward open space, stop when
 // the scan is missing or something is close ahead.
 import type { DriveCommand } from '../links/messages.ts';
-import { FEATURE_LAYOUT, SCAN_SECTORS, type Embedding } from '../perception/perception.ts';
+import type { ObservationFrame } from '../loop/synchroniser.ts';
+import type { Embedding } from '../perception/perception.ts';
+import { scanSectorMinima, SCAN_SECTORS } from './scanSectors.ts';
+
+/** What a policy sees at a tick: the fused embedding, and the frame it was encoded from. */
+export interface PolicyInput {
+  embedding: Embedding;
+  frame: ObservationFrame;
+}
 
 export interface Policy {
   readonly version: string;
-  act(embedding: Embedding): DriveCommand;
+  act(input: PolicyInput): DriveCommand;
 }
 
 export interface ReactivePolicyOptions {
@@ -18,6 +26,7 @@ export interface ReactivePolicyOptions {
 
 const DEFAULTS: ReactivePolicyOptions = { cruiseMps: 0.3, maxTurnRadps: 1.2, blockedFraction: 0.06 };
 
+/** Reads the scan itself, not the embedding: a baseline the operator can reason about. */
 export class ReactiveBaselinePolicy implements Policy {
   readonly version = 'reactive-baseline-1';
   private readonly options: ReactivePolicyOptions;
@@ -26,9 +35,11 @@ export class ReactiveBaselinePolicy implements Policy {
     this.options = { ...DEFAULTS, ...options };
   }
 
-  act(embedding: Embedding): DriveCommand {
-    if (!embedding.mask.scan) return { linearMps: 0, angularRadps: 0 };
-    const sector = (i: number) => embedding.values[FEATURE_LAYOUT.scan.offset + i]!;
+  act({ frame }: PolicyInput): DriveCommand {
+    const scan = frame.scan?.received.msg;
+    if (!scan) return { linearMps: 0, angularRadps: 0 };
+    const sectors = scanSectorMinima(scan.rangesM, scan.angleMinRad, scan.angleIncrementRad, scan.rangeMaxM);
+    const sector = (i: number) => sectors[i]! / scan.rangeMaxM;
     const half = SCAN_SECTORS / 2;
     const ahead = Math.min(sector(half - 1), sector(half));
     const left = Math.min(sector(half + 1), sector(half + 2));

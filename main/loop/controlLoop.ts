@@ -1,9 +1,10 @@
 // The control tick: synchroniser → perception → policy → arbiter → safety → link. Operator input and
-// e-stop do not wait for the tick: they pass the arbiter and the safety filter the moment they arrive.
+// e-stop do not wait for the tick: they pass the arbiter and the safety filter the moment they arrive,
+// also while a tick is waiting for its encoders.
 import type { Link, LinkAlert, TopicMap } from '../links/link.ts';
-import type { DriveCommand } from '../links/messages.ts';
+import { ZERO_DRIVE, type DriveCommand } from '../links/messages.ts';
 import type { Policy } from '../learning/policy.ts';
-import type { Embedding, Perception } from '../perception/perception.ts';
+import type { Embedding, Perception, PerceptionStatus } from '../perception/perception.ts';
 import { CommandWatchdog, type WatchdogLapse } from '../safety/commandWatchdog.ts';
 import type { SafetyFilter } from '../safety/safetyFilter.ts';
 import { Arbiter, type Driver } from './arbiter.ts';
@@ -46,8 +47,12 @@ export class ControlLoop {
   private readonly coreAlerts = new Map<string, LinkAlert>();
   private readonly options: ControlLoopOptions;
   private clippedCount = 0;
+  private skippedCount = 0;
   private tickTimer: NodeJS.Timeout | undefined;
   private watchdogTimer: NodeJS.Timeout | undefined;
+  /** The timer's tick while it runs: the next one is skipped, never started beside it. */
+  private tickInFlight: Promise<void> | undefined;
+  private closed = false;
 
   constructor(
     private readonly parts: ControlLoopParts,
@@ -106,8 +111,17 @@ export class ControlLoop {
     return this.latency.percentiles();
   }
 
+  /** Ticks the timer skipped since the loop started: one still running, or the loop stalled past them. */
+  ticksSkipped(): number {
+    return this.skippedCount;
+  }
+
+  perceptionStatus(): PerceptionStatus {
+    return this.parts.perception.status();
+  }
+
   alerts(): LinkAlert[] {
-    return [...this.parts.link.alerts(), ...this.coreAlerts.values()];
+    return [...this.parts.link.alerts(), ...this.coreAlerts.values(), ...this.parts.perception.alerts()];
   }
 
   driver(nowMs = this.options.clock()): Driver {
@@ -160,16 +174,20 @@ export class ControlLoop {
 
   // ── The tick ──────────────────────────────────────────────────────────────────────────────────
 
-  tick(nowMs = this.options.clock()): TickReport {
+  async tick(nowMs = this.options.clock()): Promise<TickReport> {
+    if (this.closed) throw new Error('the control loop is closed');
     const startedMs = performance.now();
     this.watchdog.loopTicked(nowMs);
     const frame = this.synchroniser.frame(nowMs);
     const last = this.path.lastSent()?.command ?? { linearMps: 0, angularRadps: 0 };
-    const embedding = this.parts.perception.encode(frame, last);
+    const embedding = await this.parts.perception.encode(frame, last);
+    // Read after the encoders: an e-stop or a takeover that arrived meanwhile has already acted and wins.
     const driver = this.driver(nowMs);
     let sent: SentCommand | undefined;
-    if (driver === 'policy') {
-      sent = this.act(nowMs, this.parts.policy.act(embedding));
+    if (this.closed) {
+      // Closed while encoding: the robot got its last zero; the policy must not speak after it.
+    } else if (driver === 'policy') {
+      sent = this.act(nowMs, this.parts.policy.act({ embedding, frame }));
     } else if (driver !== 'operator' || this.operatorNeedsRepeat(nowMs)) {
       sent = this.act(nowMs, undefined);
     }
@@ -178,18 +196,25 @@ export class ControlLoop {
     return { frame, embedding, driver, sent, durationMs };
   }
 
-  /** Runs the tick on the wall clock at the control rate, and the watchdog beside it. */
+  /**
+   * Runs the tick on the wall clock at the control rate, and the watchdog beside it. A tick never
+   * starts while the last one runs: it is skipped and counted, as are ticks a stall went past.
+   */
   start(): void {
-    if (this.tickTimer) return;
+    if (this.tickTimer || this.closed) return;
     const periodMs = this.periodMs;
     let dueMs = this.options.clock() + periodMs;
     const schedule = () => {
       this.tickTimer = setTimeout(() => {
-        this.tick();
+        if (this.tickInFlight) this.skippedCount++;
+        else this.tickInFlight = this.timedTick().finally(() => (this.tickInFlight = undefined));
         const nowMs = this.options.clock();
         dueMs += periodMs;
         // After a stall, skip the missed ticks rather than running them back to back.
-        if (dueMs < nowMs) dueMs = nowMs + periodMs;
+        if (dueMs < nowMs) {
+          this.skippedCount += Math.floor((nowMs - dueMs) / periodMs) + 1;
+          dueMs = nowMs + periodMs;
+        }
         schedule();
       }, Math.max(0, dueMs - this.options.clock()));
     };
@@ -206,16 +231,40 @@ export class ControlLoop {
     this.watchdogTimer = undefined;
   }
 
-  /** Stops the loop and sends the robot one last zero if anyone was driving. */
-  close(nowMs = this.options.clock()): void {
+  /**
+   * Stops the loop and sends the robot one last zero if anyone was driving, at once (before the
+   * first await); then waits for a tick still encoding and releases the encoders.
+   */
+  async close(nowMs = this.options.clock()): Promise<void> {
+    if (this.closed) return;
     this.stop();
+    this.closed = true;
     this.path.idle(nowMs);
     this.synchroniser.close();
+    await this.tickInFlight;
+    await this.parts.perception.close();
   }
 
   /** Checks the watchdog now (the timer does this on its own once started). */
   checkWatchdog(nowMs = this.options.clock()): void {
     this.watchdog.check(nowMs);
+  }
+
+  /** The timer's tick. A failed tick holds the policy at zero and tells the operator; the next tick tries again. */
+  private async timedTick(): Promise<void> {
+    try {
+      await this.tick();
+      this.coreAlerts.delete('tick-failed');
+    } catch (error) {
+      const nowMs = this.options.clock();
+      if (this.driver(nowMs) === 'policy') this.act(nowMs, ZERO_DRIVE);
+      this.raise({
+        key: 'tick-failed',
+        severity: 'error',
+        message: `A control tick failed: ${(error as Error).message}`,
+        hint: 'The policy is held at zero while ticks fail; you can still drive. Restart the core if this persists.',
+      });
+    }
   }
 
   private operatorNeedsRepeat(nowMs: number): boolean {

@@ -27,6 +27,10 @@ export interface ArenaOptions {
   /** Inside width of the square, centred at the origin. */
   sizeM: number;
   obstacleCount: number;
+  /** Obstacle colours, used in turn; encoders are trained on some palettes and probed on others. */
+  obstaclePalette: readonly Rgb[];
+  floorColours: readonly [Rgb, Rgb];
+  wallColour: Rgb;
 }
 
 export interface Arena {
@@ -54,8 +58,6 @@ export interface Footprints {
   pillars: readonly Circle[];
 }
 
-export const DEFAULT_ARENA_OPTIONS: Readonly<ArenaOptions> = Object.freeze({ sizeM: 6, obstacleCount: 4 });
-
 export const WALL_COLOUR: Rgb = [200, 200, 205];
 /** Bright magenta: no obstacle, wall or floor colour comes near it, so a detector can find it. */
 export const GOAL_COLOUR: Rgb = [255, 40, 200];
@@ -69,6 +71,17 @@ const OBSTACLE_PALETTE: readonly Rgb[] = [
   [40, 190, 200],
 ];
 
+export const DEFAULT_ARENA_OPTIONS: Readonly<ArenaOptions> = Object.freeze({
+  sizeM: 6,
+  obstacleCount: 4,
+  obstaclePalette: OBSTACLE_PALETTE,
+  floorColours: [
+    [62, 62, 68],
+    [44, 44, 50],
+  ] as const,
+  wallColour: WALL_COLOUR,
+});
+
 const WALL_THICKNESS_M = 0.2;
 const WALL_HEIGHT_M = 0.5;
 const GOAL_RADIUS_M = 0.15;
@@ -80,11 +93,12 @@ const MIN_START_TO_GOAL_M = 2.0;
 const MAX_ATTEMPTS = 2000;
 
 export function createArena(arenaSeed: number, options: Partial<ArenaOptions> = {}): Arena {
-  const { sizeM, obstacleCount } = { ...DEFAULT_ARENA_OPTIONS, ...options };
+  const { sizeM, obstacleCount, obstaclePalette, floorColours, wallColour } = { ...DEFAULT_ARENA_OPTIONS, ...options };
   if (!(sizeM >= 2)) throw new RangeError(`arena sizeM must be at least 2 m, got ${sizeM}`);
   if (!Number.isInteger(obstacleCount) || obstacleCount < 0) {
     throw new RangeError(`arena obstacleCount must be a whole number ≥ 0, got ${obstacleCount}`);
   }
+  if (obstaclePalette.length === 0) throw new RangeError('arena obstaclePalette needs at least one colour');
   const random = new SeededRandom(deriveSeed('arena', arenaSeed));
   const halfM = sizeM / 2;
   const outerM = halfM + WALL_THICKNESS_M;
@@ -94,7 +108,7 @@ export function createArena(arenaSeed: number, options: Partial<ArenaOptions> = 
     maxXM,
     maxYM,
     heightM: WALL_HEIGHT_M,
-    colour: WALL_COLOUR,
+    colour: wallColour,
   });
   const walls = [
     wall(-outerM, halfM, outerM, outerM),
@@ -104,7 +118,7 @@ export function createArena(arenaSeed: number, options: Partial<ArenaOptions> = 
   ];
 
   const obstacles: SolidBox[] = [];
-  const paletteOffset = random.integer(OBSTACLE_PALETTE.length);
+  const paletteOffset = random.integer(obstaclePalette.length);
   for (let attempt = 0; attempt < MAX_ATTEMPTS && obstacles.length < obstacleCount; attempt++) {
     const halfWidthM = random.uniform(0.15, 0.45);
     const halfDepthM = random.uniform(0.15, 0.45);
@@ -121,7 +135,7 @@ export function createArena(arenaSeed: number, options: Partial<ArenaOptions> = 
     };
     if (centreLimitXM <= 0 || centreLimitYM <= 0) continue;
     if (obstacles.some((other) => gapBetweenBoxesM(candidate, other) < PASSAGE_WIDTH_M)) continue;
-    const colour = OBSTACLE_PALETTE[(paletteOffset + obstacles.length) % OBSTACLE_PALETTE.length];
+    const colour = obstaclePalette[(paletteOffset + obstacles.length) % obstaclePalette.length];
     if (colour === undefined) throw new Error('obstacle palette is empty');
     obstacles.push({ ...candidate, heightM, colour });
   }
@@ -130,10 +144,7 @@ export function createArena(arenaSeed: number, options: Partial<ArenaOptions> = 
     walls,
     obstacles,
     floorTileM: 0.5,
-    floorColours: [
-      [62, 62, 68],
-      [44, 44, 50],
-    ],
+    floorColours,
   };
 }
 

@@ -189,6 +189,11 @@ export class SimRobot {
     }
   }
 
+  /** A reading of the present state, off the publishing schedule: for datasets and benches, never the live robot. */
+  senseNow(stream: SensorStream): SensorOutput {
+    return this.sample(stream, this.simTimeSecs());
+  }
+
   groundTruth(): GroundTruth {
     const { physics, episode, solids, dropped, motion } = this.world;
     const pose = physics.pose();

@@ -59,6 +59,14 @@ describe('HTTP access', () => {
     expect(body.state.robotName).toBeTruthy();
     expect(body.state.driver).toBe('idle');
   });
+
+  it('says where the encoders run, with how many threads, and which modalities are loaded', async () => {
+    const { perception } = StatusResponse.parse(await (await fetch(`${core.baseUrl}/api/status`, { headers: auth() })).json()).state;
+    expect(perception).toMatchObject({ intraOpThreads: 1, interOpThreads: 1 });
+    expect(perception.modalities.map((m) => m.modality)).toEqual(['camera', 'lidar', 'proprio']);
+    expect(perception.modalities.every((m) => m.provider === 'cpu' || m.provider === 'cuda')).toBe(true);
+    expect(perception.modalities.every((m) => m.state === 'on' || m.state === 'no-data')).toBe(true);
+  });
 });
 
 describe('HTTP bad input', () => {

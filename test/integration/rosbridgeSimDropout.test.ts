@@ -9,9 +9,11 @@ import { createControlLoop } from '../../main/cli/wiring.ts';
 import { twistFromDrive, type DriveCommand } from '../../main/links/messages.ts';
 import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
 import type { SentCommand } from '../../main/loop/commandPath.ts';
+import { loadPerception } from '../../main/perception/onnxPerception.ts';
 import { startSimRosbridgeServer, type SimRosbridgeServer } from '../../main/sim/rosbridge/server.ts';
 import { SimRobot } from '../../main/sim/simRobot.ts';
 import { waitForPresence } from '../support/linkEvents.ts';
+import { testEncoderManifest } from '../support/testEncoders.ts';
 import { WaitableLog } from '../support/waitableLog.ts';
 
 /** Where the test stands: the first server up, no server, or the second server up. */
@@ -89,7 +91,7 @@ describe('a rosbridge dropout between the link and the simulated robot', () => {
 
   it('through the control loop, with the operator driving through the dropout: no burst of stale commands on reconnect', async () => {
     const { robot, link, dropOut, comeBack } = await rig();
-    const loop = createControlLoop(link);
+    const loop = await createControlLoop(link, { perception: await loadPerception(testEncoderManifest()) });
     const sent = new WaitableLog<SentCommand & { phase: Phase }>('commands the loop sent');
     loop.onSent((command) => sent.push({ ...command, phase: robot.phase }));
     loop.start();
@@ -100,9 +102,9 @@ describe('a rosbridge dropout between the link and the simulated robot', () => {
       loop.heartbeat();
       loop.operatorDrive({ linearMps: 0.2, angularRadps: 0.3 + 0.001 * (step++ % 200) });
     }, 50);
-    cleanups.push(() => {
+    cleanups.push(async () => {
       clearInterval(operator);
-      loop.close();
+      await loop.close();
     });
 
     await robot.received.until(() => robot.receivedIn('before').length >= 5, 'the operator driving the robot');
@@ -112,7 +114,7 @@ describe('a rosbridge dropout between the link and the simulated robot', () => {
     await waitForPresence(link, 'present');
     await robot.received.until(() => robot.receivedIn('after').length >= 5, 'the operator driving the robot again');
     clearInterval(operator);
-    loop.close(); // one last zero: the operator let go
+    await loop.close(); // one last zero: the operator let go
 
     // Sent after the reconnect and delivered: exactly what the robot received, in order, nothing more.
     const deliveredAfter = sent.items.filter((each) => each.phase === 'after' && each.delivered).map((each) => each.command);

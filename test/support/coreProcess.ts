@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { testEncoderManifest } from './testEncoders.ts';
 
 const REINS = fileURLToPath(new URL('../../main/cli/reins.mjs', import.meta.url));
 
@@ -16,7 +17,9 @@ export interface CoreProcess {
 }
 
 export function startCoreProcess(args: string[] = [], timeoutMs = 30_000): Promise<CoreProcess> {
-  const child = spawn(process.execPath, [REINS, 'start', '--headless', '--port', '0', ...args], {
+  // Real encoders, independent of the trained default models (one test covers those).
+  const encoders = args.includes('--encoders') ? [] : ['--encoders', testEncoderManifest()];
+  const child = spawn(process.execPath, [REINS, 'start', '--headless', '--port', '0', ...encoders, ...args], {
     env: { ...process.env, REINS_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

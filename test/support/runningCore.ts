@@ -9,7 +9,9 @@ import type { OpenedRobot } from '../../main/links/robotAddress.ts';
 import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
 import { SwitchableLink } from '../../main/links/switchableLink.ts';
 import type { ControlLoop } from '../../main/loop/controlLoop.ts';
+import { loadPerception } from '../../main/perception/onnxPerception.ts';
 import { createSimLink, startRealtime } from '../../main/sim/lockstepLink.ts';
+import { testEncoderManifest } from './testEncoders.ts';
 
 export interface RunningCore {
   server: ApiServer;
@@ -54,7 +56,7 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
   const { staticDir = 'renderer/dist', connectTimeoutMs } = options;
   const opened = openSimInProcess();
   const link = new SwitchableLink(opened.link);
-  const loop = createControlLoop(link);
+  const loop = await createControlLoop(link, { perception: await loadPerception(testEncoderManifest()) });
   const connections = new RobotConnections(link, { robot: 'sim', opened }, { openRobot, connectTimeoutMs, driver: () => loop.driver() });
   loop.start();
   const token = 'test-token-0123456789abcdef';
@@ -75,7 +77,7 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
     origin: baseUrl,
     socketUrl: (given = token) => `ws://127.0.0.1:${server.port}/api/socket?token=${encodeURIComponent(given)}`,
     async close() {
-      loop.close();
+      await loop.close();
       await server.close();
       await link.close();
       await connections.close();

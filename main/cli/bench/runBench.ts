@@ -2,22 +2,32 @@
 import type { BenchArgs } from '../main.ts';
 import { UsageError } from '../robotSpec.ts';
 import { runBridgeBench } from './bridgeBench.ts';
+import { runPerceptionBench } from './perceptionBench.ts';
 import { machineFacts, writeReport, type BenchRow } from './report.ts';
 import { runSimBench } from './simBench.ts';
 import { runTickBench } from './tickBench.ts';
 import { runUiBench } from './uiBench.ts';
 
-const SUITES: Record<string, () => Promise<BenchRow[]> | BenchRow[]> = {
-  tick: () => runTickBench(),
+const SUITES: Record<string, (args: BenchArgs) => Promise<BenchRow[]> | BenchRow[]> = {
+  tick: (args) => runTickBench({ ...encodersOf(args) }),
+  perception: (args) => runPerceptionBench({ ...encodersOf(args) }),
   sim: () => runSimBench(),
   bridge: () => runBridgeBench(),
   ui: () => runUiBench(),
 };
 
+/** `--encoders` and `--encoder-threads`, for the suites that run the encoders. */
+function encodersOf(args: BenchArgs) {
+  return {
+    ...(args.encoders === undefined ? {} : { encoders: args.encoders }),
+    perception: args.encoderThreads === undefined ? {} : { intraOpThreads: args.encoderThreads },
+  };
+}
+
 export async function runBench(args: BenchArgs): Promise<number> {
   const suite = SUITES[args.suite];
   if (!suite) throw new UsageError(`unknown bench suite "${args.suite}"; suites: ${Object.keys(SUITES).join(', ')}`);
-  const results = await suite();
+  const results = await suite(args);
   writeReport({ suite: args.suite, machine: machineFacts(), results }, args.jsonPath);
   return 0;
 }

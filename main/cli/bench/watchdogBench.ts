@@ -12,7 +12,7 @@ const WATCH_BEFORE_SILENCE_MS = 400;
 const GIVE_UP_MS = 2000;
 
 export async function runWatchdogBench(link: Link, trials = 40): Promise<BenchRow[]> {
-  const loop = createControlLoop(link);
+  const loop = await createControlLoop(link);
   let onStop: (() => void) | undefined;
   // The stop is the zero sent when nobody may drive any more ('idle'), not a standstill the policy asks for.
   loop.onSent((sent) => {
@@ -25,7 +25,7 @@ export async function runWatchdogBench(link: Link, trials = 40): Promise<BenchRo
       stopsMs.push(await oneTrial(loop, (wake) => (onStop = wake)));
     }
   } finally {
-    loop.close();
+    await loop.close();
   }
   const meanMs = stopsMs.reduce((a, b) => a + b, 0) / stopsMs.length;
   return [{ name: 'watchdog-stop', unit: 'ms', ...percentiles(stopsMs), value: meanMs }];

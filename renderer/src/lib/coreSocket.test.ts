@@ -18,6 +18,8 @@ const STATE: CockpitState = {
   speedLimits: { maxLinearMps: 1, maxAngularRadps: 2 },
   controlRateHz: 10,
   tickLatencyMs: { p50: 1, p95: 2, p99: 3 },
+  ticksSkipped: 0,
+  perception: { version: 'test-encoders', intraOpThreads: 1, interOpThreads: 1, modalities: [{ modality: 'camera', state: 'on', provider: 'cpu' }] },
   streams: [],
   alerts: [],
   connection: { robot: 'sim', status: 'connected' },

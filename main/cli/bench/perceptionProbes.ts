@@ -1,0 +1,101 @@
+// The perception bench's usefulness rows: linear probes on fused embeddings of views from arena
+// layouts and hues the encoders never trained on — fitted on one set of arenas, scored on another —
+// for the default encoders and, as the floor, for randomly initialised encoders of the same shape.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Received, RobotMessage } from '../../links/messages.ts';
+import type { ObservationFrame } from '../../loop/synchroniser.ts';
+import { DEFAULT_ENCODER_SHAPES, randomlyInitialised } from '../../perception/defaultEncoders.ts';
+import { scoreProbes, type ProbeSample } from '../../perception/embeddingProbes.ts';
+import { MODALITIES, parseEncoderManifest } from '../../perception/manifest.ts';
+import { loadPerception } from '../../perception/onnxPerception.ts';
+import type { Perception } from '../../perception/perception.ts';
+import { sequentialToOnnx } from '../../perception/sequentialOnnx.ts';
+import { sampleViews, type LabelledView } from '../../sim/viewSampler.ts';
+import type { BenchRow } from './report.ts';
+
+/** Far from the build script's training (10,000+) and self-check (30,000+) arenas. */
+const FIT_ARENA_SEEDS = Array.from({ length: 20 }, (_, i) => 50_000 + i);
+const SCORE_ARENA_SEEDS = Array.from({ length: 20 }, (_, i) => 60_000 + i);
+const EPISODES_PER_ARENA = 2;
+const VIEWS_PER_EPISODE = 50;
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+function received<M extends RobotMessage>(topic: string, msg: M): { received: Received<M>; ageMs: number } {
+  return { received: { topic, receiveTimeMs: 0, sourceTimeMs: 0, msg }, ageMs: 0 };
+}
+
+function frameOf(view: LabelledView): ObservationFrame {
+  return {
+    timeMs: 0,
+    missing: [],
+    camera: received('/camera/image_raw', view.image),
+    scan: received('/scan', view.scan),
+    joints: received('/joint_states', view.joints),
+    imu: received('/imu', view.imu),
+  };
+}
+
+function viewsFrom(arenaSeeds: readonly number[]): LabelledView[] {
+  return arenaSeeds.flatMap((arenaSeed) => [...sampleViews({ arenaSeed, hues: 'held-out', episodes: EPISODES_PER_ARENA, viewsPerEpisode: VIEWS_PER_EPISODE, seed: arenaSeed })]);
+}
+
+async function probeSamples(perception: Perception, views: readonly LabelledView[]): Promise<ProbeSample[]> {
+  const samples: ProbeSample[] = [];
+  for (const view of views) {
+    const embedding = await perception.encode(frameOf(view), view.command);
+    samples.push({ embedding: Float32Array.from(embedding.values), ...view.truth });
+  }
+  return samples;
+}
+
+/** A copy of the manifest whose encoders are randomly initialised networks of the same shapes. */
+function writeRandomInitManifest(manifestPath: string, folder: string): string {
+  const manifest = parseEncoderManifest(readFileSync(manifestPath, 'utf8'), manifestPath);
+  const encoders: Record<string, unknown> = {};
+  for (const modality of MODALITIES) {
+    const entry = manifest.encoders[modality];
+    if (!entry) continue;
+    const bytes = sequentialToOnnx(randomlyInitialised(DEFAULT_ENCODER_SHAPES[modality], 1000 + MODALITIES.indexOf(modality)), 'random-init');
+    const file = `${modality}-random-init.onnx`;
+    writeFileSync(join(folder, file), bytes);
+    encoders[modality] = { ...entry, file, sha256: createHash('sha256').update(bytes).digest('hex'), version: 'random-init' };
+  }
+  const path = join(folder, 'manifest.json');
+  writeFileSync(path, JSON.stringify({ ...manifest, version: `${manifest.version}-random-init`, encoders }));
+  return path;
+}
+
+function rows(scores: ReturnType<typeof scoreProbes>, suffix: string): BenchRow[] {
+  const row = (name: string, value: number): BenchRow => ({ name: `${name}${suffix}`, unit: 'R²', p50: null, p95: null, p99: null, value });
+  return [row('probe-r2-goal-bearing', scores.goalBearingR2), row('probe-r2-goal-distance', scores.goalDistanceR2), row('probe-r2-obstacle-distance', scores.obstacleDistanceR2)];
+}
+
+export async function runPerceptionProbes(manifestPath: string): Promise<BenchRow[]> {
+  const fitViews = viewsFrom(FIT_ARENA_SEEDS);
+  const scoreViews = viewsFrom(SCORE_ARENA_SEEDS);
+  log(`probes: ${fitViews.length} views to fit (arenas ${FIT_ARENA_SEEDS[0]}–${FIT_ARENA_SEEDS.at(-1)}), ${scoreViews.length} to score (arenas ${SCORE_ARENA_SEEDS[0]}–${SCORE_ARENA_SEEDS.at(-1)}), held-out hues`);
+  const results: BenchRow[] = [];
+  const folder = mkdtempSync(join(tmpdir(), 'reins-probe-'));
+  try {
+    for (const [path, suffix] of [
+      [manifestPath, ''],
+      [writeRandomInitManifest(manifestPath, folder), '-random-init'],
+    ] as const) {
+      const perception = await loadPerception(path);
+      try {
+        const scores = scoreProbes(await probeSamples(perception, fitViews), await probeSamples(perception, scoreViews));
+        log(`probes${suffix || ' (default encoders)'}: goal in view in ${scores.fittedOn.inView}/${scores.fittedOn.all} fitting and ${scores.scoredOn.inView}/${scores.scoredOn.all} scoring views (${dirname(path)})`);
+        results.push(...rows(scores, suffix));
+      } finally {
+        await perception.close();
+      }
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+  return results;
+}

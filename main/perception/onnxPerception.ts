@@ -1,0 +1,187 @@
+// The Perception the core runs: the manifest's ONNX encoders, one per modality, fused into one
+// embedding. An encoder that is refused at load or fails later turns its modality off (zeros and a 0
+// flag), raises a keyed alert that says which file and why, and the rest runs on.
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LinkAlert } from '../links/link.ts';
+import type { DriveCommand } from '../links/messages.ts';
+import type { ObservationFrame } from '../loop/synchroniser.ts';
+import { displayPath, EncoderSession } from './encoderSession.ts';
+import { DEFAULT_THREADS, type ProviderPreference, type ThreadSettings } from './executionProvider.ts';
+import { Fusion } from './fusion.ts';
+import { MODALITIES, parseEncoderManifest, type EncoderEntry, type EncoderManifest, type Modality } from './manifest.ts';
+import { prepareModalityInput } from './modalityInput.ts';
+import type { Embedding, ModalityMask, ModalityStatus, Perception, PerceptionStatus } from './perception.ts';
+
+/** `models/manifest.json` at the repository root: the default encoders. */
+export const DEFAULT_MANIFEST_PATH = fileURLToPath(new URL('../../models/manifest.json', import.meta.url));
+
+export interface PerceptionOptions extends ThreadSettings {
+  provider: ProviderPreference;
+}
+
+const MODALITY_NAME: Readonly<Record<Modality, { title: string; noun: string }>> = {
+  camera: { title: 'Camera', noun: 'the camera' },
+  lidar: { title: 'LiDAR', noun: 'the LiDAR' },
+  proprio: { title: 'Proprioception', noun: 'proprioception' },
+};
+
+interface ModalityEncoder {
+  modality: Modality;
+  entry: EncoderEntry | undefined;
+  /** The encoder file, resolved against the manifest's folder. */
+  path: string | undefined;
+  session: EncoderSession | undefined;
+  /** Why the modality is off: refused at load, or failed at a run. */
+  problem: string | undefined;
+  /** Encoded at the last tick. */
+  present: boolean;
+}
+
+/** Reads and validates a manifest; throws an Error naming the file and the problem. */
+export async function readEncoderManifest(path: string): Promise<EncoderManifest> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new Error(`encoder manifest ${displayPath(path)} is missing (--encoders PATH uses another manifest)`);
+    }
+    throw new Error(`encoder manifest ${displayPath(path)} could not be read: ${(error as Error).message}`);
+  }
+  return parseEncoderManifest(text, displayPath(path));
+}
+
+/**
+ * Loads the manifest's encoders. A missing or invalid manifest throws (the core cannot start without
+ * knowing its embedding); a bad encoder only turns its modality off, with an alert.
+ */
+export async function loadPerception(manifestPath: string = DEFAULT_MANIFEST_PATH, options: Partial<PerceptionOptions> = {}): Promise<OnnxPerception> {
+  const manifest = await readEncoderManifest(manifestPath);
+  const settings: PerceptionOptions = { provider: 'auto', ...DEFAULT_THREADS, ...options };
+  const folder = dirname(resolve(manifestPath));
+  const encoders = await Promise.all(
+    MODALITIES.map(async (modality): Promise<ModalityEncoder> => {
+      const entry = manifest.encoders[modality];
+      const encoder: ModalityEncoder = { modality, entry, path: entry && resolve(folder, entry.file), session: undefined, problem: undefined, present: false };
+      if (!entry || !encoder.path) return encoder;
+      try {
+        encoder.session = await EncoderSession.load({ modality, entry, path: encoder.path, provider: settings.provider, threads: settings });
+      } catch (error) {
+        encoder.problem = (error as Error).message;
+      }
+      return encoder;
+    }),
+  );
+  return new OnnxPerception(manifest, encoders, settings);
+}
+
+export class OnnxPerception implements Perception {
+  readonly version: string;
+  readonly embeddingSize: number;
+  private readonly fusion: Fusion;
+  private readonly alertsByKey = new Map<string, LinkAlert>();
+  private closed = false;
+
+  constructor(
+    manifest: EncoderManifest,
+    private readonly encoders: readonly ModalityEncoder[],
+    private readonly settings: PerceptionOptions,
+  ) {
+    this.version = manifest.version;
+    this.embeddingSize = manifest.embeddingSize;
+    this.fusion = new Fusion(manifest, Object.fromEntries(encoders.flatMap((e) => (e.entry ? [[e.modality, e.entry.output.size]] : []))));
+    for (const encoder of encoders) if (encoder.problem) this.raiseOff(encoder);
+  }
+
+  async encode(frame: ObservationFrame, lastCommand: DriveCommand): Promise<Embedding> {
+    if (this.closed) throw new Error('perception is closed: its encoders were released');
+    // A new array each tick: the embedding outlives the tick (memory rows, the tick report).
+    const values = new Float32Array(this.embeddingSize);
+    const mask: ModalityMask = { camera: false, lidar: false, proprio: false };
+    // All inputs first, then every run started at once: onnxruntime-node runs each one synchronously
+    // in a setImmediate callback, so started together they run back to back in one event-loop turn
+    // instead of letting other I/O in between them (and into the tick's latency).
+    const ready = this.encoders.map((encoder) => this.prepareInput(encoder, frame, lastCommand));
+    const outputs = await Promise.all(this.encoders.map((encoder, i) => (ready[i] && encoder.session ? this.run(encoder, encoder.session) : undefined)));
+    this.encoders.forEach((encoder, i) => (mask[encoder.modality] = this.fusion.write(encoder.modality, outputs[i], values)));
+    return { values, mask };
+  }
+
+  status(): PerceptionStatus {
+    const providerNote = this.encoders.find((encoder) => encoder.session?.providerNote)?.session?.providerNote;
+    return {
+      version: this.version,
+      ...(providerNote ? { providerNote } : {}),
+      intraOpThreads: this.settings.intraOpThreads,
+      interOpThreads: this.settings.interOpThreads,
+      modalities: this.encoders.map((encoder) => modalityStatus(encoder)),
+    };
+  }
+
+  alerts(): LinkAlert[] {
+    return [...this.alertsByKey.values()];
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all(this.encoders.map((encoder) => encoder.session?.close()));
+  }
+
+  /** Writes the encoder's input from the frame; false when it has nothing to encode this tick. */
+  private prepareInput(encoder: ModalityEncoder, frame: ObservationFrame, lastCommand: DriveCommand): boolean {
+    encoder.present = false;
+    const { entry, session } = encoder;
+    if (!entry || !session || encoder.problem) return false;
+    const inputKey = `perception-input-${encoder.modality}`;
+    try {
+      const prepared = prepareModalityInput(entry, frame, lastCommand, session.input);
+      this.alertsByKey.delete(inputKey);
+      return prepared;
+    } catch (error) {
+      // Bad input from the robot: this tick goes without the modality; the next readable message brings it back.
+      const { title, noun } = MODALITY_NAME[encoder.modality];
+      this.alertsByKey.set(inputKey, {
+        key: inputKey,
+        severity: 'warn',
+        message: `${title} input could not be encoded: ${(error as Error).message}`,
+        hint: `Perception runs on without ${noun} until its stream sends readable messages; check what the robot publishes there.`,
+      });
+      return false;
+    }
+  }
+
+  private async run(encoder: ModalityEncoder, session: EncoderSession): Promise<Float32Array | undefined> {
+    try {
+      const output = await session.run();
+      encoder.present = true;
+      return output;
+    } catch (error) {
+      // A frozen encoder that fails on prepared (always finite) input is broken: off until replaced.
+      encoder.problem = (error as Error).message;
+      this.raiseOff(encoder);
+      return undefined;
+    }
+  }
+
+  private raiseOff(encoder: ModalityEncoder): void {
+    const { title, noun } = MODALITY_NAME[encoder.modality];
+    const key = `perception-${encoder.modality}`;
+    this.alertsByKey.set(key, {
+      key,
+      severity: 'error',
+      message: `${title} encoder off: ${encoder.problem}`,
+      hint: `Perception runs on without ${noun}; fix or replace ${encoder.path ? displayPath(encoder.path) : 'its encoder file'} and restart.`,
+    });
+  }
+}
+
+function modalityStatus(encoder: ModalityEncoder): ModalityStatus {
+  const file = encoder.path ? { file: displayPath(encoder.path) } : {};
+  const provider = encoder.session ? { provider: encoder.session.provider } : {};
+  if (!encoder.entry) return { modality: encoder.modality, state: 'not-configured' };
+  if (encoder.problem) return { modality: encoder.modality, state: 'off', ...file, ...provider, problem: encoder.problem };
+  return { modality: encoder.modality, state: encoder.present ? 'on' : 'no-data', ...file, ...provider };
+}

@@ -1,0 +1,137 @@
+// Rebuilds the default encoders: `npx tsx models/build/buildEncoders.ts [--arenas N] [--epochs N] [--out DIR]`.
+// Deterministic from its seeds: views of the simulated robot in training arenas (training hues only),
+// TensorFlow.js training on the WebAssembly backend, ONNX files, their sha256 in manifest.json, and
+// reference outputs that the tests compare the ONNX files against. Install and tests never run this.
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { DEFAULT_ENCODER_SHAPES, DEFAULT_SLOTS } from '../../main/perception/defaultEncoders.ts';
+import { scoreProbes, type ProbeSample } from '../../main/perception/embeddingProbes.ts';
+import { encoderManifestSchema, MODALITIES, type EncoderManifest, type Modality } from '../../main/perception/manifest.ts';
+import { sequentialToOnnx } from '../../main/perception/sequentialOnnx.ts';
+import { buildDataset, CAMERA_PREPROCESSING, LIDAR_PREPROCESSING, normalisedProprio, proprioStatistics, type Dataset } from './dataset.ts';
+import { trainEncoders, type TrainedEncoders } from './trainEncoders.ts';
+
+export const ENCODERS_VERSION = 'reins-sim-encoders-1';
+const TRAINING_ARENA_SEED_BASE = 10_000;
+/** Quick self-check on held-out arenas and hues; the bench probes again on its own held-out arenas. */
+const CHECK_ARENA_SEED_BASE = 30_000;
+const REFERENCE_SAMPLES = 3;
+
+const { values: args } = parseArgs({
+  options: {
+    arenas: { type: 'string', default: '100' },
+    episodes: { type: 'string', default: '4' },
+    views: { type: 'string', default: '60' },
+    epochs: { type: 'string', default: '8' },
+    out: { type: 'string', default: resolve(import.meta.dirname, '..') },
+  },
+});
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+function embedAll(trained: TrainedEncoders, data: Dataset, proprio: Float32Array): Float32Array[] {
+  const rows: Float32Array[] = [];
+  const shapes = DEFAULT_ENCODER_SHAPES;
+  const sizeOf = (m: Modality) => shapes[m].inputShape.reduce((a, b) => a * b, 1);
+  const chunk = 256;
+  for (let start = 0; start < data.count; start += chunk) {
+    const n = Math.min(chunk, data.count - start);
+    const outputs = tf.tidy(() =>
+      [
+        trained.reference.camera.apply(tf.tensor4d(data.camera.subarray(start * sizeOf('camera'), (start + n) * sizeOf('camera')), [n, ...(shapes.camera.inputShape as [number, number, number])])),
+        trained.reference.lidar.apply(tf.tensor2d(data.lidar.subarray(start * sizeOf('lidar'), (start + n) * sizeOf('lidar')), [n, sizeOf('lidar')])),
+        trained.reference.proprio.apply(tf.tensor2d(proprio.subarray(start * sizeOf('proprio'), (start + n) * sizeOf('proprio')), [n, sizeOf('proprio')])),
+      ].map((t) => t.dataSync() as Float32Array),
+    );
+    for (let i = 0; i < n; i++) {
+      const row = new Float32Array(DEFAULT_SLOTS.camera + DEFAULT_SLOTS.lidar + DEFAULT_SLOTS.proprio + MODALITIES.length);
+      row.set(outputs[0]!.subarray(i * DEFAULT_SLOTS.camera, (i + 1) * DEFAULT_SLOTS.camera), 0);
+      row.set(outputs[1]!.subarray(i * DEFAULT_SLOTS.lidar, (i + 1) * DEFAULT_SLOTS.lidar), DEFAULT_SLOTS.camera);
+      row.set(outputs[2]!.subarray(i * DEFAULT_SLOTS.proprio, (i + 1) * DEFAULT_SLOTS.proprio), DEFAULT_SLOTS.camera + DEFAULT_SLOTS.lidar);
+      row.fill(1, row.length - MODALITIES.length);
+      rows.push(row);
+    }
+  }
+  return rows;
+}
+
+function probeSamples(data: Dataset, embeddings: Float32Array[]): ProbeSample[] {
+  return embeddings.map((embedding, i) => ({
+    embedding,
+    goalInView: data.goalInView[i] === 1,
+    goalBearingRad: Math.atan2(data.goalSin[i]!, data.goalCos[i]!),
+    goalDistanceM: data.goalDistanceM[i]!,
+    nearestObstacleM: data.nearestObstacleM[i]!,
+  }));
+}
+
+const toBase64 = (values: Float32Array) => Buffer.from(values.buffer, values.byteOffset, values.byteLength).toString('base64');
+
+async function main(): Promise<void> {
+  await tf.setBackend('wasm');
+  await tf.ready();
+  const arenaCount = Number(args.arenas);
+  const started = performance.now();
+  const training = buildDataset({
+    arenaSeeds: Array.from({ length: arenaCount }, (_, i) => TRAINING_ARENA_SEED_BASE + i),
+    hues: 'training',
+    episodesPerArena: Number(args.episodes),
+    viewsPerEpisode: Number(args.views),
+    seed: 1,
+  });
+  log(`training views: ${training.count} from ${arenaCount} arenas (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  const proprioSpec = proprioStatistics(training);
+  const trained = trainEncoders(training, normalisedProprio(training, proprioSpec), { epochs: Number(args.epochs), batchSize: 64, learningRate: 1e-3, seed: 7, log });
+
+  const check = buildDataset({ arenaSeeds: Array.from({ length: 24 }, (_, i) => CHECK_ARENA_SEED_BASE + i), hues: 'held-out', episodesPerArena: 2, viewsPerEpisode: 40, seed: 2 });
+  const checkSamples = probeSamples(check, embedAll(trained, check, normalisedProprio(check, proprioSpec)));
+  const half = (i: number) => check.arenaSeeds[i]! < CHECK_ARENA_SEED_BASE + 12;
+  const scores = scoreProbes(checkSamples.filter((_, i) => half(i)), checkSamples.filter((_, i) => !half(i)));
+  log(`held-out probe R²: goal bearing ${scores.goalBearingR2.toFixed(3)}, goal distance ${scores.goalDistanceR2.toFixed(3)}, obstacle distance ${scores.obstacleDistanceR2.toFixed(3)}`);
+
+  const outDir = args.out;
+  mkdirSync(outDir, { recursive: true });
+  const inputs: Record<Modality, { data: Float32Array; preprocessing: unknown }> = {
+    camera: { data: check.camera, preprocessing: CAMERA_PREPROCESSING },
+    lidar: { data: check.lidar, preprocessing: LIDAR_PREPROCESSING },
+    proprio: { data: normalisedProprio(check, proprioSpec), preprocessing: proprioSpec },
+  };
+  const encoders: Record<string, unknown> = {};
+  const reference: Record<string, unknown> = {};
+  for (const modality of MODALITIES) {
+    const shape = DEFAULT_ENCODER_SHAPES[modality];
+    const bytes = sequentialToOnnx(trained.nets[modality], ENCODERS_VERSION);
+    const file = `${modality}.onnx`;
+    writeFileSync(join(outDir, file), bytes);
+    encoders[modality] = {
+      file,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      version: ENCODERS_VERSION,
+      input: { name: shape.inputName, shape: [1, ...shape.inputShape], dtype: 'float32' },
+      output: { name: shape.outputName, size: DEFAULT_SLOTS[modality] },
+      preprocessing: inputs[modality].preprocessing,
+    };
+    const size = shape.inputShape.reduce((a, b) => a * b, 1);
+    const sampleInputs = inputs[modality].data.slice(0, REFERENCE_SAMPLES * size);
+    const sampleOutputs = tf.tidy(() => trained.reference[modality].apply(tf.tensor(sampleInputs, [REFERENCE_SAMPLES, ...shape.inputShape])).dataSync() as Float32Array);
+    reference[modality] = { count: REFERENCE_SAMPLES, inputs: toBase64(sampleInputs), outputs: toBase64(sampleOutputs) };
+    log(`${file}: ${(bytes.length / 1024).toFixed(0)} KiB`);
+  }
+  const manifest: EncoderManifest = encoderManifestSchema.parse({
+    version: ENCODERS_VERSION,
+    embeddingSize: DEFAULT_SLOTS.camera + DEFAULT_SLOTS.lidar + DEFAULT_SLOTS.proprio + MODALITIES.length,
+    encoders,
+    fusion: { slots: DEFAULT_SLOTS, projectionSeed: 1 },
+  });
+  writeFileSync(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(
+    join(outDir, 'reference-outputs.json'),
+    `${JSON.stringify({ note: 'TensorFlow.js outputs of the trained encoders on held-out inputs; the ONNX files must reproduce them.', heldOutProbeR2: scores, encoders: reference }, null, 1)}\n`,
+  );
+  log(`wrote ${outDir}/manifest.json in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
+await main();

@@ -1,0 +1,124 @@
+// Encoder inputs and training targets from labelled views of the simulated robot, prepared by the
+// same functions the core uses at run time.
+import type { ImagePreprocessing, ProprioPreprocessing, RangesPreprocessing } from '../../main/perception/manifest.ts';
+import { PROPRIO_FIELDS } from '../../main/perception/manifest.ts';
+import { prepareImage, prepareRanges, proprioValue, rangesInputSize } from '../../main/perception/preprocess.ts';
+import { CAMERA_INPUT_PX, LIDAR_BINS } from '../../main/perception/defaultEncoders.ts';
+import { DEFAULT_PREPROCESSING } from '../../main/perception/encoderSet.ts';
+import type { HueSet } from '../../main/sim/palettes.ts';
+import { sampleViews, type LabelledView } from '../../main/sim/viewSampler.ts';
+
+export const CAMERA_PREPROCESSING: ImagePreprocessing = DEFAULT_PREPROCESSING.camera;
+export const LIDAR_PREPROCESSING: RangesPreprocessing = DEFAULT_PREPROCESSING.lidar;
+
+/** Sectors of the scan whose nearest return the LiDAR encoder learns to report (a summary of the scan). */
+export const LIDAR_SECTORS = 36;
+
+export interface Dataset {
+  count: number;
+  camera: Float32Array;
+  lidar: Float32Array;
+  /** Raw proprioception, one row of PROPRIO_FIELDS per view (normalised once its statistics are known). */
+  proprioRaw: Float32Array;
+  goalInView: Float32Array;
+  goalSin: Float32Array;
+  goalCos: Float32Array;
+  goalDistanceM: Float32Array;
+  nearestObstacleM: Float32Array;
+  linearMps: Float32Array;
+  angularRadps: Float32Array;
+  /** Nearest normalised range per sector, from the prepared scan. */
+  lidarSectors: Float32Array;
+  /** For scoring: which arena and episode each view came from. */
+  arenaSeeds: Int32Array;
+}
+
+export interface DatasetSpec {
+  arenaSeeds: readonly number[];
+  hues: HueSet | 'default';
+  episodesPerArena: number;
+  viewsPerEpisode: number;
+  seed: number;
+}
+
+export function viewsOf(spec: DatasetSpec): Generator<LabelledView> {
+  return (function* () {
+    for (const arenaSeed of spec.arenaSeeds) {
+      yield* sampleViews({ arenaSeed, hues: spec.hues, episodes: spec.episodesPerArena, viewsPerEpisode: spec.viewsPerEpisode, seed: spec.seed + arenaSeed });
+    }
+  })();
+}
+
+export function buildDataset(spec: DatasetSpec): Dataset {
+  const count = spec.arenaSeeds.length * spec.episodesPerArena * spec.viewsPerEpisode;
+  const cameraSize = CAMERA_INPUT_PX.widthPx * CAMERA_INPUT_PX.heightPx * 3;
+  const lidarSize = rangesInputSize(LIDAR_PREPROCESSING);
+  const data: Dataset = {
+    count,
+    camera: new Float32Array(count * cameraSize),
+    lidar: new Float32Array(count * lidarSize),
+    proprioRaw: new Float32Array(count * PROPRIO_FIELDS.length),
+    goalInView: new Float32Array(count),
+    goalSin: new Float32Array(count),
+    goalCos: new Float32Array(count),
+    goalDistanceM: new Float32Array(count),
+    nearestObstacleM: new Float32Array(count),
+    linearMps: new Float32Array(count),
+    angularRadps: new Float32Array(count),
+    lidarSectors: new Float32Array(count * LIDAR_SECTORS),
+    arenaSeeds: new Int32Array(count),
+  };
+  let i = 0;
+  for (const view of viewsOf(spec)) {
+    prepareImage(view.image, CAMERA_PREPROCESSING, data.camera.subarray(i * cameraSize, (i + 1) * cameraSize));
+    const ranges = data.lidar.subarray(i * lidarSize, (i + 1) * lidarSize);
+    prepareRanges(view.scan, LIDAR_PREPROCESSING, ranges);
+    PROPRIO_FIELDS.forEach((field, f) => {
+      data.proprioRaw[i * PROPRIO_FIELDS.length + f] = proprioValue(field, view);
+    });
+    const binsPerSector = LIDAR_BINS / LIDAR_SECTORS;
+    for (let s = 0; s < LIDAR_SECTORS; s++) {
+      let nearest = 1;
+      for (let b = s * binsPerSector; b < (s + 1) * binsPerSector; b++) nearest = Math.min(nearest, ranges[b]!);
+      data.lidarSectors[i * LIDAR_SECTORS + s] = nearest;
+    }
+    const { truth } = view;
+    data.goalInView[i] = truth.goalInView ? 1 : 0;
+    data.goalSin[i] = Math.sin(truth.goalBearingRad);
+    data.goalCos[i] = Math.cos(truth.goalBearingRad);
+    data.goalDistanceM[i] = truth.goalDistanceM;
+    data.nearestObstacleM[i] = truth.nearestObstacleM;
+    data.linearMps[i] = truth.linearMps;
+    data.angularRadps[i] = truth.angularRadps;
+    data.arenaSeeds[i] = view.arenaSeed;
+    i++;
+  }
+  return data;
+}
+
+/** Per-field mean and spread of the raw proprioception, for the manifest. */
+export function proprioStatistics(data: Dataset): ProprioPreprocessing {
+  const fields = [...PROPRIO_FIELDS];
+  const mean = fields.map((_, f) => {
+    let sum = 0;
+    for (let i = 0; i < data.count; i++) sum += data.proprioRaw[i * fields.length + f]!;
+    return sum / data.count;
+  });
+  const std = fields.map((_, f) => {
+    let sum = 0;
+    for (let i = 0; i < data.count; i++) sum += (data.proprioRaw[i * fields.length + f]! - mean[f]!) ** 2;
+    return Math.max(1e-3, Math.sqrt(sum / data.count));
+  });
+  return { kind: 'proprio', fields, mean, std };
+}
+
+/** Normalised proprioception rows, as the core prepares them. */
+export function normalisedProprio(data: Dataset, spec: ProprioPreprocessing): Float32Array {
+  const width = spec.fields.length;
+  const out = new Float32Array(data.count * width);
+  for (let i = 0; i < data.count; i++) {
+    for (let f = 0; f < width; f++) out[i * width + f] = (data.proprioRaw[i * width + f]! - spec.mean[f]!) / spec.std[f]!;
+  }
+  return out;
+}
+
