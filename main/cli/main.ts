@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { runBench } from './bench/runBench.ts';
 import { createLogger } from './logger.ts';
 import { runProbe, type ProbeArgs } from './probe/runProbe.ts';
+import { parseRecordArgs, runRecord } from './record.ts';
 import { StartupError, UsageError } from './robotSpec.ts';
 import { parseCamera, parseSimArgs, runSim } from './sim.ts';
 import { runStart } from './start.ts';
@@ -17,6 +18,7 @@ const USAGE = `Usage:
   reins sim [--rosbridge-port 9090] [--host 127.0.0.1] [--insecure] [--arena-seed N] [--seed N] [--task reach]
             [--camera WxH@HZ] [--scan BEAMS@HZ] [--prerendered-camera] [--serial-pty PATH] [--identity TOKEN]
   reins probe ROBOT [--seconds 5] [--json]   ROBOT: sim | ws://HOST:PORT | serial:/dev/PATH?baud=N
+  reins record ROBOT -o FILE.mcap [--seconds N]   records the robot's sensor streams (until Ctrl-C without --seconds)
   reins bench SUITE [--json FILE] [--encoders PATH] [--encoder-threads N]
                                        suites: tick, perception, sim, bridge, ui (--encoders*: tick, perception)
   reins help`;
@@ -31,6 +33,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runBench(parseBenchArgs(rest));
       case 'probe':
         return await runProbe(parseProbeArgs(rest), createLogger('reins'));
+      case 'record':
+        return await runRecord(parseRecordArgs(rest), createLogger('reins'));
       case 'sim':
         return await runSim(parseSimArgs(rest));
       case undefined:

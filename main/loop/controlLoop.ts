@@ -45,6 +45,8 @@ export class ControlLoop {
   private readonly watchdog: CommandWatchdog;
   private readonly latency = new LatencyWindow();
   private readonly coreAlerts = new Map<string, LinkAlert>();
+  private readonly tickListeners = new Set<(report: TickReport) => void>();
+  private readonly alertSources = new Set<() => LinkAlert[]>();
   private readonly options: ControlLoopOptions;
   private clippedCount = 0;
   private skippedCount = 0;
@@ -121,7 +123,7 @@ export class ControlLoop {
   }
 
   alerts(): LinkAlert[] {
-    return [...this.parts.link.alerts(), ...this.coreAlerts.values(), ...this.parts.perception.alerts()];
+    return [...this.parts.link.alerts(), ...this.coreAlerts.values(), ...this.parts.perception.alerts(), ...[...this.alertSources].flatMap((source) => source())];
   }
 
   driver(nowMs = this.options.clock()): Driver {
@@ -193,7 +195,28 @@ export class ControlLoop {
     }
     const durationMs = performance.now() - startedMs;
     this.latency.add(durationMs);
-    return { frame, embedding, driver, sent, durationMs };
+    const report: TickReport = { frame, embedding, driver, sent, durationMs };
+    // Listeners (the memory's writer) only enqueue; none may hold up or break the tick.
+    for (const listener of this.tickListeners) {
+      try {
+        listener(report);
+      } catch (error) {
+        this.raise({ key: 'tick-listener', severity: 'warn', message: `A tick listener failed: ${(error as Error).message}`, hint: 'The robot is unaffected; this tick may be missing from memory.' });
+      }
+    }
+    return report;
+  }
+
+  /** Adds the alerts of a part beside the loop (the recorder, the memory) to what the operator sees. */
+  addAlertSource(source: () => LinkAlert[]): () => void {
+    this.alertSources.add(source);
+    return () => this.alertSources.delete(source);
+  }
+
+  /** Called after every tick with its report; returns a function that stops the calls. */
+  onTick(listener: (report: TickReport) => void): () => void {
+    this.tickListeners.add(listener);
+    return () => this.tickListeners.delete(listener);
   }
 
   /**

@@ -1,0 +1,54 @@
+// Per-chunk compression for the MCAP writer: zstd, except where it buys nothing. Raw camera frames
+// from a real sensor barely shrink, so a chunk that compresses by less than MIN_SAVING is stored as
+// is, and after such a chunk the next few are not even tried (compression costs CPU the recorder
+// must not spend for nothing); then zstd is tried again, as the scene or the streams may change.
+import { compress, init } from '@bokuweb/zstd-wasm';
+
+const MIN_SAVING = 0.1;
+const CHUNKS_SKIPPED_AFTER_A_POOR_ONE = 4;
+export const ZSTD_LEVEL = 3;
+
+let ready: Promise<void> | undefined;
+
+/** Loads the zstd WebAssembly module once; call before the first chunk is compressed. */
+export function zstdReady(): Promise<void> {
+  ready ??= init();
+  return ready;
+}
+
+export interface CompressionStats {
+  chunks: number;
+  zstdChunks: number;
+  rawChunks: number;
+  uncompressedBytes: number;
+  storedBytes: number;
+}
+
+export class ChunkCompressor {
+  readonly stats: CompressionStats = { chunks: 0, zstdChunks: 0, rawChunks: 0, uncompressedBytes: 0, storedBytes: 0 };
+  private skipRemaining = 0;
+
+  /** For McapWriter's `compressChunk`; the zstd module must be ready (`zstdReady`). */
+  readonly compressChunk = (chunk: Uint8Array): { compression: string; compressedData: Uint8Array } => {
+    this.stats.chunks++;
+    this.stats.uncompressedBytes += chunk.byteLength;
+    if (this.skipRemaining > 0) {
+      this.skipRemaining--;
+      return this.raw(chunk);
+    }
+    const compressed = compress(chunk, ZSTD_LEVEL);
+    if (compressed.byteLength > chunk.byteLength * (1 - MIN_SAVING)) {
+      this.skipRemaining = CHUNKS_SKIPPED_AFTER_A_POOR_ONE;
+      return this.raw(chunk);
+    }
+    this.stats.zstdChunks++;
+    this.stats.storedBytes += compressed.byteLength;
+    return { compression: 'zstd', compressedData: compressed };
+  };
+
+  private raw(chunk: Uint8Array) {
+    this.stats.rawChunks++;
+    this.stats.storedBytes += chunk.byteLength;
+    return { compression: '', compressedData: chunk };
+  }
+}

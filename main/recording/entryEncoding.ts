@@ -1,0 +1,99 @@
+// Turns what the recorder queued into MCAP channel specs and message bytes: ROS 1 serialisation for
+// the robot's streams, JSON for Reins' events. Runs in the recorder's background drain, never in
+// `record()`.
+import { MessageWriter } from '@foxglove/rosmsg-serialization';
+import type { Received, RobotMessage } from '../links/messages.ts';
+import type { ChannelSpec } from './mcapFile.ts';
+import { jsonChannelFor, type EventChannel } from './reinsEvents.ts';
+import { rosMessageFor } from './rosMessages.ts';
+import { parsedDefinitions, rosDefinitionText, type RosSchemaName } from './rosSchemas.ts';
+
+export type RecordEntry =
+  | { kind: 'sensor'; received: Received<RobotMessage> }
+  | { kind: 'event'; channel: EventChannel; timeMs: number; value: unknown };
+
+export interface EncodedEntry {
+  channel: ChannelSpec;
+  logTimeNs: bigint;
+  publishTimeNs: bigint;
+  data: Uint8Array;
+}
+
+const textEncoder = new TextEncoder();
+
+export function nsFromMs(timeMs: number): bigint {
+  return Number.isFinite(timeMs) && timeMs > 0 ? BigInt(Math.round(timeMs * 1e6)) : 0n;
+}
+
+export class EntryEncoder {
+  private readonly rosChannels = new Map<string, ChannelSpec>();
+  private readonly jsonChannels = new Map<string, ChannelSpec>();
+  private readonly writers = new Map<RosSchemaName, MessageWriter>();
+  private readonly sequences = new Map<string, number>();
+
+  encode(entry: RecordEntry): EncodedEntry {
+    if (entry.kind === 'event') {
+      const timeNs = nsFromMs(entry.timeMs);
+      return { channel: this.jsonChannel(entry.channel), logTimeNs: timeNs, publishTimeNs: timeNs, data: textEncoder.encode(JSON.stringify(entry.value)) };
+    }
+    const { received } = entry;
+    const logTimeNs = nsFromMs(received.receiveTimeMs);
+    const publishTimeNs = nsFromMs(received.sourceTimeMs);
+    const seq = this.sequences.get(received.topic) ?? 0;
+    this.sequences.set(received.topic, seq + 1);
+    const ros = rosMessageFor(received, seq);
+    if (ros === undefined) {
+      const channel = this.jsonChannel(jsonChannelFor(received.topic, received.msg.kind));
+      return { channel, logTimeNs, publishTimeNs, data: textEncoder.encode(JSON.stringify(received.msg, typedArraysAsLists)) };
+    }
+    return { channel: this.rosChannel(received.topic, ros.schemaName), logTimeNs, publishTimeNs, data: this.writer(ros.schemaName).writeMessage(ros.value) };
+  }
+
+  private writer(schemaName: RosSchemaName): MessageWriter {
+    let writer = this.writers.get(schemaName);
+    if (writer === undefined) {
+      writer = new MessageWriter(parsedDefinitions(rosDefinitionText(schemaName)));
+      this.writers.set(schemaName, writer);
+    }
+    return writer;
+  }
+
+  private rosChannel(topic: string, schemaName: RosSchemaName): ChannelSpec {
+    const key = `${topic}\u0000${schemaName}`;
+    let channel = this.rosChannels.get(key);
+    if (channel === undefined) {
+      channel = { topic, schemaName, schemaEncoding: 'ros1msg', schemaData: textEncoder.encode(rosDefinitionText(schemaName)), messageEncoding: 'ros1' };
+      this.rosChannels.set(key, channel);
+    }
+    return channel;
+  }
+
+  private jsonChannel(event: EventChannel): ChannelSpec {
+    let channel = this.jsonChannels.get(event.topic);
+    if (channel === undefined) {
+      channel = { topic: event.topic, schemaName: event.schemaName, schemaEncoding: 'jsonschema', schemaData: textEncoder.encode(JSON.stringify(event.jsonSchema)), messageEncoding: 'json' };
+      this.jsonChannels.set(event.topic, channel);
+    }
+    return channel;
+  }
+}
+
+function typedArraysAsLists(_key: string, value: unknown): unknown {
+  return ArrayBuffer.isView(value) && !(value instanceof DataView) ? Array.from(value as Float64Array) : value;
+}
+
+/** Roughly what an entry holds in memory while queued, for the queue's byte bound. */
+export function entryBytes(entry: RecordEntry): number {
+  if (entry.kind === 'event') return 256;
+  const msg = entry.received.msg;
+  switch (msg.kind) {
+    case 'Image':
+    case 'CompressedImage':
+    case 'PointCloud2':
+      return msg.data.byteLength + 128;
+    case 'LaserScan':
+      return msg.rangesM.byteLength + 128;
+    default:
+      return 256;
+  }
+}

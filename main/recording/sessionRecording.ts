@@ -1,0 +1,85 @@
+// What the core calls to record a session: every sensor topic the link offers (also those that
+// appear after a reconnect), every command sent with who drove, the link's alerts, and operator
+// inputs the caller reports. One file per session under `folder`, rotated at a size limit, within
+// a quota.
+import { join } from 'node:path';
+import type { Link, LinkAlert } from '../links/link.ts';
+import { twistFromDrive, type RobotMessage } from '../links/messages.ts';
+import { Recorder, type RecorderStats } from './recorder.ts';
+import { ALERTS_CHANNEL, COMMAND_SENT_CHANNEL, OPERATOR_INPUT_CHANNEL, type CommandSentEvent, type OperatorInputEvent } from './reinsEvents.ts';
+
+/** The part of the control loop recording needs (ControlLoop has it). */
+export interface CommandSource {
+  onSent(listener: (sent: CommandSentEvent) => void): () => void;
+}
+
+export interface SessionRecordingOptions {
+  link: Link;
+  /** Where the control loop's commands come from; omitted when nothing drives (`reins record`). */
+  loop?: CommandSource;
+  /** The topic commands go out on, for their geometry_msgs/Twist channel (e.g. `/cmd_vel`). */
+  commandTopic?: string;
+  folder: string;
+  quotaBytes?: number;
+  maxFileBytes?: number;
+  /** Wall clock in ms for event log times; injectable for tests. */
+  clock?: () => number;
+  /** The file name; defaults to `reins-<robot>-<start time>.mcap`. */
+  fileName?: string;
+}
+
+export interface SessionRecording {
+  readonly path: string;
+  recordOperatorInput(input: OperatorInputEvent, atMs?: number): void;
+  /** Recording's own warnings (quota, drops, a failed disk), as keyed alerts with a hint. */
+  alerts(): LinkAlert[];
+  onAlerts(listener: (alerts: readonly LinkAlert[]) => void): () => void;
+  stats(): RecorderStats;
+  close(): Promise<void>;
+}
+
+export async function startSessionRecording(options: SessionRecordingOptions): Promise<SessionRecording> {
+  const clock = options.clock ?? Date.now;
+  const fileName = options.fileName ?? `reins-${safeName(options.link.robotName)}-${new Date(clock()).toISOString().replace(/[:.]/g, '-')}.mcap`;
+  const path = join(options.folder, fileName);
+  const recorder = await Recorder.open({ path, quotaBytes: options.quotaBytes, maxFileBytes: options.maxFileBytes });
+  const { link } = options;
+  const subscribed = new Map<string, () => void>();
+  const subscribeNewTopics = () => {
+    for (const topic of link.topics()) {
+      if (topic.kind === 'Twist' || subscribed.has(topic.topic)) continue;
+      subscribed.set(topic.topic, link.subscribe<RobotMessage>(topic.topic, (received) => recorder.record(received)));
+    }
+  };
+  subscribeNewTopics();
+  const stops: Array<() => void> = [
+    link.on('presence', (presence) => presence === 'present' && subscribeNewTopics()),
+    link.on('alerts', (alerts) => recorder.recordEvent(ALERTS_CHANNEL, clock(), { alerts })),
+  ];
+  if (options.loop !== undefined) {
+    const commandTopic = options.commandTopic ?? '/cmd_vel';
+    stops.push(
+      options.loop.onSent((sent) => {
+        const event: CommandSentEvent = { driver: sent.driver, command: sent.command, requested: sent.requested, clipped: sent.clipped, delivered: sent.delivered, atMs: sent.atMs };
+        recorder.recordEvent(COMMAND_SENT_CHANNEL, sent.atMs, event);
+        recorder.record({ topic: commandTopic, receiveTimeMs: sent.atMs, sourceTimeMs: sent.atMs, msg: twistFromDrive(sent.command) });
+      }),
+    );
+  }
+  return {
+    path,
+    recordOperatorInput: (input, atMs = clock()) => void recorder.recordEvent(OPERATOR_INPUT_CHANNEL, atMs, input),
+    alerts: () => recorder.alerts(),
+    onAlerts: (listener) => recorder.onAlerts(listener),
+    stats: () => recorder.stats(),
+    close: async () => {
+      for (const stop of stops) stop();
+      for (const unsubscribe of subscribed.values()) unsubscribe();
+      await recorder.close();
+    },
+  };
+}
+
+function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 40) || 'robot';
+}
