@@ -7,6 +7,7 @@ import { runProbe, type ProbeArgs } from './probe/runProbe.ts';
 import { parseRecordArgs, runRecord } from './record.ts';
 import { StartupError, UsageError } from './robotSpec.ts';
 import { parseCamera, parseSimArgs, runSim } from './sim.ts';
+import type { SessionStoreArgs } from './sessionStores.ts';
 import { runStart } from './start.ts';
 
 const USAGE = `Usage:
@@ -15,6 +16,8 @@ const USAGE = `Usage:
               [--sim-camera WxH@HZ] [--sim-prerendered-camera]   (passed to the built-in sim as --camera, --prerendered-camera)
               [--encoders models/manifest.json]   the encoder manifest (your own encoders: see README "Encoders")
               [--encoder-threads 1]               onnxruntime threads per encoder run (intra-op)
+              [--recordings DIR | --no-record]    session MCAP logs (default $XDG_DATA_HOME/reins/recordings, 20 GiB quota)
+              [--memory URI | --no-memory]        LanceDB memory of every tick (default $XDG_DATA_HOME/reins/memory)
   reins sim [--rosbridge-port 9090] [--host 127.0.0.1] [--insecure] [--arena-seed N] [--seed N] [--task reach]
             [--camera WxH@HZ] [--scan BEAMS@HZ] [--prerendered-camera] [--serial-pty PATH] [--identity TOKEN]
   reins probe ROBOT [--seconds 5] [--json]   ROBOT: sim | ws://HOST:PORT | serial:/dev/PATH?baud=N
@@ -81,6 +84,7 @@ export interface StartArgs {
   encoders: string | undefined;
   /** onnxruntime intra-op threads per encoder run; undefined for the measured default. */
   encoderThreads: number | undefined;
+  stores: SessionStoreArgs;
 }
 
 export function parseStartArgs(args: string[]): StartArgs {
@@ -102,8 +106,15 @@ export function parseStartArgs(args: string[]): StartArgs {
       'sim-prerendered-camera': { type: 'boolean', default: false },
       encoders: { type: 'string' },
       'encoder-threads': { type: 'string' },
+      recordings: { type: 'string' },
+      'no-record': { type: 'boolean', default: false },
+      memory: { type: 'string' },
+      'no-memory': { type: 'boolean', default: false },
     },
   });
+  if (values.recordings !== undefined && values['no-record']) throw new UsageError('--recordings and --no-record contradict each other');
+  if (values.memory !== undefined && values['no-memory']) throw new UsageError('--memory and --no-memory contradict each other');
+  if (values.recordings === '' || values.memory === '') throw new UsageError('--recordings and --memory need a location');
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got "${values.port}"`);
   const rateHz = Number(values['rate-hz']);
@@ -124,6 +135,12 @@ export function parseStartArgs(args: string[]): StartArgs {
     insecure: values.insecure ?? false,
     simArgs: simArgsFor(values.robot, values['sim-camera'], values['sim-prerendered-camera'] ?? false),
     ...encoderArgs(values.encoders, values['encoder-threads']),
+    stores: {
+      recordings: values.recordings === undefined ? undefined : resolve(values.recordings),
+      record: !values['no-record'],
+      memory: values.memory,
+      remember: !values['no-memory'],
+    },
   };
 }
 

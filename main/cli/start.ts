@@ -16,6 +16,7 @@ import { createLogger } from './logger.ts';
 import type { StartArgs } from './main.ts';
 import { openRobot } from './openRobot.ts';
 import { parseRobotSpec, StartupError, UsageError, type RobotSpec } from './robotSpec.ts';
+import { openSessionStores } from './sessionStores.ts';
 import { createControlLoop } from './wiring.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -76,6 +77,7 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
     log,
   });
   logClipping(loop, log);
+  const stores = await openSessionStores(link, loop, perception, args.stores, log);
   loop.start();
   const token = args.token ?? newToken();
   const server = await startApiServer(new CockpitService(link, loop, Date.now, { connections }), {
@@ -100,6 +102,7 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
   let failures = 0;
   for (const [part, close] of [
     ['the encoders', () => loopClosed],
+    ['the recording and the memory', () => stores.close()],
     ['the API server', () => server.close()],
     ['the robot link', () => link.close()],
     ['the robot', () => connections.close()],

@@ -1,6 +1,9 @@
 // Runs `reins start --headless --port 0` as a real child process, the way a user would, and reads
 // back the UI address it prints.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { testEncoderManifest } from './testEncoders.ts';
@@ -19,10 +22,13 @@ export interface CoreProcess {
 export function startCoreProcess(args: string[] = [], timeoutMs = 30_000): Promise<CoreProcess> {
   // Real encoders, independent of the trained default models (one test covers those).
   const encoders = args.includes('--encoders') ? [] : ['--encoders', testEncoderManifest()];
+  // Recordings and memory go where they would for a user, under a data folder of the test's own.
+  const dataHome = mkdtempSync(join(tmpdir(), 'reins-core-data-'));
   const child = spawn(process.execPath, [REINS, 'start', '--headless', '--port', '0', ...encoders, ...args], {
-    env: { ...process.env, REINS_LOG_LEVEL: 'warn' },
+    env: { ...process.env, REINS_LOG_LEVEL: 'warn', XDG_DATA_HOME: dataHome },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  child.once('exit', () => rmSync(dataHome, { recursive: true, force: true }));
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-20_000)));
   const stop = () =>

@@ -1,6 +1,9 @@
 // `reins start --headless --port 0` as a child process, the way an operator runs it, for benches that
 // measure the cockpit from the outside. Its log goes to this process's stderr at warn level.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { StatusResponse, type CockpitState } from '../../api/contract.ts';
@@ -16,10 +19,13 @@ export interface BenchCore {
 }
 
 export function startBenchCore(startArgs: string[]): Promise<BenchCore> {
+  // Recording and memory run as for a user, into a data folder of the bench's own.
+  const dataHome = mkdtempSync(join(tmpdir(), 'reins-bench-data-'));
   const child = spawn(process.execPath, [REINS, 'start', '--headless', '--port', '0', ...startArgs], {
-    env: { ...process.env, REINS_LOG_LEVEL: process.env.REINS_LOG_LEVEL ?? 'warn' },
+    env: { ...process.env, REINS_LOG_LEVEL: process.env.REINS_LOG_LEVEL ?? 'warn', XDG_DATA_HOME: dataHome },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  child.once('exit', () => rmSync(dataHome, { recursive: true, force: true }));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -2,6 +2,7 @@
 import type { BenchArgs } from '../main.ts';
 import { UsageError } from '../robotSpec.ts';
 import { runBridgeBench } from './bridgeBench.ts';
+import { runMemoryBench } from './memoryBench.ts';
 import { runPerceptionBench } from './perceptionBench.ts';
 import { machineFacts, writeReport, type BenchRow } from './report.ts';
 import { runSimBench } from './simBench.ts';
@@ -11,6 +12,7 @@ import { runUiBench } from './uiBench.ts';
 const SUITES: Record<string, (args: BenchArgs) => Promise<BenchRow[]> | BenchRow[]> = {
   tick: (args) => runTickBench({ ...encodersOf(args) }),
   perception: (args) => runPerceptionBench({ ...encodersOf(args) }),
+  memory: (args) => runMemoryBench({ ...encodersOf(args) }),
   sim: () => runSimBench(),
   bridge: () => runBridgeBench(),
   ui: () => runUiBench(),

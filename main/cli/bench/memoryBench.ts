@@ -1,0 +1,367 @@
+// `reins bench memory`: the memory at the scale of months of driving. The simulated robot drives
+// episodes in one arena, in lockstep, through the control loop and its encoders (the operator alone
+// in half the episodes, supervising the policy in the others); every tick goes through the loop's
+// MemoryWriter, while the sim's true poses are kept beside the table (never in it) for scoring. Some
+// episodes are held out as queries. The distinct ticks are then extended to 1M rows by small
+// perturbations: each a copy of a real tick plus Gaussian noise shaped like the ticks' spread, as
+// far from its tick as the closest 10% of consecutive ticks in an episode are from each other (two
+// frames of a robot barely moving), so a copy is a plausible revisit, not a bit-exact duplicate.
+//
+// Rows: insert (full ticks rows/s through the writer), pose-retrieval (of the 10 nearest ticks to a
+// held-out tick, the fraction within 0.5 m and 30° of its true pose), knn-100k and knn-1m (ms for the
+// 10 nearest), recall10-1m (against exact search, with knn-1m's index and settings, on queries not
+// used to tune them), and what explains them: recall at 100k, a search filtered to operator ticks,
+// exact search, and one maintenance run at 1M (compaction, vector index, episode index).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ZERO_DRIVE } from '../../links/messages.ts';
+import { percentiles } from '../../loop/latencyWindow.ts';
+import { Memory } from '../../memory/memory.ts';
+import { MemoryWriter } from '../../memory/memoryWriter.ts';
+import { SeededRandom } from '../../memory/seededRandom.ts';
+import { tickRowFromReport } from '../../memory/tickFromReport.ts';
+import type { TickFilter } from '../../memory/tickFilter.ts';
+import type { TickRow } from '../../memory/tickSchema.ts';
+import { nearestMoments } from '../../memory/tickSearch.ts';
+import type { TickStore } from '../../memory/tickStore.ts';
+import type { SearchSettings } from '../../memory/vectorIndex.ts';
+import { writeRandomEncoderSet } from '../../perception/encoderSet.ts';
+import { DEFAULT_MANIFEST_PATH, loadPerception, type PerceptionOptions } from '../../perception/onnxPerception.ts';
+import type { Perception } from '../../perception/perception.ts';
+import type { Pose2D } from '../../sim/geometry.ts';
+import { createSimLink } from '../../sim/lockstepLink.ts';
+import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
+import { createControlLoop } from '../wiring.ts';
+import type { BenchRow } from './report.ts';
+
+export interface MemoryBenchOptions {
+  encoders: string;
+  perception: Partial<PerceptionOptions>;
+  arenaSeed: number;
+  /** Distinct ticks written from the sim (held-out episodes come on top). */
+  distinctTicks: number;
+  /** Every this-many-th episode is held out: never written, its ticks are the queries. */
+  heldOutEvery: number;
+  /** Rows for knn-100k and for the rest of the suite. */
+  midRows: number;
+  totalRows: number;
+  /** A perturbation's size: this quantile of the distances between consecutive ticks of an episode. */
+  perturbationQuantile: number;
+  poseQueries: number;
+  tuneQueries: number;
+  evalQueries: number;
+  /** Tuning picks the fastest settings reaching this recall on the tuning queries. */
+  tuneRecall: number;
+}
+
+const DEFAULTS: MemoryBenchOptions = {
+  encoders: DEFAULT_MANIFEST_PATH,
+  perception: {},
+  arenaSeed: 1,
+  distinctTicks: 50_000,
+  heldOutEvery: 25,
+  midRows: 100_000,
+  totalRows: 1_000_000,
+  perturbationQuantile: 0.1,
+  poseQueries: 500,
+  tuneQueries: 40,
+  evalQueries: 100,
+  tuneRecall: 0.97,
+};
+
+const CONTROL_RATE_HZ = 10;
+const K = 10;
+const POSE_RADIUS_M = 0.5;
+const POSE_YAW_RAD = Math.PI / 6;
+/** Candidate search settings for the memory's IVF-FLAT index, cheapest first. */
+const TUNING_GRID: SearchSettings[] = [4, 6, 8, 10, 15, 20, 30].map((minimumNprobes) => ({ minimumNprobes }));
+const log = (line: string) => process.stderr.write(`memory: ${line}\n`);
+
+interface QueryTick {
+  embedding: Float32Array;
+  pose: Pose2D;
+}
+
+interface SimulatedTicks {
+  written: TickRow[];
+  poses: Map<string, Pose2D>;
+  queries: QueryTick[];
+}
+
+export async function runMemoryBench(given: Partial<MemoryBenchOptions> = {}): Promise<BenchRow[]> {
+  const options = { ...DEFAULTS, ...given };
+  const scratch = mkdtempSync(join(tmpdir(), 'reins-bench-memory-'));
+  try {
+    const perception = await benchPerception(options, scratch);
+    const memory = await Memory.open({ uri: join(scratch, 'memory'), maintenance: { periodMs: 0 } });
+    const store = await memory.ticks({ encoderVersion: perception.version, embeddingSize: perception.embeddingSize, distance: 'l2' });
+    const writer = new MemoryWriter(store);
+    const sim = await simulateTicks(perception, writer, options);
+    const random = new SeededRandom(options.arenaSeed);
+    const queries = shuffled(sim.queries, random);
+    const needed = Math.max(options.poseQueries, options.tuneQueries + options.evalQueries);
+    if (queries.length < needed) throw new Error(`only ${queries.length} held-out ticks for ${needed} queries: hold out more episodes (heldOutEvery)`);
+
+    log(`pose retrieval on ${sim.written.length} distinct ticks (exact search), ${options.poseQueries} held-out queries`);
+    const poseRetrieval = await scorePoseRetrieval(store, sim.poses, queries.slice(0, options.poseQueries));
+
+    const noise = noiseBank(sim.written, options.perturbationQuantile, random);
+    await extend(writer, sim.written, noise, options.midRows, random);
+    const midBuild = await timed(() => memory.maintenance.runOnce());
+    log(`${options.midRows} rows: vector index ${midBuild.result.vectorIndexes[store.name]} in ${midBuild.secs.toFixed(1)} s`);
+    const evalQueries = queries.slice(options.tuneQueries, options.tuneQueries + options.evalQueries).map((query) => query.embedding);
+    const mid = await measureSearch(store, evalQueries);
+
+    const insertStart = performance.now();
+    await extend(writer, sim.written, noise, options.totalRows, random);
+    const insertRowsPerSec = (options.totalRows - options.midRows) / ((performance.now() - insertStart) / 1000);
+    const { dropped, rejected } = writer.status();
+    if (dropped + rejected > 0) throw new Error(`the writer dropped ${dropped} and refused ${rejected} rows: the figures would not describe a full table`);
+    log(`insert: ${Math.round(insertRowsPerSec)} rows/s; compacting and indexing ${options.totalRows} rows`);
+    const build = await timed(() => memory.maintenance.runOnce());
+
+    const tuneQueries = queries.slice(0, options.tuneQueries).map((query) => query.embedding);
+    store.searchSettings = await tuneSearch(store, tuneQueries, options.tuneRecall);
+    log(`tuned on ${tuneQueries.length} queries: ${store.searchSettings.minimumNprobes} probes`);
+    const full = await measureSearch(store, evalQueries);
+    const operatorOnly = await searchAll(store, evalQueries, false, { actedBy: ['operator'] });
+    await writer.close();
+    await memory.close();
+    await perception.close();
+    return [
+      row('insert', 'rows/s', insertRowsPerSec),
+      row('pose-retrieval', 'fraction', poseRetrieval),
+      { name: 'knn-100k', unit: 'ms', ...percentiles(mid.approxMs), value: mean(mid.approxMs) },
+      row('recall10-100k', 'fraction', mid.recall),
+      { name: 'knn-1m', unit: 'ms', ...percentiles(full.approxMs), value: mean(full.approxMs) },
+      row('recall10-1m', 'fraction', full.recall),
+      { name: 'knn-1m-filtered', unit: 'ms', ...percentiles(operatorOnly.latenciesMs), value: mean(operatorOnly.latenciesMs) },
+      { name: 'knn-exact-1m', unit: 'ms', ...percentiles(full.exactMs), value: mean(full.exactMs) },
+      row('index-build-1m', 's', build.secs),
+    ];
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The default encoders; until models/manifest.json is built, randomly initialised ones of the same shapes. */
+async function benchPerception(options: MemoryBenchOptions, scratch: string): Promise<Perception> {
+  let manifest = options.encoders;
+  if (manifest === DEFAULT_MANIFEST_PATH && !existsSync(manifest)) {
+    manifest = writeRandomEncoderSet(join(scratch, 'encoders'), 1);
+    log(`${DEFAULT_MANIFEST_PATH} is missing (the default encoders are not built yet): using randomly initialised encoders of the default shapes`);
+  }
+  const perception = await loadPerception(manifest, options.perception);
+  log(`encoders ${perception.version}: ${perception.embeddingSize} floats`);
+  return perception;
+}
+
+/**
+ * Drives episodes through the control loop until `distinctTicks` ticks are written: the scripted
+ * operator drives even episodes alone and supervises the policy in odd ones (taking over when it
+ * must). Held-out episodes are encoded the same way but only kept as queries.
+ */
+async function simulateTicks(perception: Perception, writer: MemoryWriter<TickRow>, options: MemoryBenchOptions): Promise<SimulatedTicks> {
+  let simTimeMs = Date.UTC(2025, 0, 1);
+  const link = createSimLink({ arenaSeed: options.arenaSeed, episodeSeed: 1, epochMs: simTimeMs, autoReset: true });
+  const loop = await createControlLoop(link, { rateHz: CONTROL_RATE_HZ, clock: () => simTimeMs, perception });
+  const operator = new ScriptedOperator(link.robot.arena, { seed: options.arenaSeed });
+  const periodMs = 1000 / CONTROL_RATE_HZ;
+  const written: TickRow[] = [];
+  const poses = new Map<string, Pose2D>();
+  const queries: QueryTick[] = [];
+  let episodeIndex = -1;
+  let step = 0;
+  let operatorHolds = false;
+  let loggedTicks = 0;
+  const startedMs = performance.now();
+  loop.heartbeat();
+  loop.setAutonomy(true);
+  while (written.length < options.distinctTicks) {
+    link.advance(periodMs / 1000);
+    simTimeMs += periodMs;
+    loop.heartbeat();
+    const truth = link.robot.groundTruth();
+    if (truth.episode.index !== episodeIndex) {
+      episodeIndex = truth.episode.index;
+      step = 0;
+      if (operatorHolds) loop.handBack();
+      operatorHolds = false;
+    }
+    if (episodeIndex % 2 === 0) {
+      loop.operatorDrive(operator.drive(truth));
+    } else {
+      const decision = operator.supervise(truth, loop.lastSent()?.command ?? ZERO_DRIVE);
+      if (decision.driver === 'operator') {
+        if (!operatorHolds) loop.takeOver();
+        operatorHolds = true;
+        loop.operatorDrive(decision.command);
+      } else if (operatorHolds) {
+        loop.handBack();
+        operatorHolds = false;
+      }
+    }
+    const report = await loop.tick();
+    const episodeId = `arena${options.arenaSeed}-episode${episodeIndex}`;
+    if (episodeIndex % options.heldOutEvery === 0) {
+      queries.push({ embedding: report.embedding.values.slice(), pose: truth.pose });
+    } else {
+      const tick = tickRowFromReport(report, { episodeId, step, robotId: link.robotName, encoderVersion: perception.version, policyVersion: loop.policyVersion, commandInEffect: loop.lastSent() });
+      if (writer.append(tick).accepted) written.push(tick);
+      poses.set(`${episodeId}#${step}`, truth.pose);
+    }
+    step++;
+    if (written.length >= loggedTicks + 10_000) {
+      loggedTicks = written.length;
+      log(`${written.length} ticks written (${Math.round(written.length / ((performance.now() - startedMs) / 1000))} ticks/s)`);
+    }
+  }
+  await loop.close();
+  await link.close();
+  await writer.flush();
+  log(`${written.length} distinct ticks in ${episodeIndex} episodes, ${queries.length} held-out query ticks`);
+  return { written, poses, queries };
+}
+
+/** Of the 10 nearest written ticks to each held-out tick, the fraction within 0.5 m and 30° of its true pose. */
+async function scorePoseRetrieval(store: TickStore, poses: Map<string, Pose2D>, queries: readonly QueryTick[]): Promise<number> {
+  let close = 0;
+  let total = 0;
+  for (const query of queries) {
+    for (const moment of await nearestMoments(store, { embedding: query.embedding }, { k: K, exact: true })) {
+      const pose = poses.get(`${moment.episodeId}#${moment.step}`)!;
+      const yawRad = Math.abs(Math.atan2(Math.sin(pose.yawRad - query.pose.yawRad), Math.cos(pose.yawRad - query.pose.yawRad)));
+      if (Math.hypot(pose.xM - query.pose.xM, pose.yM - query.pose.yM) <= POSE_RADIUS_M && yawRad <= POSE_YAW_RAD) close++;
+      total++;
+    }
+  }
+  return close / total;
+}
+
+/**
+ * Noise vectors shaped like the ticks' spread (each dimension's σ in proportion to its standard
+ * deviation), scaled so that their typical length is the given quantile of consecutive-tick distances.
+ */
+function noiseBank(ticks: readonly TickRow[], quantile: number, random: SeededRandom, size = 4096): Float32Array[] {
+  const dims = ticks[0]!.embedding.length;
+  const mean = new Float64Array(dims);
+  const square = new Float64Array(dims);
+  const stepDistances: number[] = [];
+  ticks.forEach((tick, i) => {
+    for (let d = 0; d < dims; d++) {
+      mean[d]! += tick.embedding[d]! / ticks.length;
+      square[d]! += tick.embedding[d]! ** 2 / ticks.length;
+    }
+    const previous = ticks[i - 1];
+    if (previous?.episodeId === tick.episodeId) stepDistances.push(Math.hypot(...tick.embedding.map((value, d) => value - previous.embedding[d]!)));
+  });
+  const spread = Float64Array.from(mean, (m, d) => Math.sqrt(Math.max(0, square[d]! - m * m)));
+  const targetLength = percentile(stepDistances, quantile);
+  const scale = targetLength / Math.hypot(...spread);
+  log(`perturbations of about ${targetLength.toFixed(3)} (the ${quantile} quantile of consecutive-tick distances)`);
+  return Array.from({ length: size }, () => Float32Array.from(spread, (s) => s * scale * gaussian(random)));
+}
+
+/** Appends perturbed copies of the distinct ticks until the table holds `rows`, as a bulk producer would. */
+async function extend(writer: MemoryWriter<TickRow>, ticks: readonly TickRow[], noise: readonly Float32Array[], rows: number, random: SeededRandom): Promise<void> {
+  const CHUNK_ROWS = 5000;
+  let next = writer.status().written + writer.status().queued;
+  while (next < rows) {
+    for (const end = Math.min(rows, next + CHUNK_ROWS); next < end; next++) {
+      const source = ticks[next % ticks.length]!;
+      const shift = noise[Math.floor(random.next() * noise.length)]!;
+      const embedding = Float32Array.from(source.embedding, (value, d) => value + shift[d]!);
+      writer.append({ ...source, episodeId: `${source.episodeId}~copy${Math.floor(next / ticks.length)}`, embedding });
+    }
+    await writer.waitForRoom();
+    await new Promise(setImmediate);
+  }
+  await writer.flush();
+}
+
+interface SearchFigures {
+  approxMs: number[];
+  exactMs: number[];
+  recall: number;
+}
+
+/** Latency of the memory's own (indexed) search and of exact search on the same queries, and recall@10. */
+async function measureSearch(store: TickStore, queries: readonly Float32Array[]): Promise<SearchFigures> {
+  const exact = await searchAll(store, queries, true);
+  await searchAll(store, queries.slice(0, 20), false); // warm the index's caches
+  const approx = await searchAll(store, queries, false);
+  // Two more passes for the latency figures only: on a shared machine one pass is at its neighbours' mercy.
+  const again = [await searchAll(store, queries, false), await searchAll(store, queries, false)];
+  const approxMs = [approx, ...again].flatMap((pass) => pass.latenciesMs);
+  return { approxMs, exactMs: exact.latenciesMs, recall: recallAt(approx.ids, exact.ids) };
+}
+
+async function searchAll(store: TickStore, queries: readonly Float32Array[], exact: boolean, filter: TickFilter = {}): Promise<{ latenciesMs: number[]; ids: string[][] }> {
+  const latenciesMs: number[] = [];
+  const ids: string[][] = [];
+  for (const embedding of queries) {
+    const startMs = performance.now();
+    const moments = await nearestMoments(store, { embedding }, { k: K, exact, filter });
+    latenciesMs.push(performance.now() - startMs);
+    ids.push(moments.map((moment) => `${moment.episodeId}#${moment.step}`));
+  }
+  return { latenciesMs, ids };
+}
+
+function recallAt(found: readonly string[][], truth: readonly string[][]): number {
+  let hits = 0;
+  found.forEach((ids, i) => {
+    const expected = new Set(truth[i]);
+    hits += ids.filter((id) => expected.has(id)).length;
+  });
+  return hits / (truth.length * K);
+}
+
+/** The cheapest settings (fewest probes) that reach `targetRecall` on the tuning queries; else the most accurate. */
+async function tuneSearch(store: TickStore, queries: readonly Float32Array[], targetRecall: number): Promise<SearchSettings> {
+  const truth = (await searchAll(store, queries, true)).ids;
+  await searchAll(store, queries, false);
+  let best: { settings: SearchSettings; recall: number } | undefined;
+  for (const settings of TUNING_GRID) {
+    store.searchSettings = settings;
+    const run = await searchAll(store, queries, false);
+    const recall = recallAt(run.ids, truth);
+    log(`  ${settings.minimumNprobes} probes: recall ${recall.toFixed(3)}, p50 ${percentiles(run.latenciesMs).p50.toFixed(2)} ms`);
+    if (best === undefined || recall > best.recall) best = { settings, recall };
+    if (recall >= targetRecall) return settings;
+  }
+  return best!.settings;
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ result: T; secs: number }> {
+  const startMs = performance.now();
+  const result = await work();
+  return { result, secs: (performance.now() - startMs) / 1000 };
+}
+
+function row(name: string, unit: string, value: number): BenchRow {
+  return { name, unit, p50: null, p95: null, p99: null, value };
+}
+
+function mean(values: readonly number[]): number {
+  return values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+}
+
+function percentile(values: number[], quantile: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(quantile * sorted.length))] ?? 0;
+}
+
+function gaussian(random: SeededRandom): number {
+  return Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+}
+
+function shuffled<T>(items: readonly T[], random: SeededRandom): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(random.next() * (i + 1));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy;
+}

@@ -1,0 +1,96 @@
+// What a running core keeps of its session (DESIGN §2 step 9): every stream and command in an MCAP
+// recording, and every tick as a memory row pointing into that recording. Both sit beside the loop:
+// the tick only enqueues, and their troubles reach the operator as keyed alerts, never as a stop.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Link, LinkAlert } from '../links/link.ts';
+import type { ControlLoop } from '../loop/controlLoop.ts';
+import { defaultMemoryUri } from '../memory/memoryLocation.ts';
+import { Memory } from '../memory/memory.ts';
+import { MemoryWriter } from '../memory/memoryWriter.ts';
+import { tickRowFromReport } from '../memory/tickFromReport.ts';
+import type { Perception } from '../perception/perception.ts';
+import { startSessionRecording, type SessionRecording } from '../recording/sessionRecording.ts';
+
+export interface SessionStoreArgs {
+  /** Recording folder; undefined: the default. */
+  recordings: string | undefined;
+  record: boolean;
+  /** LanceDB URI; undefined: the default. */
+  memory: string | undefined;
+  remember: boolean;
+}
+
+export interface SessionStores {
+  close(): Promise<void>;
+}
+
+export const DEFAULT_RECORDING_QUOTA_BYTES = 20 * 1024 ** 3;
+
+export function defaultRecordingFolder(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+  return join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'reins', 'recordings');
+}
+
+function writerAlerts(writer: MemoryWriter<unknown>): LinkAlert[] {
+  const status = writer.status();
+  if (!status.degraded) return [];
+  return [
+    {
+      key: 'memory-degraded',
+      severity: 'warn',
+      message: `Memory is not keeping up (${status.dropped} ticks not kept${status.lastError ? `; last error: ${status.lastError}` : ''})`,
+      hint: 'The robot is unaffected. Check the disk at the memory location, or lower the control rate.',
+    },
+  ];
+}
+
+export async function openSessionStores(link: Link, loop: ControlLoop, perception: Perception, args: SessionStoreArgs, log: Logger): Promise<SessionStores> {
+  const closers: Array<() => Promise<void>> = [];
+  let recording: SessionRecording | undefined;
+  if (args.record) {
+    const folder = args.recordings ?? defaultRecordingFolder();
+    recording = await startSessionRecording({ link, loop, folder, quotaBytes: DEFAULT_RECORDING_QUOTA_BYTES });
+    const stopAlerts = loop.addAlertSource(() => recording?.alerts() ?? []);
+    closers.push(async () => {
+      stopAlerts();
+      await recording?.close();
+    });
+    log.info({ path: recording.path }, 'recording the session');
+  }
+  if (args.remember) {
+    const memory = await Memory.open({ uri: args.memory ?? defaultMemoryUri() });
+    const store = await memory.ticks({ encoderVersion: perception.version, embeddingSize: perception.embeddingSize, distance: 'l2' });
+    const writer = new MemoryWriter(store);
+    const sessionStartMs = Date.now();
+    const episodeId = `${link.robotName}-${new Date(sessionStartMs).toISOString()}`;
+    let step = 0;
+    const stopTicks = loop.onTick((report) => {
+      writer.append(
+        tickRowFromReport(report, {
+          episodeId,
+          step: step++,
+          robotId: link.robotName,
+          encoderVersion: perception.version,
+          policyVersion: loop.policyVersion,
+          commandInEffect: loop.lastSent(),
+          mcapFile: recording?.path,
+          mcapLogTimeNs: recording ? BigInt(Math.round(report.frame.timeMs)) * 1_000_000n : undefined,
+        }),
+      );
+    });
+    const stopAlerts = loop.addAlertSource(() => writerAlerts(writer));
+    closers.push(async () => {
+      stopTicks();
+      stopAlerts();
+      await writer.close();
+      await memory.close();
+    });
+    log.info({ uri: memory.uri, episodeId }, 'keeping every tick in memory');
+  }
+  return {
+    async close() {
+      for (const close of closers.reverse()) await close();
+    },
+  };
+}
