@@ -23,7 +23,7 @@ const USAGE = `Usage:
   reins probe ROBOT [--seconds 5] [--json]   ROBOT: sim | ws://HOST:PORT | serial:/dev/PATH?baud=N
   reins record ROBOT -o FILE.mcap [--seconds N]   records the robot's sensor streams (until Ctrl-C without --seconds)
   reins bench SUITE [--json FILE] [--encoders PATH] [--encoder-threads N]
-                                       suites: tick, perception, sim, bridge, ui (--encoders*: tick, perception)
+                                       suites: tick, perception, memory, sim, bridge, ui (--encoders*: tick, perception, memory)
   reins help`;
 
 export async function main(argv: string[]): Promise<number> {

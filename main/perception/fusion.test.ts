@@ -14,6 +14,15 @@ describe('Fusion', () => {
     expect([...embedding.slice(17)]).toEqual([0, 1, 1]);
   });
 
+  it('scales each slot by the manifest\'s fusion scale, and leaves the flags at 1', () => {
+    const fusion = new Fusion({ ...manifest, fusion: { ...manifest.fusion, scales: { camera: 1, lidar: 0.5, proprio: 2 } } }, { camera: 10, lidar: 4, proprio: 3 });
+    const embedding = new Float32Array(fusion.embeddingSize);
+    fusion.write('lidar', Float32Array.from([1, 2, 3, 4]), embedding);
+    fusion.write('proprio', Float32Array.from([5, 6, 7]), embedding);
+    expect([...embedding.slice(10, 17)]).toEqual([0.5, 1, 1.5, 2, 10, 12, 14]);
+    expect([...embedding.slice(18)]).toEqual([1, 1]);
+  });
+
   it('writes zeros and a 0 flag for a missing modality, over whatever was there', () => {
     const fusion = new Fusion(manifest, { camera: 10, lidar: 4, proprio: 3 });
     const embedding = new Float32Array(fusion.embeddingSize).fill(9);

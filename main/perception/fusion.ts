@@ -27,12 +27,14 @@ export class Fusion {
   private readonly layout: ReturnType<typeof fusionLayout>;
   private readonly outputSizes: Partial<Record<Modality, number>>;
   private readonly projections = new Map<Modality, Float32Array>();
+  private readonly scales: Readonly<Record<Modality, number>>;
 
   /** `outputSizes`: each configured encoder's output size (the manifest's, checked against the model). */
   constructor(manifest: Pick<EncoderManifest, 'fusion' | 'embeddingSize'>, outputSizes: Partial<Record<Modality, number>>) {
     this.layout = fusionLayout(manifest);
     this.embeddingSize = manifest.embeddingSize;
     this.outputSizes = outputSizes;
+    this.scales = manifest.fusion.scales ?? { camera: 1, lidar: 1, proprio: 1 };
     for (const modality of MODALITIES) {
       const outputSize = outputSizes[modality];
       const slotSize = this.layout[modality].size;
@@ -64,14 +66,15 @@ export class Fusion {
       throw new RangeError(`${modality} output holds ${output.length} floats, the fusion expects ${this.outputSizes[modality] ?? 'none'}`);
     }
     const projection = this.projections.get(modality);
+    const scale = this.scales[modality];
     if (projection === undefined) {
-      embedding.set(output, slot.offset);
+      for (let i = 0; i < slot.size; i++) embedding[slot.offset + i] = output[i]! * scale;
     } else {
       for (let row = 0; row < slot.size; row++) {
         let sum = 0;
         const rowAt = row * output.length;
         for (let column = 0; column < output.length; column++) sum += projection[rowAt + column]! * output[column]!;
-        embedding[slot.offset + row] = sum;
+        embedding[slot.offset + row] = sum * scale;
       }
     }
     embedding[flagAt] = 1;

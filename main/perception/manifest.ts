@@ -93,6 +93,11 @@ export const encoderManifestSchema = z
     fusion: z.object({
       slots: z.object({ camera: positiveInt, lidar: positiveInt, proprio: positiveInt }),
       projectionSeed: z.number().int(),
+      /**
+       * Each slot is multiplied by its scale, so that no modality's raw output size decides how alike
+       * two moments look (nearest-moment search measures distance over the whole embedding). 1 if absent.
+       */
+      scales: z.object({ camera: z.number().positive(), lidar: z.number().positive(), proprio: z.number().positive() }).optional(),
     }),
   })
   .refine((m) => m.fusion.slots.camera + m.fusion.slots.lidar + m.fusion.slots.proprio + MODALITIES.length === m.embeddingSize, {

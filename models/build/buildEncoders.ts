@@ -13,9 +13,12 @@ import { scoreProbes, type ProbeSample } from '../../main/perception/embeddingPr
 import { encoderManifestSchema, MODALITIES, type EncoderManifest, type Modality } from '../../main/perception/manifest.ts';
 import { sequentialToOnnx } from '../../main/perception/sequentialOnnx.ts';
 import { buildDataset, CAMERA_PREPROCESSING, LIDAR_PREPROCESSING, normalisedProprio, proprioStatistics, type Dataset } from './dataset.ts';
+import { withFusionScales } from './fusionScales.ts';
 import { trainEncoders, type TrainedEncoders } from './trainEncoders.ts';
 
 export const ENCODERS_VERSION = 'reins-sim-encoders-1';
+/** The manifest's version: the encoders' plus the fusion's (its scales change the embedding space). */
+export const MANIFEST_VERSION = `${ENCODERS_VERSION}-fusion-2`;
 const TRAINING_ARENA_SEED_BASE = 10_000;
 /** Quick self-check on held-out arenas and hues; the bench probes again on its own held-out arenas. */
 const CHECK_ARENA_SEED_BASE = 30_000;
@@ -126,7 +129,9 @@ async function main(): Promise<void> {
     encoders,
     fusion: { slots: DEFAULT_SLOTS, projectionSeed: 1 },
   });
-  writeFileSync(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  const manifestPath = join(outDir, 'manifest.json');
+  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(manifestPath, `${JSON.stringify({ ...(await withFusionScales(manifestPath)), version: MANIFEST_VERSION }, null, 2)}\n`);
   writeFileSync(
     join(outDir, 'reference-outputs.json'),
     `${JSON.stringify({ note: 'TensorFlow.js outputs of the trained encoders on held-out inputs; the ONNX files must reproduce them.', heldOutProbeR2: scores, encoders: reference }, null, 1)}\n`,
