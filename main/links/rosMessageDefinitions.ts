@@ -1,6 +1,7 @@
-// ROS 1 message definitions of the topics offered, in the `gendeps --cat` form that
-// rosapi/topics_and_raw_types returns (a type's fields, then each type it uses after a line of '='),
-// for clients that decode by definition (Foxglove, Lichtblick).
+// ROS 1 message definitions of the standard types Reins speaks, in the `gendeps --cat` form that
+// rosapi/topics_and_raw_types returns and ROS 1 bags and MCAP `ros1msg` schemas carry (a type's fields,
+// then each type it uses after a line of '='): for the sim's rosbridge server and for the recorder,
+// so clients that decode by definition (Foxglove, Lichtblick) read both.
 const SEPARATOR = '================================================================================';
 
 const DEFINITIONS: Readonly<Record<string, string>> = {
@@ -12,6 +13,7 @@ const DEFINITIONS: Readonly<Record<string, string>> = {
   'geometry_msgs/PoseWithCovariance': 'geometry_msgs/Pose pose\nfloat64[36] covariance',
   'geometry_msgs/Twist': 'geometry_msgs/Vector3 linear\ngeometry_msgs/Vector3 angular',
   'geometry_msgs/TwistWithCovariance': 'geometry_msgs/Twist twist\nfloat64[36] covariance',
+  'sensor_msgs/CompressedImage': 'std_msgs/Header header\nstring format\nuint8[] data',
   'sensor_msgs/Image': 'std_msgs/Header header\nuint32 height\nuint32 width\nstring encoding\nuint8 is_bigendian\nuint32 step\nuint8[] data',
   'sensor_msgs/LaserScan':
     'std_msgs/Header header\nfloat32 angle_min\nfloat32 angle_max\nfloat32 angle_increment\nfloat32 time_increment\n' +
