@@ -45,7 +45,12 @@ export async function startFirmware(options: { linkPath?: string; timeoutMs?: nu
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-10_000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ptyPath = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the simavr harness printed no pty path; stderr:\n${stderr}`)), options.timeoutMs ?? 10_000);
+    // After a stall of the whole process the timer can fire before the output that arrived meanwhile
+    // is read: let that I/O run once before giving up (a rejection after a resolve is ignored).
+    const timer = setTimeout(
+      () => setImmediate(() => reject(new Error(`the simavr harness printed no pty path; stderr:\n${stderr}`))),
+      options.timeoutMs ?? 10_000,
+    );
     child.once('exit', (code) => reject(new Error(`the simavr harness exited with ${code}; stderr:\n${stderr}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (!line.startsWith('/')) return;
