@@ -33,8 +33,15 @@ module.exports = {
       name: 'core-stays-core',
       comment: 'main/ imports only itself (and native addons built from native/)',
       severity: 'error',
-      from: { path: '^main/' },
+      from: { path: '^main/', pathNot: '\\.test\\.ts$' },
       to: { path: '^(app|renderer|test|models)/', pathNot: '^test/fakes/' },
+    },
+    {
+      name: 'core-tests-use-only-test-helpers',
+      comment: "unit tests beside main/'s code may also use test/fakes and test/support (fixtures), nothing else outside main/",
+      severity: 'error',
+      from: { path: '^main/.*\\.test\\.ts$' },
+      to: { path: '^(app|renderer|models)/|^test/(?!fakes/|support/)' },
     },
     {
       name: 'sim-behind-the-wire',

@@ -9,27 +9,10 @@ import { MemoryOpenError } from './memoryErrors.ts';
 import { defaultMemoryUri, localPath } from './memoryLocation.ts';
 import { SCHEMA_KEYS } from './tableSchema.ts';
 import { ticksSchema, ticksTableName, type TickRow, type TickSpace } from './tickSchema.ts';
+import { tickRow } from '../../test/support/tickRows.ts';
 
 const SPACE: TickSpace = { encoderVersion: 'enc-1', embeddingSize: 4, distance: 'l2' };
-const tickRow = (episodeId: string): TickRow => ({
-  episodeId,
-  step: 0,
-  timeMs: 1,
-  embedding: Float32Array.from([1, 2, 3, 4]),
-  latent: undefined,
-  actionLinearMps: 0,
-  actionAngularRadps: 0,
-  actedBy: 'policy',
-  surpriseNats: undefined,
-  rewardEstimate: undefined,
-  flags: 0,
-  robotId: 'r',
-  encoderVersion: 'enc-1',
-  worldModelVersion: undefined,
-  policyVersion: 'p',
-  mcapFile: undefined,
-  mcapLogTimeNs: undefined,
-});
+const episodeTick = (episodeId: string): TickRow => tickRow({ episodeId, embedding: Float32Array.from([1, 2, 3, 4]), robotId: 'r' });
 const open = (uri: string) => Memory.open({ uri, maintenance: { periodMs: 0 } });
 
 async function openError(uri: string, space?: TickSpace): Promise<MemoryOpenError> {
@@ -152,7 +135,7 @@ describe('the memory location', () => {
     const store = await memory.ticks(SPACE);
     // The added columns come last; rows are matched to columns by name.
     expect((await store.table.schema()).fields.map((field) => field.name).sort()).toEqual(current.fields.map((field) => field.name).sort());
-    await store.write([{ ...tickRow('new'), rewardEstimate: 0.5, mcapFile: 'run.mcap' }]);
+    await store.write([{ ...episodeTick('new'), rewardEstimate: 0.5, mcapFile: 'run.mcap' }]);
     const rows = (await store.table.query().select(['episodeId', 'rewardEstimate', 'mcapFile']).toArray()).map((row) => row.toJSON());
     expect(rows.sort((a, b) => a.episodeId.localeCompare(b.episodeId))).toEqual([
       { episodeId: 'new', rewardEstimate: 0.5, mcapFile: 'run.mcap' },

@@ -7,31 +7,19 @@ import type { MaintenanceOptions } from './memoryMaintenance.ts';
 import { nearestMoments } from './tickSearch.ts';
 import type { TickRow, TickSpace } from './tickSchema.ts';
 import { indexPlan } from './vectorIndex.ts';
+import { tickRow } from '../../test/support/tickRows.ts';
 
 const SPACE: TickSpace = { encoderVersion: 'enc-1', embeddingSize: 8, distance: 'l2' };
 
 function ticks(from: number, count: number): TickRow[] {
   return Array.from({ length: count }, (_, i) => {
     const step = from + i;
-    return {
+    return tickRow({
       episodeId: `ep-${Math.floor(step / 100)}`,
       step,
       timeMs: step,
       embedding: Float32Array.from({ length: 8 }, (__, d) => Math.sin(step * 0.37 + d * 1.3) + (d === 0 ? step * 0.01 : 0)),
-      latent: undefined,
-      actionLinearMps: 0,
-      actionAngularRadps: 0,
-      actedBy: 'policy',
-      surpriseNats: undefined,
-      rewardEstimate: undefined,
-      flags: 0,
-      robotId: 'sim',
-      encoderVersion: 'enc-1',
-      worldModelVersion: undefined,
-      policyVersion: 'p',
-      mcapFile: undefined,
-      mcapLogTimeNs: undefined,
-    };
+    });
   });
 }
 

@@ -6,29 +6,12 @@ import { Memory } from './memory.ts';
 import { MemoryWriter, type MemoryWriterOptions } from './memoryWriter.ts';
 import type { TickRow, TickSpace } from './tickSchema.ts';
 import type { TickStore } from './tickStore.ts';
+import { tickRow } from '../../test/support/tickRows.ts';
 
 const SPACE: TickSpace = { encoderVersion: 'enc-1', embeddingSize: 4, distance: 'l2' };
 
 function tick(step: number, embedding = Float32Array.from([step, 0, 0, 1])): TickRow {
-  return {
-    episodeId: 'ep-1',
-    step,
-    timeMs: 1_700_000_000_000 + step * 100,
-    embedding,
-    latent: undefined,
-    actionLinearMps: 0,
-    actionAngularRadps: 0,
-    actedBy: 'policy',
-    surpriseNats: undefined,
-    rewardEstimate: undefined,
-    flags: 0,
-    robotId: 'robot-1',
-    encoderVersion: 'enc-1',
-    worldModelVersion: undefined,
-    policyVersion: 'policy-1',
-    mcapFile: undefined,
-    mcapLogTimeNs: undefined,
-  };
+  return tickRow({ episodeId: 'ep-1', step, timeMs: 1_700_000_000_000 + step * 100, embedding, robotId: 'robot-1', policyVersion: 'policy-1' });
 }
 
 async function storedSteps(store: TickStore): Promise<number[]> {

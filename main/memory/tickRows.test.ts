@@ -7,30 +7,23 @@ import { MemoryRowError } from './memoryErrors.ts';
 import { checkTickRow } from './tickRows.ts';
 import { ticksFromArrow } from './tickRead.ts';
 import type { TickRow, TickSpace } from './tickSchema.ts';
+import { tickRow } from '../../test/support/tickRows.ts';
 
 const SPACE: TickSpace = { encoderVersion: 'enc-1', embeddingSize: 4, distance: 'l2' };
 
 function tick(step: number, overrides: Partial<TickRow> = {}): TickRow {
-  return {
+  return tickRow({
     episodeId: 'ep-1',
     step,
     timeMs: 1_700_000_000_000 + step * 100,
     embedding: Float32Array.from([step, 1, 2, 3]),
-    latent: undefined,
     actionLinearMps: 0.25,
     actionAngularRadps: -0.5,
     actedBy: 'operator',
-    surpriseNats: undefined,
-    rewardEstimate: undefined,
-    flags: 0,
     robotId: 'robot-1',
-    encoderVersion: 'enc-1',
-    worldModelVersion: undefined,
     policyVersion: 'policy-1',
-    mcapFile: undefined,
-    mcapLogTimeNs: undefined,
     ...overrides,
-  };
+  });
 }
 
 const refusal = (row: TickRow) => {

@@ -6,6 +6,7 @@ import { Memory } from './memory.ts';
 import { nearestMoments, type Moment } from './tickSearch.ts';
 import type { ActedBy, TickRow, TickSpace } from './tickSchema.ts';
 import type { TickStore } from './tickStore.ts';
+import { tickRow } from '../../test/support/tickRows.ts';
 
 const SPACE: TickSpace = { encoderVersion: 'enc-1', embeddingSize: 4, distance: 'l2' };
 const EPISODES = ['ep-a', 'ep-b', 'ep-c'];
@@ -15,25 +16,14 @@ const T0_MS = 1_700_000_000_000;
 /** Step s of every episode sits at the same place, nudged apart by episode: [s, episode × 0.01, 0, 1]. */
 function tick(episode: number, step: number): TickRow {
   const actedBy: ActedBy = step % 2 === 0 ? 'operator' : 'policy';
-  return {
+  return tickRow({
     episodeId: EPISODES[episode]!,
     step,
     timeMs: T0_MS + (episode * STEPS + step) * 100,
     embedding: Float32Array.from([step, episode * 0.01, 0, 1]),
-    latent: undefined,
-    actionLinearMps: 0,
-    actionAngularRadps: 0,
     actedBy,
     surpriseNats: step / 10,
-    rewardEstimate: undefined,
-    flags: 0,
-    robotId: 'sim',
-    encoderVersion: 'enc-1',
-    worldModelVersion: undefined,
-    policyVersion: 'p',
-    mcapFile: undefined,
-    mcapLogTimeNs: undefined,
-  };
+  });
 }
 
 const where = (moments: Moment[]) => moments.map((moment) => `${moment.episodeId}#${moment.step}`);

@@ -1,18 +1,17 @@
 // The perception bench's usefulness rows: linear probes on fused embeddings of views from arena
 // layouts and hues the encoders never trained on — fitted on one set of arenas, scored on another —
 // for the default encoders and, as the floor, for randomly initialised encoders of the same shape.
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Received, RobotMessage } from '../../links/messages.ts';
 import type { ObservationFrame } from '../../loop/synchroniser.ts';
 import { DEFAULT_ENCODER_SHAPES, randomlyInitialised } from '../../perception/defaultEncoders.ts';
+import { writeEncoderSet } from '../../perception/encoderSet.ts';
 import { scoreProbes, type ProbeSample } from '../../perception/embeddingProbes.ts';
 import { MODALITIES, parseEncoderManifest } from '../../perception/manifest.ts';
 import { loadPerception } from '../../perception/onnxPerception.ts';
 import type { Perception } from '../../perception/perception.ts';
-import { sequentialToOnnx } from '../../perception/sequentialOnnx.ts';
 import { sampleViews, type LabelledView } from '../../sim/viewSampler.ts';
 import type { BenchRow } from './report.ts';
 
@@ -52,21 +51,17 @@ async function probeSamples(perception: Perception, views: readonly LabelledView
   return samples;
 }
 
-/** A copy of the manifest whose encoders are randomly initialised networks of the same shapes. */
+/** Randomly initialised networks of the default shapes, with the manifest's own preprocessing and fusion. */
 function writeRandomInitManifest(manifestPath: string, folder: string): string {
   const manifest = parseEncoderManifest(readFileSync(manifestPath, 'utf8'), manifestPath);
-  const encoders: Record<string, unknown> = {};
-  for (const modality of MODALITIES) {
-    const entry = manifest.encoders[modality];
-    if (!entry) continue;
-    const bytes = sequentialToOnnx(randomlyInitialised(DEFAULT_ENCODER_SHAPES[modality], 1000 + MODALITIES.indexOf(modality)), 'random-init');
-    const file = `${modality}-random-init.onnx`;
-    writeFileSync(join(folder, file), bytes);
-    encoders[modality] = { ...entry, file, sha256: createHash('sha256').update(bytes).digest('hex'), version: 'random-init' };
-  }
-  const path = join(folder, 'manifest.json');
-  writeFileSync(path, JSON.stringify({ ...manifest, version: `${manifest.version}-random-init`, encoders }));
-  return path;
+  const modalities = MODALITIES.filter((modality) => manifest.encoders[modality] !== undefined);
+  return writeEncoderSet(folder, {
+    version: `${manifest.version}-random-init`,
+    nets: Object.fromEntries(modalities.map((modality, i) => [modality, randomlyInitialised(DEFAULT_ENCODER_SHAPES[modality], 1000 + i)])),
+    preprocessing: Object.fromEntries(modalities.map((modality) => [modality, manifest.encoders[modality]!.preprocessing])),
+    slots: manifest.fusion.slots,
+    projectionSeed: manifest.fusion.projectionSeed,
+  });
 }
 
 function rows(scores: ReturnType<typeof scoreProbes>, suffix: string): BenchRow[] {
