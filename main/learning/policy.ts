@@ -4,12 +4,14 @@
 import type { DriveCommand } from '../links/messages.ts';
 import type { ObservationFrame } from '../loop/synchroniser.ts';
 import type { Embedding } from '../perception/perception.ts';
+import type { Belief } from '../worldmodel/belief.ts';
 import { scanSectorMinima, SCAN_SECTORS } from './scanSectors.ts';
 
-/** What a policy sees at a tick: the fused embedding, and the frame it was encoded from. */
+/** What a policy sees at a tick: the fused embedding, the frame it was encoded from, and the world model's belief. */
 export interface PolicyInput {
   embedding: Embedding;
   frame: ObservationFrame;
+  belief?: Belief | undefined;
 }
 
 export interface Policy {

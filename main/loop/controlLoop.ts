@@ -1,4 +1,4 @@
-// The control tick: synchroniser → perception → policy → arbiter → safety → link. Operator input and
+// The control tick: synchroniser → perception → world model → policy → arbiter → safety → link. Operator input and
 // e-stop do not wait for the tick: they pass the arbiter and the safety filter the moment they arrive,
 // also while a tick is waiting for its encoders.
 import type { Link, LinkAlert, TopicMap } from '../links/link.ts';
@@ -7,6 +7,7 @@ import type { Policy } from '../learning/policy.ts';
 import type { Embedding, Perception, PerceptionStatus } from '../perception/perception.ts';
 import { CommandWatchdog, type WatchdogLapse } from '../safety/commandWatchdog.ts';
 import type { SafetyFilter } from '../safety/safetyFilter.ts';
+import type { Belief, BeliefFilter } from '../worldmodel/belief.ts';
 import { Arbiter, type Driver } from './arbiter.ts';
 import { CommandPath, type SentCommand } from './commandPath.ts';
 import { LatencyWindow } from './latencyWindow.ts';
@@ -18,6 +19,8 @@ export interface ControlLoopParts {
   perception: Perception;
   policy: Policy;
   safety: SafetyFilter;
+  /** The world model's filter; absent, ticks carry no latent state or surprise. */
+  worldModel?: BeliefFilter;
 }
 
 export interface ControlLoopOptions {
@@ -33,6 +36,8 @@ const WATCHDOG_CHECK_PERIOD_MS = 10;
 export interface TickReport {
   frame: ObservationFrame;
   embedding: Embedding;
+  /** What the world model made of this tick; undefined without one, or when it failed this tick. */
+  belief: Belief | undefined;
   driver: Driver;
   sent: SentCommand | undefined;
   durationMs: number;
@@ -183,19 +188,20 @@ export class ControlLoop {
     const frame = this.synchroniser.frame(nowMs);
     const last = this.path.lastSent()?.command ?? { linearMps: 0, angularRadps: 0 };
     const embedding = await this.parts.perception.encode(frame, last);
+    const belief = this.filterBelief(last, embedding);
     // Read after the encoders: an e-stop or a takeover that arrived meanwhile has already acted and wins.
     const driver = this.driver(nowMs);
     let sent: SentCommand | undefined;
     if (this.closed) {
       // Closed while encoding: the robot got its last zero; the policy must not speak after it.
     } else if (driver === 'policy') {
-      sent = this.act(nowMs, this.parts.policy.act({ embedding, frame }));
+      sent = this.act(nowMs, this.parts.policy.act({ embedding, frame, belief }));
     } else if (driver !== 'operator' || this.operatorNeedsRepeat(nowMs)) {
       sent = this.act(nowMs, undefined);
     }
     const durationMs = performance.now() - startedMs;
     this.latency.add(durationMs);
-    const report: TickReport = { frame, embedding, driver, sent, durationMs };
+    const report: TickReport = { frame, embedding, belief, driver, sent, durationMs };
     // Listeners (the memory's writer) only enqueue; none may hold up or break the tick.
     for (const listener of this.tickListeners) {
       try {
@@ -205,6 +211,20 @@ export class ControlLoop {
       }
     }
     return report;
+  }
+
+  /** The world model's step; a failure is the operator's to know about, never the tick's end. */
+  private filterBelief(previousCommand: DriveCommand, embedding: Embedding): Belief | undefined {
+    const model = this.parts.worldModel;
+    if (model === undefined) return undefined;
+    try {
+      const belief = model.step(previousCommand, embedding.values);
+      this.coreAlerts.delete('world-model');
+      return belief;
+    } catch (error) {
+      this.raise({ key: 'world-model', severity: 'warn', message: `The world model failed this tick: ${(error as Error).message}`, hint: 'Driving is unaffected; surprise and the latent state are missing until it recovers.' });
+      return undefined;
+    }
   }
 
   /** Adds the alerts of a part beside the loop (the recorder, the memory) to what the operator sees. */

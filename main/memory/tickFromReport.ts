@@ -30,7 +30,7 @@ const ACTED_BY_DRIVER: Readonly<Record<TickReport['driver'], ActedBy>> = Object.
   idle: 'idle',
 });
 
-export function tickRowFromReport(report: Pick<TickReport, 'frame' | 'embedding' | 'driver' | 'sent'>, context: TickContext): TickRow {
+export function tickRowFromReport(report: Pick<TickReport, 'frame' | 'embedding' | 'driver' | 'sent'> & Partial<Pick<TickReport, 'belief'>>, context: TickContext): TickRow {
   const command = report.sent ?? context.commandInEffect;
   // Idle means nobody drives: the robot was told to stop (or never told to move).
   const action = report.driver === 'idle' || command === undefined ? { linearMps: 0, angularRadps: 0 } : command.command;
@@ -47,16 +47,16 @@ export function tickRowFromReport(report: Pick<TickReport, 'frame' | 'embedding'
     timeMs: report.frame.timeMs,
     // Copies: the row waits in the writer's queue while an encoder may reuse its output buffer.
     embedding: report.embedding.values.slice(),
-    latent: context.latent?.slice(),
+    latent: (context.latent ?? report.belief?.latent)?.slice(),
     actionLinearMps: action.linearMps,
     actionAngularRadps: action.angularRadps,
     actedBy: ACTED_BY_DRIVER[report.driver],
-    surpriseNats: context.surpriseNats,
+    surpriseNats: context.surpriseNats ?? report.belief?.surpriseNats,
     rewardEstimate: context.rewardEstimate,
     flags,
     robotId: context.robotId,
     encoderVersion: context.encoderVersion,
-    worldModelVersion: context.worldModelVersion,
+    worldModelVersion: context.worldModelVersion ?? report.belief?.version,
     policyVersion: context.policyVersion,
     mcapFile: context.mcapFile,
     mcapLogTimeNs: context.mcapLogTimeNs,

@@ -8,6 +8,7 @@ import { machineFacts, writeReport, type BenchRow } from './report.ts';
 import { runSimBench } from './simBench.ts';
 import { runTickBench } from './tickBench.ts';
 import { runUiBench } from './uiBench.ts';
+import { runWorldModelBench } from './worldModelBench.ts';
 
 const SUITES: Record<string, (args: BenchArgs) => Promise<BenchRow[]> | BenchRow[]> = {
   tick: (args) => runTickBench({ ...encodersOf(args) }),
@@ -16,6 +17,7 @@ const SUITES: Record<string, (args: BenchArgs) => Promise<BenchRow[]> | BenchRow
   sim: () => runSimBench(),
   bridge: () => runBridgeBench(),
   ui: () => runUiBench(),
+  worldmodel: () => runWorldModelBench(),
 };
 
 /** `--encoders` and `--encoder-threads`, for the suites that run the encoders. */

@@ -1,0 +1,12 @@
+// `reins bench worldmodel`: how fast the world model trains on each backend against the reference
+// PyTorch script, how well the live preset predicts and notices injected events after a stated
+// training budget, and what the control tick costs while the learner trains beside it.
+import type { BenchRow } from './report.ts';
+import { qualityRows } from './worldModelQuality.ts';
+import { trainSpeedRows } from './worldModelTrainSpeed.ts';
+
+export async function runWorldModelBench(): Promise<BenchRow[]> {
+  const speed = await trainSpeedRows();
+  const quality = await qualityRows();
+  return [...speed, ...quality];
+}

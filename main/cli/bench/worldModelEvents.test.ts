@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { SeededRandom } from '../../sim/random.ts';
+import { EVENT_KINDS, labelTicks, scheduleEvents, type ScheduledEvent } from './worldModelEvents.ts';
+
+describe('scheduleEvents', () => {
+  it('keeps events ≥ 3 s in, ≥ 5 s apart, clear of the last one’s lingering, with their first second inside the segment', () => {
+    for (let seed = 0; seed < 50; seed++) {
+      const events = scheduleEvents(200, new SeededRandom(seed), seed);
+      expect(events.length).toBeGreaterThanOrEqual(1);
+      events.forEach((event, i) => {
+        expect(event.tick).toBeGreaterThanOrEqual(30);
+        expect(event.tick + 10).toBeLessThanOrEqual(200);
+        const previous = events[i - 1];
+        if (previous) expect(event.tick).toBeGreaterThanOrEqual(Math.max(previous.tick + 50, previous.tick + previous.activeTicks + 30));
+      });
+    }
+  });
+
+  it('goes round the kinds from the one given, with magnitudes in the asked ranges', () => {
+    expect(scheduleEvents(200, new SeededRandom(1), 2).map((e) => e.kind).slice(0, 2)).toEqual(['camera-freeze', 'lidar-blackout']);
+    const events = Array.from({ length: 20 }, (_, seed) => scheduleEvents(200, new SeededRandom(seed), seed)).flat();
+    expect(new Set(events.map((e) => e.kind))).toEqual(new Set(EVENT_KINDS));
+    for (const { injection } of events) {
+      if (injection.kind === 'shove') expect(Math.hypot(injection.forwardMps, injection.leftwardMps)).toBeGreaterThanOrEqual(0.6 - 1e-9);
+      if (injection.kind === 'shove') expect(Math.hypot(injection.forwardMps, injection.leftwardMps)).toBeLessThanOrEqual(1.5 + 1e-9);
+      if (injection.kind === 'drop-obstacle') expect([injection.distanceM >= 0.5 && injection.distanceM <= 0.9, injection.radiusM >= 0.15 && injection.radiusM <= 0.3]).toEqual([true, true]);
+      if (injection.kind === 'freeze-camera' || injection.kind === 'blackout-lidar') expect(injection.durationMs >= 2000 && injection.durationMs <= 3000).toBe(true);
+    }
+  });
+});
+
+describe('labelTicks', () => {
+  it('labels the warm-up, each event’s first second, its fault and the 3 s after it', () => {
+    const freeze: ScheduledEvent = { tick: 40, kind: 'camera-freeze', injection: { kind: 'freeze-camera', durationMs: 2500 }, activeTicks: 25 };
+    const shove: ScheduledEvent = { tick: 100, kind: 'shove', injection: { kind: 'shove', forwardMps: 1, leftwardMps: 0 }, activeTicks: 0 };
+    const labels = labelTicks(140, [freeze, shove]);
+    const runs: Array<[string, number]> = [];
+    for (const label of labels) {
+      const last = runs.at(-1);
+      if (last && last[0] === label) last[1]++;
+      else runs.push([label, 1]);
+    }
+    expect(runs).toEqual([
+      ['excluded', 20],
+      ['normal', 20],
+      ['camera-freeze', 10],
+      ['excluded', 15 + 30],
+      ['normal', 5],
+      ['shove', 10],
+      ['excluded', 20],
+      ['normal', 10],
+    ]);
+  });
+});

@@ -1,0 +1,78 @@
+// Where a world-model segment's injected events fall and how each tick is labelled for the surprise
+// rows: the event's kind for the first second after it, 'excluded' while its effects may linger (and
+// while the model warms up), 'normal' otherwise.
+import type { SimInjection } from '../../sim/injection.ts';
+import type { SeededRandom } from '../../sim/random.ts';
+
+export const EVENT_KINDS = ['shove', 'obstacle', 'camera-freeze', 'lidar-blackout'] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+export const EVENT_LABELS = ['normal', ...EVENT_KINDS, 'excluded'] as const;
+export type EventLabel = (typeof EVENT_LABELS)[number];
+
+export interface ScheduledEvent {
+  /** Injected just before the step that produces this tick's frame. */
+  tick: number;
+  kind: EventKind;
+  injection: SimInjection;
+  /** Ticks the fault stays in force (0 for a shove or a dropped obstacle: they happen at once). */
+  activeTicks: number;
+}
+
+const TICKS_PER_SEC = 10;
+/** The model's state is still warming up at a segment's start. */
+const WARMUP_TICKS = 2 * TICKS_PER_SEC;
+const EARLIEST_EVENT_TICK = 3 * TICKS_PER_SEC;
+/** The event's own label covers its tick and the next 9: the first second. */
+const EVENT_WINDOW_TICKS = 1 * TICKS_PER_SEC;
+/** After an event ends its effects may linger (a robot still sliding, a state still recovering). */
+const LINGER_TICKS = 3 * TICKS_PER_SEC;
+const MIN_EVENT_GAP_TICKS = 5 * TICKS_PER_SEC;
+/** How far past the earliest allowed tick an event may fall. */
+const JITTER_TICKS = 2 * TICKS_PER_SEC;
+
+/**
+ * Seeded events for one segment, as many as fit: ≥ 3 s in, ≥ 5 s apart, and never inside the last
+ * one's lingering, so no event's window is confounded by another. Kinds go round from `firstKindIndex`.
+ */
+export function scheduleEvents(ticks: number, random: SeededRandom, firstKindIndex: number): ScheduledEvent[] {
+  const events: ScheduledEvent[] = [];
+  let earliestTick = EARLIEST_EVENT_TICK;
+  for (;;) {
+    const latestTick = ticks - EVENT_WINDOW_TICKS;
+    if (earliestTick > latestTick) return events;
+    const tick = earliestTick + random.integer(Math.min(JITTER_TICKS, latestTick - earliestTick) + 1);
+    const kind = EVENT_KINDS[(firstKindIndex + events.length) % EVENT_KINDS.length]!;
+    const injection = drawInjection(kind, random);
+    const activeTicks = 'durationMs' in injection ? Math.ceil(injection.durationMs / (1000 / TICKS_PER_SEC)) : 0;
+    events.push({ tick, kind, injection, activeTicks });
+    earliestTick = Math.max(tick + MIN_EVENT_GAP_TICKS, tick + activeTicks + LINGER_TICKS);
+  }
+}
+
+function drawInjection(kind: EventKind, random: SeededRandom): SimInjection {
+  switch (kind) {
+    case 'shove': {
+      // A kick in any direction in the robot's frame, hard enough to move it visibly.
+      const speedMps = random.uniform(0.6, 1.5);
+      const headingRad = random.uniform(0, 2 * Math.PI);
+      return { kind: 'shove', forwardMps: speedMps * Math.cos(headingRad), leftwardMps: speedMps * Math.sin(headingRad) };
+    }
+    case 'obstacle':
+      return { kind: 'drop-obstacle', distanceM: random.uniform(0.5, 0.9), radiusM: random.uniform(0.15, 0.3) };
+    case 'camera-freeze':
+      return { kind: 'freeze-camera', durationMs: Math.round(random.uniform(2000, 3000)) };
+    case 'lidar-blackout':
+      return { kind: 'blackout-lidar', durationMs: Math.round(random.uniform(2000, 3000)) };
+  }
+}
+
+/** One label per tick; an event's own window wins over any exclusion. */
+export function labelTicks(ticks: number, events: readonly ScheduledEvent[]): EventLabel[] {
+  const labels = Array.from({ length: ticks }, (_, tick): EventLabel => (tick < WARMUP_TICKS ? 'excluded' : 'normal'));
+  const mark = (from: number, to: number, label: EventLabel): void => {
+    for (let tick = Math.max(0, from); tick < Math.min(ticks, to); tick++) labels[tick] = label;
+  };
+  for (const event of events) mark(event.tick, event.tick + event.activeTicks + LINGER_TICKS, 'excluded');
+  for (const event of events) mark(event.tick, event.tick + EVENT_WINDOW_TICKS, event.kind);
+  return labels;
+}

@@ -1,0 +1,181 @@
+// `reins bench worldmodel`, quality rows: train the live preset on simulated driving for a stated
+// budget, then on held-out arenas (a) predict 1–10 ticks ahead open loop, given the actions, against
+// holding the last embedding, and (b) score surprise on the ticks just after injected shoves,
+// obstacles and sensor faults against normal ticks.
+import * as tf from '@tensorflow/tfjs-core';
+import { auroc } from '../../worldmodel/auroc.ts';
+import { OpenLoopErrorTally } from '../../worldmodel/openLoopError.ts';
+import { actionFeatures } from '../../worldmodel/replayBatch.ts';
+import { Rssm, type RssmState, type TrainingBatch } from '../../worldmodel/rssm.ts';
+import { disposeWeights } from '../../worldmodel/rssmWeights.ts';
+import { worldModelConfig, type PresetName, type WorldModelConfig } from '../../worldmodel/worldModelConfig.ts';
+import { WorldModelTrainer } from '../../worldmodel/worldModelTrainer.ts';
+import type { BenchRow } from './report.ts';
+import { SeededRandom } from '../../sim/random.ts';
+import { EVENT_KINDS, recordSimEpisodes, type EventKind, type SimEpisode } from './worldModelEpisodes.ts';
+
+export interface QualityOptions {
+  preset: PresetName;
+  /** Wall-clock training budget; training stops at whichever of this and `trainSteps` comes first. */
+  trainSeconds: number;
+  trainSteps: number;
+  batch: number;
+  sequenceLength: number;
+  trainArenas: number;
+  segmentsPerArena: number;
+  heldOutArenas: number;
+  ticksPerSegment: number;
+  horizonTicks: number;
+  /** Ticks filtered before the first open-loop prediction, so the belief has settled. */
+  warmupTicks: number;
+  seed: number;
+}
+
+export const DEFAULT_QUALITY_OPTIONS: QualityOptions = {
+  preset: 'wm-xs',
+  trainSeconds: 600,
+  trainSteps: 100_000,
+  batch: 16,
+  sequenceLength: 64,
+  trainArenas: 20,
+  segmentsPerArena: 5,
+  heldOutArenas: 5,
+  ticksPerSegment: 200,
+  horizonTicks: 10,
+  warmupTicks: 20,
+  seed: 1,
+};
+
+/** The sim's own drive limits: actions scale to [−1, 1] over what the simulated base can do. */
+const SIM_ACTION_LIMITS = [0.6, 2];
+const TRAIN_ARENA_BASE = 1;
+const HELD_OUT_ARENA_BASE = 9000;
+const EVENT_ARENA_BASE = 9500;
+const SURPRISE_ROW: Readonly<Record<EventKind, string>> = { shove: 'surprise-auroc-shove', obstacle: 'surprise-auroc-obstacle', 'camera-freeze': 'surprise-auroc-camera-freeze', 'lidar-blackout': 'surprise-auroc-lidar-blackout' };
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const arenas = (base: number, count: number) => Array.from({ length: count }, (_, i) => base + i);
+
+export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTIONS): Promise<BenchRow[]> {
+  const record = (arenaSeeds: number[], events: boolean, seed: number) => recordSimEpisodes({ arenaSeeds, segmentsPerArena: options.segmentsPerArena, ticksPerSegment: options.ticksPerSegment, events, seed });
+  const training = await record(arenas(TRAIN_ARENA_BASE, options.trainArenas), false, options.seed);
+  const heldOut = await record(arenas(HELD_OUT_ARENA_BASE, options.heldOutArenas), false, options.seed + 1);
+  const withEvents = await record(arenas(EVENT_ARENA_BASE, options.heldOutArenas), true, options.seed + 2);
+  const config = worldModelConfig(options.preset, { embeddingSize: training[0]!.embeddingSize, actionLimits: SIM_ACTION_LIMITS });
+  const rssm = new Rssm(config, options.seed);
+  const trainer = new WorldModelTrainer(rssm);
+  try {
+    train(trainer, training, options);
+    const openLoop = openLoopRatio(rssm, heldOut, options);
+    const rows: BenchRow[] = [{ name: 'openloop-error-ratio', unit: 'ratio', p50: null, p95: null, p99: null, value: openLoop }];
+    return [...rows, ...surpriseRows(rssm, withEvents, options)];
+  } finally {
+    trainer.dispose();
+    disposeWeights(rssm.weights);
+  }
+}
+
+function train(trainer: WorldModelTrainer, episodes: readonly SimEpisode[], options: QualityOptions): void {
+  const random = new SeededRandom(options.seed);
+  const startedMs = performance.now();
+  let lastLogMs = startedMs;
+  while (trainer.steps < options.trainSteps && performance.now() - startedMs < options.trainSeconds * 1000) {
+    const figures = trainer.step(sampleBatch(episodes, trainer.rssm.config, options, random));
+    if (performance.now() - lastLogMs > 30_000) {
+      lastLogMs = performance.now();
+      log(`worldmodel: step ${trainer.steps}, loss ${figures.total.toFixed(3)} (decoder ${figures.decoder.toFixed(3)}, KL ${figures.klNats.toFixed(2)} nats), ${((performance.now() - startedMs) / 1000).toFixed(0)} s`);
+    }
+  }
+  const seconds = (performance.now() - startedMs) / 1000;
+  log(`worldmodel: trained ${options.preset} for ${trainer.steps} steps (batch ${options.batch} × ${options.sequenceLength}) in ${seconds.toFixed(0)} s on ${episodes.length} segments of ${episodes[0]?.ticks} ticks`);
+}
+
+/** Random windows of consecutive ticks; entry t's action is the one taken after tick t − 1. */
+function sampleBatch(episodes: readonly SimEpisode[], config: WorldModelConfig, options: QualityOptions, random: SeededRandom): TrainingBatch {
+  const { batch, sequenceLength: length } = options;
+  const rows = batch * length;
+  const out: TrainingBatch = {
+    batch,
+    length,
+    embeddings: new Float32Array(rows * config.embeddingSize),
+    previousActions: new Float32Array(rows * config.actionSize),
+    rewards: new Float32Array(rows),
+    rewardKnown: new Float32Array(rows),
+    continues: new Float32Array(rows).fill(1),
+  };
+  for (let row = 0; row < batch; row++) {
+    const episode = episodes[random.integer(episodes.length)]!;
+    const start = random.integer(episode.ticks - length + 1);
+    out.embeddings.set(episode.embeddings.subarray(start * config.embeddingSize, (start + length) * config.embeddingSize), row * length * config.embeddingSize);
+    for (let step = 1; step < length; step++) previousAction(episode, start + step, config, out.previousActions, (row * length + step) * config.actionSize);
+  }
+  return out;
+}
+
+/** The action that led to tick `tick` (taken after tick − 1), as world-model features. */
+function previousAction(episode: SimEpisode, tick: number, config: WorldModelConfig, out: Float32Array, offset: number): void {
+  if (tick === 0) return;
+  actionFeatures({ linearMps: episode.actions[(tick - 1) * 2]!, angularRadps: episode.actions[(tick - 1) * 2 + 1]! }, config, out, offset);
+}
+
+/** Filters every episode (one batch row each) tick by tick, calling `visit` with the state after each tick. */
+function filterEpisodes(rssm: Rssm, episodes: readonly SimEpisode[], visit: (tick: number, state: RssmState, surpriseNats: Float32Array, predictionError: Float32Array) => void): void {
+  const { config } = rssm;
+  const ticks = Math.min(...episodes.map((episode) => episode.ticks));
+  let state = rssm.initial(episodes.length);
+  for (let tick = 0; tick < ticks; tick++) {
+    const actions = new Float32Array(episodes.length * config.actionSize);
+    const embeddings = new Float32Array(episodes.length * config.embeddingSize);
+    episodes.forEach((episode, row) => {
+      previousAction(episode, tick, config, actions, row * config.actionSize);
+      embeddings.set(episode.embeddings.subarray(tick * config.embeddingSize, (tick + 1) * config.embeddingSize), row * config.embeddingSize);
+    });
+    const [action, embedding] = [tf.tensor2d(actions, [episodes.length, config.actionSize]), tf.tensor2d(embeddings, [episodes.length, config.embeddingSize])];
+    const step = rssm.observe(state, action, embedding);
+    tf.dispose([action, embedding, state.deterministic, state.stochastic]);
+    state = step.state;
+    visit(tick, state, step.surpriseNats.dataSync() as Float32Array, step.predictionError.dataSync() as Float32Array);
+    tf.dispose([step.surpriseNats, step.predictionError]);
+  }
+  tf.dispose([state.deterministic, state.stochastic]);
+}
+
+function openLoopRatio(rssm: Rssm, episodes: readonly SimEpisode[], options: QualityOptions): number {
+  const { config } = rssm;
+  const horizon = options.horizonTicks;
+  const tally = new OpenLoopErrorTally(config.embeddingSize, horizon);
+  filterEpisodes(rssm, episodes, (tick, state) => {
+    const ticks = episodes[0]!.ticks;
+    if (tick < options.warmupTicks || tick + horizon >= ticks) return;
+    // The actions taken after ticks tick … tick + horizon − 1 lead to the predicted ticks.
+    const actions = new Float32Array(episodes.length * horizon * config.actionSize);
+    episodes.forEach((episode, row) => {
+      for (let ahead = 1; ahead <= horizon; ahead++) previousAction(episode, tick + ahead, config, actions, (row * horizon + ahead - 1) * config.actionSize);
+    });
+    const predicted = tf.tidy(() => rssm.imagine(state, tf.tensor3d(actions, [episodes.length, horizon, config.actionSize])).dataSync() as Float32Array);
+    episodes.forEach((episode, row) => tally.add(episode.embeddings, tick, predicted.subarray(row * horizon * config.embeddingSize, (row + 1) * horizon * config.embeddingSize)));
+  });
+  const summary = tally.summary();
+  log(`worldmodel: open loop, model ÷ hold-last error per horizon: ${summary.perHorizon.map((h) => `${h.horizonTicks}: ${h.ratio.toFixed(2)}`).join(', ')}`);
+  return summary.ratio;
+}
+
+function surpriseRows(rssm: Rssm, episodes: readonly SimEpisode[], options: QualityOptions): BenchRow[] {
+  const scores = { kl: new Map<string, number[]>(), error: new Map<string, number[]>() };
+  const keep = (map: Map<string, number[]>, label: string, value: number) => map.set(label, [...(map.get(label) ?? []), value]);
+  filterEpisodes(rssm, episodes, (tick, _state, surpriseNats, predictionError) => {
+    episodes.forEach((episode, row) => {
+      const label = episode.labels[tick]!;
+      if (label === 'excluded') return;
+      keep(scores.kl, label, surpriseNats[row]!);
+      keep(scores.error, label, predictionError[row]!);
+    });
+  });
+  void options;
+  const normal = { kl: scores.kl.get('normal') ?? [], error: scores.error.get('normal') ?? [] };
+  return EVENT_KINDS.map((kind) => {
+    const kl = auroc(scores.kl.get(kind) ?? [], normal.kl);
+    const error = auroc(scores.error.get(kind) ?? [], normal.error);
+    log(`worldmodel: ${kind}: AUROC of KL surprise ${kl.toFixed(3)}, of prediction error ${error.toFixed(3)} (${scores.kl.get(kind)?.length ?? 0} event ticks, ${normal.kl.length} normal)`);
+    return { name: SURPRISE_ROW[kind], unit: 'auroc', p50: null, p95: null, p99: null, value: kl };
+  });
+}

@@ -1,0 +1,51 @@
+// The OpenBLAS addon built by native/build.mjs, loaded without throwing: a machine without
+// libopenblas or a compiler still runs the world model on a slower backend, and the reason is kept
+// so the operator can see why.
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+/** Row-major single-precision matrix products; shapes and lengths are checked by the addon. */
+export interface NativeBlas {
+  /** c[m×n] = op(a)·op(b) + beta·c, where op(a) is m×k and op(b) is k×n. */
+  sgemm(transA: boolean, transB: boolean, m: number, n: number, k: number, a: Float32Array, b: Float32Array, c: Float32Array, beta?: number): void;
+  /** `batch` products, the i-th reading a at i·aStride, b at i·bStride, writing c at i·cStride (stride 0 broadcasts an input). */
+  sgemmBatched(
+    batch: number, transA: boolean, transB: boolean, m: number, n: number, k: number,
+    a: Float32Array, aStride: number, b: Float32Array, bStride: number, c: Float32Array, cStride: number, beta?: number,
+  ): void;
+  openblasThreads(): number;
+  setOpenblasThreads(threads: number): void;
+}
+
+export type NativeBlasLoad = { loaded: true; blas: NativeBlas; path: string } | { loaded: false; reason: string; path: string };
+
+export const DEFAULT_NATIVE_BLAS_PATH = fileURLToPath(new URL('../../../native/build/reins_blas.node', import.meta.url));
+
+const REQUIRED_FUNCTIONS = ['sgemm', 'sgemmBatched', 'openblasThreads', 'setOpenblasThreads'] as const;
+const loads = new Map<string, NativeBlasLoad>();
+
+function load(path: string): NativeBlasLoad {
+  let exports: Record<string, unknown>;
+  try {
+    exports = createRequire(import.meta.url)(path) as Record<string, unknown>;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'MODULE_NOT_FOUND'
+      ? `${path} is not built (run node native/build.mjs; it needs gcc and libopenblas-dev)`
+      : `${path} did not load: ${(error as Error).message.split('\n')[0]}`;
+    return { loaded: false, reason, path };
+  }
+  const missing = REQUIRED_FUNCTIONS.filter((name) => typeof exports[name] !== 'function');
+  if (missing.length > 0) return { loaded: false, reason: `${path} lacks ${missing.join(', ')} (stale build? run node native/build.mjs)`, path };
+  return { loaded: true, blas: exports as unknown as NativeBlas, path };
+}
+
+/** Loads the addon once per path; `path` lets tests point at a missing file. */
+export function loadNativeBlas(path: string = DEFAULT_NATIVE_BLAS_PATH): NativeBlasLoad {
+  let result = loads.get(path);
+  if (!result) {
+    result = load(path);
+    loads.set(path, result);
+  }
+  return result;
+}

@@ -1,0 +1,18 @@
+// What the world model tells the control loop each tick, and the one method the loop needs of it.
+import type { DriveCommand } from '../links/messages.ts';
+
+export interface Belief {
+  /** [h, z]: the model's state after this tick, what the policy reads and memory keeps. */
+  latent: Float32Array;
+  /** KL(posterior ‖ prior) in nats: how much this tick told the model that it did not expect. */
+  surpriseNats: number;
+  /** Mean squared error of the embedding the model predicted for this tick, before seeing it. */
+  predictionError: number;
+  /** The weights that made it. */
+  version: string;
+}
+
+export interface BeliefFilter {
+  /** Filters one tick: the command that went out since the last tick, then the embedding seen now. */
+  step(previousCommand: DriveCommand, embedding: Float32Array): Belief;
+}

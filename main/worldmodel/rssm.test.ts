@@ -1,0 +1,91 @@
+import * as tf from '@tensorflow/tfjs-core';
+import '@tensorflow/tfjs-backend-cpu';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Rssm, type TrainingBatch } from './rssm.ts';
+import { namedWeights, parameterCount } from './rssmWeights.ts';
+import { worldModelConfig, type WorldModelConfig } from './worldModelConfig.ts';
+import { WorldModelTrainer } from './worldModelTrainer.ts';
+
+beforeAll(async () => {
+  await tf.setBackend('cpu');
+});
+
+/** A small model, so a few steps run in well under a second. */
+const TINY: WorldModelConfig = worldModelConfig('wm-xxs', { embeddingSize: 8, deterministicSize: 16, stochasticGroups: 4, classes: 4, hiddenSize: 16, learningRate: 3e-3 });
+
+/** Sequences whose embedding rotates by the action: predictable from the past and the actions. */
+function rotatingBatch(config: WorldModelConfig, batch: number, length: number): TrainingBatch {
+  const embeddings = new Float32Array(batch * length * config.embeddingSize);
+  const previousActions = new Float32Array(batch * length * config.actionSize);
+  for (let row = 0; row < batch; row++) {
+    let angle = row;
+    for (let step = 0; step < length; step++) {
+      const action = Math.sin(row * 3 + step * 0.7);
+      if (step > 0) angle += action * 0.5;
+      previousActions[(row * length + step) * config.actionSize] = step > 0 ? action : 0;
+      for (let k = 0; k < config.embeddingSize; k++) embeddings[(row * length + step) * config.embeddingSize + k] = Math.cos(angle + k);
+    }
+  }
+  const ones = new Float32Array(batch * length).fill(1);
+  return { batch, length, embeddings, previousActions, rewards: new Float32Array(batch * length), rewardKnown: new Float32Array(batch * length), continues: ones };
+}
+
+describe('Rssm', () => {
+  it('wm-s has the reference PyTorch model’s 4,734,210 parameters, layer for layer', () => {
+    const rssm = new Rssm(worldModelConfig('wm-s'), 1);
+    expect(parameterCount(rssm.weights)).toBe(4_734_210);
+    const shapes = Object.fromEntries(namedWeights(rssm.weights).map(([name, variable]) => [name, variable.shape]));
+    // nn.Linear(S·C + A, H): 32·16 + 2 → 512; GRUCell(512, 512) per gate; post reads [h, embedding].
+    expect(shapes['imageIn.dense.weight']).toEqual([514, 512]);
+    expect(shapes['gru.reset.hiddenWeight']).toEqual([512, 512]);
+    expect(shapes['posterior.hidden.weight']).toEqual([768, 512]);
+    expect(shapes['decoder.hidden.weight']).toEqual([1024, 512]);
+    expect(shapes['decoder.out.weight']).toEqual([512, 256]);
+    expect(shapes['continuation.out.weight']).toEqual([512, 1]);
+    tf.dispose(namedWeights(rssm.weights).map(([, variable]) => variable));
+  });
+
+  it('learns: the loss on predictable sequences falls over a few training steps, and no tensor leaks', () => {
+    const rssm = new Rssm(TINY, 3);
+    const trainer = new WorldModelTrainer(rssm);
+    const batch = rotatingBatch(TINY, 4, 12);
+    const first = trainer.step(batch);
+    const tensorsAfterFirst = tf.memory().numTensors;
+    let last = first;
+    for (let i = 0; i < 40; i++) last = trainer.step(batch);
+    expect(last.decoder).toBeLessThan(first.decoder * 0.7);
+    expect(Number.isFinite(last.klNats) && last.klNats >= 0).toBe(true);
+    expect(tf.memory().numTensors).toBe(tensorsAfterFirst);
+    expect(trainer.steps).toBe(41);
+  });
+
+  it('is deterministic: the same seed and batches give the same losses', () => {
+    const run = () => {
+      const trainer = new WorldModelTrainer(new Rssm(TINY, 5));
+      const batch = rotatingBatch(TINY, 2, 6);
+      return [trainer.step(batch).total, trainer.step(batch).total];
+    };
+    expect(run()).toEqual(run());
+  });
+
+  it('observes a tick into a new state with finite surprise, and imagines embeddings ahead', () => {
+    const rssm = new Rssm(TINY, 7);
+    const start = rssm.initial(2);
+    const step = rssm.observe(start, tf.zeros([2, TINY.actionSize]), tf.ones([2, TINY.embeddingSize]));
+    expect(step.state.deterministic.shape).toEqual([2, TINY.deterministicSize]);
+    expect(step.state.stochastic.shape).toEqual([2, TINY.stochasticGroups * TINY.classes]);
+    // The stochastic state is one-hot per group.
+    expect(tf.sum(step.state.stochastic).dataSync()[0]).toBe(2 * TINY.stochasticGroups);
+    const surprise = step.surpriseNats.dataSync();
+    expect([...surprise].every((nats) => Number.isFinite(nats) && nats >= 0)).toBe(true);
+    expect([...step.predictionError.dataSync()].every(Number.isFinite)).toBe(true);
+    const imagined = rssm.imagine(step.state, tf.zeros([2, 5, TINY.actionSize]));
+    expect(imagined.shape).toEqual([2, 5, TINY.embeddingSize]);
+  });
+
+  it('refuses a batch whose arrays do not match its shape', () => {
+    const trainer = new WorldModelTrainer(new Rssm(TINY, 1));
+    const batch = { ...rotatingBatch(TINY, 2, 4), embeddings: new Float32Array(5) };
+    expect(() => trainer.step(batch)).toThrow(/embeddings: expected 64 values/);
+  });
+});

@@ -1,0 +1,99 @@
+// The RSSM's building blocks as TensorFlow.js functions of explicit weights: dense layers, layer
+// norm, the reference's MLP, a PyTorch-ordered GRU cell, symlog, and the two gradient tricks
+// DreamerV3 needs (stop-gradient, and straight-through sampling of a categorical).
+import * as tf from '@tensorflow/tfjs-core';
+import type { Dense, GruGate, GruWeights, LayerNorm, Mlp } from './rssmWeights.ts';
+
+export function dense(layer: Dense, input: tf.Tensor2D): tf.Tensor2D {
+  return tf.add(tf.matMul(input, layer.weight as tf.Tensor2D), layer.bias);
+}
+
+export function layerNorm(norm: LayerNorm, input: tf.Tensor2D, epsilon: number): tf.Tensor2D {
+  const { mean, variance } = tf.moments(input, -1, true);
+  const normalised = tf.mul(tf.sub(input, mean), tf.rsqrt(tf.add(variance, epsilon)));
+  return tf.add(tf.mul(normalised, norm.gain), norm.shift);
+}
+
+/** SiLU (x·σ(x)), as the reference's nn.SiLU. */
+export function silu(input: tf.Tensor2D): tf.Tensor2D {
+  return tf.mul(input, tf.sigmoid(input));
+}
+
+export function mlp(layers: Mlp, input: tf.Tensor2D, epsilon: number): tf.Tensor2D {
+  return dense(layers.out, silu(layerNorm(layers.norm, dense(layers.hidden, input), epsilon)));
+}
+
+/** PyTorch's GRUCell: reset r, update u, candidate n = tanh(Wx + b + r ⊙ (Uh + c)), h' = (1 − u) ⊙ n + u ⊙ h. */
+export function gruCell(weights: GruWeights, input: tf.Tensor2D, hidden: tf.Tensor2D): tf.Tensor2D {
+  const fromInput = (gate: GruGate) => tf.add(tf.matMul(input, gate.inputWeight as tf.Tensor2D), gate.inputBias);
+  const fromHidden = (gate: GruGate) => tf.add(tf.matMul(hidden, gate.hiddenWeight as tf.Tensor2D), gate.hiddenBias);
+  const reset = tf.sigmoid(tf.add(fromInput(weights.reset), fromHidden(weights.reset)));
+  const update = tf.sigmoid(tf.add(fromInput(weights.update), fromHidden(weights.update)));
+  const candidate = tf.tanh(tf.add(fromInput(weights.candidate), tf.mul(reset, fromHidden(weights.candidate))));
+  return tf.add(candidate, tf.mul(update, tf.sub(hidden, candidate)));
+}
+
+/** sign(x)·ln(1 + |x|): squashes targets whose scale varies (DreamerV3). */
+export function symlog<T extends tf.Tensor>(input: T): T {
+  return tf.mul(tf.sign(input), tf.log1p(tf.abs(input)));
+}
+
+/** The inverse of symlog: sign(x)·(e^|x| − 1). */
+export function symexp<T extends tf.Tensor>(input: T): T {
+  return tf.mul(tf.sign(input), tf.expm1(tf.abs(input)));
+}
+
+/** The value, with no gradient flowing back through it (JAX's stop_gradient, PyTorch's detach). */
+export const stopGradient = tf.customGrad((input, _save) => ({
+  value: tf.clone(input as tf.Tensor),
+  gradFunc: (dy: tf.Tensor) => tf.zerosLike(dy),
+})) as <T extends tf.Tensor>(input: T) => T;
+
+/**
+ * One-hot samples forward, the probabilities' gradient backward (straight-through estimator). The
+ * draw is Gumbel-max on the given uniform noise, inside the custom gradient so the tape never sees
+ * the (gradient-less) argmax.
+ */
+const straightThroughDraw = tf.customGrad((probs, noise, _save) => {
+  const flat = probs as tf.Tensor2D;
+  const gumbel = tf.neg(tf.log(tf.neg(tf.log(noise as tf.Tensor2D))));
+  const drawn = tf.oneHot(tf.argMax(tf.add(tf.log(flat), gumbel), 1) as tf.Tensor1D, flat.shape[1]);
+  return { value: tf.cast(drawn, 'float32'), gradFunc: (dy: tf.Tensor) => [dy, tf.zerosLike(dy)] };
+}) as (probs: tf.Tensor2D, noise: tf.Tensor2D) => tf.Tensor2D;
+
+/**
+ * Categorical probabilities [batch, groups·classes] from logits, each group a softmax mixed with a
+ * uniform share so that no class is ever impossible (and KL stays finite).
+ */
+export function categoricalProbs(logits: tf.Tensor2D, classes: number, uniformMix: number): tf.Tensor2D {
+  const [batch, size] = logits.shape;
+  const grouped = tf.softmax(tf.reshape(logits, [batch * (size / classes), classes]));
+  return tf.reshape(tf.add(tf.mul(grouped, 1 - uniformMix), uniformMix / classes), [batch, size]);
+}
+
+/**
+ * A one-hot draw from each group, straight-through. `noise` holds one uniform (0, 1) value per class
+ * of each group ([batch·groups, classes]): drawn by the caller, so a step can be replayed exactly.
+ */
+export function sampleCategorical(probs: tf.Tensor2D, classes: number, noise: tf.Tensor2D): tf.Tensor2D {
+  const [batch, size] = probs.shape;
+  const flat = tf.reshape(probs, [batch * (size / classes), classes]) as tf.Tensor2D;
+  return tf.reshape(straightThroughDraw(flat, noise), [batch, size]);
+}
+
+/** Uniform noise for `rows` draws of `classes`, in the open interval: log(0) and log(−log 1) are infinite. */
+export function drawNoise(rows: number, classes: number, seed: number): tf.Tensor2D {
+  return tf.randomUniform([rows, classes], 1e-7, 1 - 1e-7, 'float32', seed) as tf.Tensor2D;
+}
+
+/** Each group's most likely class as one-hot: the deterministic state to imagine from. */
+export function modeCategorical(probs: tf.Tensor2D, classes: number): tf.Tensor2D {
+  const [batch, size] = probs.shape;
+  const flat = tf.reshape(probs, [batch * (size / classes), classes]);
+  return tf.reshape(tf.cast(tf.oneHot(tf.argMax(flat, 1) as tf.Tensor1D, classes), 'float32'), [batch, size]);
+}
+
+/** KL(p ‖ q) of grouped categoricals, summed over the groups: [batch]. */
+export function categoricalKl(p: tf.Tensor2D, q: tf.Tensor2D): tf.Tensor1D {
+  return tf.sum(tf.mul(p, tf.sub(tf.log(p), tf.log(q))), 1);
+}

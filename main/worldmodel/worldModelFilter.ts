@@ -1,0 +1,68 @@
+// The world model as the control loop uses it, one tick at a time: it filters each embedding into
+// the latent state the policy reads, and scores how surprising the tick was. It holds its own copy of
+// the weights — the learner trains in another thread and hands new weights over between ticks.
+import * as tf from '@tensorflow/tfjs-core';
+import type { DriveCommand } from '../links/messages.ts';
+import type { Belief, BeliefFilter } from './belief.ts';
+import type { NamedArray } from './checkpointFile.ts';
+import { actionFeatures } from './replayBatch.ts';
+import { Rssm, type RssmState } from './rssm.ts';
+import { namedWeights } from './rssmWeights.ts';
+import type { WorldModelConfig } from './worldModelConfig.ts';
+
+export class WorldModelFilter implements BeliefFilter {
+  private readonly rssm: Rssm;
+  private state: RssmState;
+  /** The weights' version (a learner checkpoint's, or 'initial'). */
+  version = 'initial';
+
+  constructor(readonly config: WorldModelConfig, seed = 1) {
+    this.rssm = new Rssm(config, seed);
+    this.state = this.rssm.initial(1);
+  }
+
+  /** Filters one tick: the command that went out since the last one, then the embedding seen now. */
+  step(previousCommand: DriveCommand, embedding: Float32Array): Belief {
+    if (embedding.length !== this.config.embeddingSize) throw new RangeError(`world model: embedding of ${embedding.length} values, expected ${this.config.embeddingSize}`);
+    const action = tf.tensor2d(actionFeatures(previousCommand, this.config), [1, this.config.actionSize]);
+    const observation = tf.tensor2d(embedding, [1, embedding.length]);
+    const observed = this.rssm.observe(this.state, action, observation);
+    const latent = tf.concat([observed.state.deterministic, observed.state.stochastic], 1);
+    tf.dispose([action, observation, this.state.deterministic, this.state.stochastic]);
+    this.state = observed.state;
+    const step: Belief = { latent: latent.dataSync() as Float32Array, surpriseNats: observed.surpriseNats.dataSync()[0]!, predictionError: observed.predictionError.dataSync()[0]!, version: this.version };
+    tf.dispose([latent, observed.surpriseNats, observed.predictionError]);
+    return step;
+  }
+
+  /**
+   * Predicted embeddings for the next ticks under the given commands, from the present belief:
+   * [commands.length × embeddingSize], row by row.
+   */
+  imagine(commands: readonly DriveCommand[]): Float32Array {
+    if (commands.length === 0) return new Float32Array(0);
+    return tf.tidy(() => {
+      const actions = new Float32Array(commands.length * this.config.actionSize);
+      commands.forEach((command, index) => actionFeatures(command, this.config, actions, index * this.config.actionSize));
+      return this.rssm.imagine(this.state, tf.tensor3d(actions, [1, commands.length, this.config.actionSize])).dataSync() as Float32Array;
+    });
+  }
+
+  /** Forgets the belief: a new episode, or the robot was moved by hand. */
+  reset(): void {
+    tf.dispose([this.state.deterministic, this.state.stochastic]);
+    this.state = this.rssm.initial(1);
+  }
+
+  /** Takes the learner's newer weights, in namedWeights order; throws if they do not fit. */
+  loadWeights(weights: readonly NamedArray[], version: string): void {
+    const named = namedWeights(this.rssm.weights);
+    if (weights.length !== named.length) throw new RangeError(`world model: ${weights.length} weights offered, the model has ${named.length}`);
+    named.forEach(([name, variable], index) => {
+      const offered = weights[index]!;
+      if (offered.name !== name || offered.values.length !== variable.size) throw new RangeError(`world model: weight ${index} is ${offered.name} of ${offered.values.length} values, expected ${name} of ${variable.size}`);
+    });
+    tf.tidy(() => named.forEach(([, variable], index) => variable.assign(tf.tensor(weights[index]!.values, variable.shape))));
+    this.version = version;
+  }
+}
