@@ -215,12 +215,146 @@ static napi_value set_openblas_threads(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+// ---- The RSSM recurrence's element-wise steps (main/worldmodel/backend/rssmSequence*.ts) --------
+// The fused sequence kernel's forward spends most of its non-product time in exp, tanh and log;
+// glibc's float versions here take a fraction of what V8's Math functions take per element.
+
+static float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+static bool read_sized_floats(napi_env env, const char *fn, const char *name, napi_value value, uint64_t needed, FloatView *out) {
+  return read_floats(env, fn, name, value, out) && need_length(env, fn, name, out, needed);
+}
+
+// gruCell(fromInput, fromHidden, hidden | null, rows, size, reset, update, candidate, hiddenCandidate, next):
+// PyTorch's GRUCell from the gate pre-activations ([rows, 3·size]: reset | update | candidate columns).
+static napi_value gru_cell(napi_env env, napi_callback_info info) {
+  const char *fn = "gruCell";
+  napi_value argv[10];
+  size_t argc;
+  int64_t rows, size;
+  FloatView from_input, from_hidden, hidden = {NULL, 0}, reset, update, candidate, hidden_candidate, next;
+  if (!read_args(env, info, fn, 10, 10, argv, &argc)) return NULL;
+  if (!read_int(env, fn, "rows", argv[3], 0, INT_MAX, &rows) || !read_int(env, fn, "size", argv[4], 0, INT_MAX, &size)) return NULL;
+  const uint64_t state = (uint64_t)rows * size, gates = 3 * state;
+  napi_valuetype hidden_type;
+  napi_typeof(env, argv[2], &hidden_type);
+  if (hidden_type != napi_null && hidden_type != napi_undefined && !read_sized_floats(env, fn, "hidden", argv[2], state, &hidden)) return NULL;
+  if (!read_sized_floats(env, fn, "fromInput", argv[0], gates, &from_input) || !read_sized_floats(env, fn, "fromHidden", argv[1], gates, &from_hidden) ||
+      !read_sized_floats(env, fn, "reset", argv[5], state, &reset) || !read_sized_floats(env, fn, "update", argv[6], state, &update) ||
+      !read_sized_floats(env, fn, "candidate", argv[7], state, &candidate) || !read_sized_floats(env, fn, "hiddenCandidate", argv[8], state, &hidden_candidate) ||
+      !read_sized_floats(env, fn, "next", argv[9], state, &next)) return NULL;
+  for (int64_t row = 0; row < rows; row++) {
+    const float *in = from_input.data + row * 3 * size, *hid = from_hidden.data + row * 3 * size;
+    for (int64_t j = 0; j < size; j++) {
+      const int64_t at = row * size + j;
+      const float r = sigmoidf(in[j] + hid[j]);
+      const float u = sigmoidf(in[size + j] + hid[size + j]);
+      const float hn = hid[2 * size + j];
+      const float n = tanhf(in[2 * size + j] + r * hn);
+      const float h = hidden.data ? hidden.data[at] : 0.0f;
+      reset.data[at] = r;
+      update.data[at] = u;
+      candidate.data[at] = n;
+      hidden_candidate.data[at] = hn;
+      next.data[at] = n + u * (h - n);
+    }
+  }
+  return NULL;
+}
+
+// layerNormSilu(pre, gain, shift, epsilon, rows, normalised, reciprocalStd, scaled, gate, activated):
+// silu(layerNorm(pre)) per row of gain.length values, keeping what the backward pass reads.
+static napi_value layer_norm_silu(napi_env env, napi_callback_info info) {
+  const char *fn = "layerNormSilu";
+  napi_value argv[10];
+  size_t argc;
+  double epsilon;
+  int64_t rows;
+  FloatView pre, gain, shift, normalised, rstd, scaled, gate, activated;
+  if (!read_args(env, info, fn, 10, 10, argv, &argc) || !read_floats(env, fn, "gain", argv[1], &gain)) return NULL;
+  if (!read_number(env, fn, "epsilon", argv[3], &epsilon) || !read_int(env, fn, "rows", argv[4], 0, INT_MAX, &rows)) return NULL;
+  const int64_t width = (int64_t)gain.length;
+  const uint64_t cells = (uint64_t)rows * width;
+  if (!read_sized_floats(env, fn, "pre", argv[0], cells, &pre) || !read_sized_floats(env, fn, "shift", argv[2], width, &shift) ||
+      !read_sized_floats(env, fn, "normalised", argv[5], cells, &normalised) || !read_sized_floats(env, fn, "reciprocalStd", argv[6], rows, &rstd) ||
+      !read_sized_floats(env, fn, "scaled", argv[7], cells, &scaled) || !read_sized_floats(env, fn, "gate", argv[8], cells, &gate) ||
+      !read_sized_floats(env, fn, "activated", argv[9], cells, &activated)) return NULL;
+  for (int64_t row = 0; row < rows; row++) {
+    const float *x = pre.data + row * width;
+    double sum = 0.0, squares = 0.0;
+    for (int64_t j = 0; j < width; j++) sum += x[j];
+    const double mean = sum / width;
+    for (int64_t j = 0; j < width; j++) squares += (x[j] - mean) * (x[j] - mean);
+    const double reciprocal = 1.0 / sqrt(squares / width + epsilon);
+    rstd.data[row] = (float)reciprocal;
+    for (int64_t j = 0; j < width; j++) {
+      const int64_t at = row * width + j;
+      const float norm = (float)((x[j] - mean) * reciprocal);
+      const float y = norm * gain.data[j] + shift.data[j];
+      const float s = sigmoidf(y);
+      normalised.data[at] = norm;
+      scaled.data[at] = y;
+      gate.data[at] = s;
+      activated.data[at] = y * s;
+    }
+  }
+  return NULL;
+}
+
+// categoricalDraw(logits, noise, classes, uniformMix, softmax, probs, sample): per group of `classes`,
+// softmax, probs = softmax·(1 − mix) + mix/classes, and the one-hot of argmax(log probs − log(−log noise)).
+// The draw rounds each step to float as the tensor ops do (log in double, then to float), so the
+// same probabilities give the same samples; ties go to the first class, as argMax's.
+static napi_value categorical_draw(napi_env env, napi_callback_info info) {
+  const char *fn = "categoricalDraw";
+  napi_value argv[7];
+  size_t argc;
+  int64_t classes;
+  double mix;
+  FloatView logits, noise, softmax, probs, sample;
+  if (!read_args(env, info, fn, 7, 7, argv, &argc) || !read_floats(env, fn, "logits", argv[0], &logits)) return NULL;
+  if (!read_int(env, fn, "classes", argv[2], 1, INT_MAX, &classes) || !read_number(env, fn, "uniformMix", argv[3], &mix)) return NULL;
+  if (logits.length % classes != 0) {
+    fail_range(env, fn, "logits must hold whole groups of classes");
+    return NULL;
+  }
+  if (!read_sized_floats(env, fn, "noise", argv[1], logits.length, &noise) || !read_sized_floats(env, fn, "softmax", argv[4], logits.length, &softmax) ||
+      !read_sized_floats(env, fn, "probs", argv[5], logits.length, &probs) || !read_sized_floats(env, fn, "sample", argv[6], logits.length, &sample)) return NULL;
+  const float keep = (float)(1.0 - mix), floor_share = (float)(mix / classes);
+  for (size_t group = 0; group < logits.length; group += classes) {
+    const float *x = logits.data + group;
+    double max = -INFINITY, sum = 0.0;
+    for (int64_t k = 0; k < classes; k++) max = x[k] > max ? x[k] : max;
+    for (int64_t k = 0; k < classes; k++) sum += exp(x[k] - max);
+    int64_t best = 0;
+    float best_score = -INFINITY;
+    for (int64_t k = 0; k < classes; k++) {
+      const double p = exp(x[k] - max) / sum;
+      const float mixed = (float)p * keep + floor_share;
+      softmax.data[group + k] = (float)p;
+      probs.data[group + k] = mixed;
+      sample.data[group + k] = 0.0f;
+      const float gumbel = -(float)log(-(double)(float)log(noise.data[group + k]));
+      const float score = (float)log(mixed) + gumbel;
+      if (score > best_score) {
+        best_score = score;
+        best = k;
+      }
+    }
+    sample.data[group + best] = 1.0f;
+  }
+  return NULL;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor methods[] = {
       {"sgemm", NULL, sgemm, NULL, NULL, NULL, napi_enumerable, NULL},
       {"sgemmBatched", NULL, sgemm_batched, NULL, NULL, NULL, napi_enumerable, NULL},
       {"openblasThreads", NULL, openblas_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setOpenblasThreads", NULL, set_openblas_threads, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"gruCell", NULL, gru_cell, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"layerNormSilu", NULL, layer_norm_silu, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"categoricalDraw", NULL, categorical_draw, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_define_properties(env, exports, sizeof methods / sizeof methods[0], methods);
   return exports;

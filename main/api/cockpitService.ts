@@ -3,7 +3,7 @@
 import type { Link } from '../links/link.ts';
 import { listSerialPorts, type SerialPortCandidate } from '../links/serial/portDiscovery.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
-import { ESTOP_RELEASE_HOLD_MS, type CockpitState, type ErrorBody, type RobotConnection, type Request, type SerialPortsResponse } from './contract.ts';
+import { ESTOP_RELEASE_HOLD_MS, type CockpitState, type ErrorBody, type RobotConnection, type Request, type SerialPortsResponse, type WorldModelStatus } from './contract.ts';
 import { PreviewCache, type Preview } from './previews.ts';
 import type { RobotConnections } from './robotConnections.ts';
 
@@ -122,6 +122,7 @@ export class CockpitService implements CockpitApi {
       tickLatencyMs: this.loop.tickLatency(),
       ticksSkipped: this.loop.ticksSkipped(),
       perception: this.loop.perceptionStatus(),
+      worldModel: this.extras.worldModelStatus?.(),
       streams: this.loop.synchroniser.health(nowMs).map((stream) => ({ ...stream, topic: robotTopics?.[stream.role] ?? stream.topic, ageMs: stream.ageMs })),
       alerts: this.loop.alerts().map((alert) => ({ ...alert })),
       connection: this.connection(),
@@ -144,6 +145,8 @@ export class CockpitService implements CockpitApi {
 }
 
 export interface CockpitServiceExtras {
+  /** The world model's figures for the operator; without it, the state has none. */
+  worldModelStatus?: () => WorldModelStatus | undefined;
   /** Switches robots at runtime; without it, `connect-robot` is refused. */
   connections?: RobotConnections;
   /** Lists the machine's serial ports (default: serialport's discovery). */

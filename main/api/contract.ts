@@ -195,6 +195,32 @@ export const PerceptionStatus = z.object({
 });
 export type PerceptionStatus = z.infer<typeof PerceptionStatus>;
 
+/** The world model: where it runs, how its learner is doing, and what it made of the last tick. */
+export const WorldModelStatus = z.object({
+  preset: z.string(),
+  /** The TF.js backend of the control loop's filter, and why faster ones did not load. */
+  backend: z.string(),
+  backendNote: z.string().optional(),
+  /** The weights the filter uses ('initial' before the learner's first). */
+  version: z.string(),
+  learner: z.enum(['off', 'starting', 'training', 'waiting', 'paused', 'stopping', 'stopped', 'failed']),
+  /** Why the learner waits: not enough ticks yet, the replay ratio is met, paused, after errors. */
+  waitingFor: z.string().optional(),
+  trainSteps: z.number().int().nonnegative(),
+  stepsPerSec: z.number().optional(),
+  stepMs: z.number().optional(),
+  loss: z.number().optional(),
+  decoderLoss: z.number().optional(),
+  klNats: z.number().optional(),
+  replayRatio: z.number().optional(),
+  /** The last tick's surprise: KL(posterior ‖ prior) in nats, and the error of the embedding it predicted. */
+  surpriseNats: z.number().optional(),
+  predictionError: z.number().optional(),
+  /** Something the operator should know: a refused checkpoint, a learner error. */
+  note: z.string().optional(),
+});
+export type WorldModelStatus = z.infer<typeof WorldModelStatus>;
+
 export const CockpitState = z.object({
   robotName: z.string(),
   simulated: z.boolean(),
@@ -222,6 +248,8 @@ export const CockpitState = z.object({
   ticksSkipped: z.number().int().nonnegative(),
   /** The encoders: where they run, with how many threads, and which modalities are on. */
   perception: PerceptionStatus,
+  /** Absent when the core runs without a world model. */
+  worldModel: WorldModelStatus.optional(),
   streams: z.array(StreamStatus),
   alerts: z.array(Alert),
   /** The robot the operator last asked for, and how connecting to it went. */

@@ -8,6 +8,8 @@ import { parseRecordArgs, runRecord } from './record.ts';
 import { StartupError, UsageError } from './robotSpec.ts';
 import { parseCamera, parseSimArgs, runSim } from './sim.ts';
 import type { SessionStoreArgs } from './sessionStores.ts';
+import { DEFAULT_WORLD_MODEL_ARGS, type WorldModelArgs } from './worldModelArgs.ts';
+import { PRESET_NAMES, type PresetName } from '../worldmodel/worldModelConfig.ts';
 import { runStart } from './start.ts';
 
 const USAGE = `Usage:
@@ -18,12 +20,14 @@ const USAGE = `Usage:
               [--encoder-threads 1]               onnxruntime threads per encoder run (intra-op)
               [--recordings DIR | --no-record]    session MCAP logs (default $XDG_DATA_HOME/reins/recordings, 20 GiB quota)
               [--memory URI | --no-memory]        LanceDB memory of every tick (default $XDG_DATA_HOME/reins/memory)
+              [--world-model wm-xs | --no-world-model] [--replay-ratio 64]
+                                                  the world model beside the loop, learning from memory (presets: wm-s, wm-xs, wm-xxs)
   reins sim [--rosbridge-port 9090] [--host 127.0.0.1] [--insecure] [--arena-seed N] [--seed N] [--task reach]
             [--camera WxH@HZ] [--scan BEAMS@HZ] [--prerendered-camera] [--serial-pty PATH] [--identity TOKEN]
   reins probe ROBOT [--seconds 5] [--json]   ROBOT: sim | ws://HOST:PORT | serial:/dev/PATH?baud=N
   reins record ROBOT -o FILE.mcap [--seconds N]   records the robot's sensor streams (until Ctrl-C without --seconds)
   reins bench SUITE [--json FILE] [--encoders PATH] [--encoder-threads N]
-                                       suites: tick, perception, memory, sim, bridge, ui (--encoders*: tick, perception, memory)
+                                       suites: tick, perception, memory, worldmodel, sim, bridge, ui (--encoders*: tick, perception, memory)
   reins help`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -85,6 +89,7 @@ export interface StartArgs {
   /** onnxruntime intra-op threads per encoder run; undefined for the measured default. */
   encoderThreads: number | undefined;
   stores: SessionStoreArgs;
+  worldModel: WorldModelArgs;
 }
 
 export function parseStartArgs(args: string[]): StartArgs {
@@ -110,6 +115,9 @@ export function parseStartArgs(args: string[]): StartArgs {
       'no-record': { type: 'boolean', default: false },
       memory: { type: 'string' },
       'no-memory': { type: 'boolean', default: false },
+      'world-model': { type: 'string' },
+      'no-world-model': { type: 'boolean', default: false },
+      'replay-ratio': { type: 'string' },
     },
   });
   if (values.recordings !== undefined && values['no-record']) throw new UsageError('--recordings and --no-record contradict each other');
@@ -123,6 +131,7 @@ export function parseStartArgs(args: string[]): StartArgs {
     throw new UsageError('--token must be 16 to 256 characters of A-Z a-z 0-9 . _ ~ -');
   }
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  const worldModel = worldModelArgs(values['world-model'], values['no-world-model'] ?? false, values['replay-ratio']);
   return {
     robot: values.robot,
     headless: values.headless ?? false,
@@ -141,7 +150,16 @@ export function parseStartArgs(args: string[]): StartArgs {
       memory: values.memory,
       remember: !values['no-memory'],
     },
+    worldModel,
   };
+}
+
+function worldModelArgs(preset: string | undefined, off: boolean, replayRatio: string | undefined): WorldModelArgs {
+  if (preset !== undefined && off) throw new UsageError('--world-model and --no-world-model contradict each other');
+  if (preset !== undefined && !(PRESET_NAMES as readonly string[]).includes(preset)) throw new UsageError(`--world-model must be one of ${PRESET_NAMES.join(', ')}, got "${preset}"`);
+  const ratio = replayRatio === undefined ? DEFAULT_WORLD_MODEL_ARGS.replayRatio : Number(replayRatio);
+  if (!(Number.isFinite(ratio) && ratio > 0 && ratio <= 10_000)) throw new UsageError(`--replay-ratio must be a number above 0 and at most 10000, got "${replayRatio}"`);
+  return { preset: off ? undefined : ((preset as PresetName | undefined) ?? DEFAULT_WORLD_MODEL_ARGS.preset), replayRatio: ratio };
 }
 
 function encoderArgs(encoders: string | undefined, threads: string | undefined): { encoders: string | undefined; encoderThreads: number | undefined } {

@@ -10,6 +10,7 @@ import { defaultMemoryUri } from '../memory/memoryLocation.ts';
 import { Memory } from '../memory/memory.ts';
 import { MemoryWriter } from '../memory/memoryWriter.ts';
 import { tickRowFromReport } from '../memory/tickFromReport.ts';
+import type { TickSpace } from '../memory/tickSchema.ts';
 import type { Perception } from '../perception/perception.ts';
 import { startSessionRecording, type SessionRecording } from '../recording/sessionRecording.ts';
 
@@ -23,13 +24,20 @@ export interface SessionStoreArgs {
 }
 
 export interface SessionStores {
+  /** The memory the ticks go to, for the world model's learner; undefined with --no-memory. */
+  memory: { uri: string; space: TickSpace; writtenTicks: () => number } | undefined;
   close(): Promise<void>;
 }
 
 export const DEFAULT_RECORDING_QUOTA_BYTES = 20 * 1024 ** 3;
 
+/** Where Reins keeps what it learns and records: $XDG_DATA_HOME/reins (default ~/.local/share/reins). */
+export function reinsDataFolder(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+  return join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'reins');
+}
+
 export function defaultRecordingFolder(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
-  return join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'reins', 'recordings');
+  return join(reinsDataFolder(env, home), 'recordings');
 }
 
 function writerAlerts(writer: MemoryWriter<unknown>): LinkAlert[] {
@@ -47,6 +55,7 @@ function writerAlerts(writer: MemoryWriter<unknown>): LinkAlert[] {
 
 export async function openSessionStores(link: Link, loop: ControlLoop, perception: Perception, args: SessionStoreArgs, log: Logger): Promise<SessionStores> {
   const closers: Array<() => Promise<void>> = [];
+  let memoryFacts: SessionStores['memory'];
   let recording: SessionRecording | undefined;
   if (args.record) {
     const folder = args.recordings ?? defaultRecordingFolder();
@@ -60,8 +69,10 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
   }
   if (args.remember) {
     const memory = await Memory.open({ uri: args.memory ?? defaultMemoryUri() });
-    const store = await memory.ticks({ encoderVersion: perception.version, embeddingSize: perception.embeddingSize, distance: 'l2' });
+    const space: TickSpace = { encoderVersion: perception.version, embeddingSize: perception.embeddingSize, distance: 'l2' };
+    const store = await memory.ticks(space);
     const writer = new MemoryWriter(store);
+    memoryFacts = { uri: memory.uri, space, writtenTicks: () => writer.status().written };
     const sessionStartMs = Date.now();
     const episodeId = `${link.robotName}-${new Date(sessionStartMs).toISOString()}`;
     let step = 0;
@@ -89,6 +100,7 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
     log.info({ uri: memory.uri, episodeId }, 'keeping every tick in memory');
   }
   return {
+    memory: memoryFacts,
     async close() {
       for (const close of closers.reverse()) await close();
     },

@@ -16,7 +16,8 @@ import { createLogger } from './logger.ts';
 import type { StartArgs } from './main.ts';
 import { openRobot } from './openRobot.ts';
 import { parseRobotSpec, StartupError, UsageError, type RobotSpec } from './robotSpec.ts';
-import { openSessionStores } from './sessionStores.ts';
+import { openSessionStores, reinsDataFolder } from './sessionStores.ts';
+import { defaultCheckpointFolder, loadWorldModel, startWorldModelLearning } from './worldModelSession.ts';
 import { createControlLoop } from './wiring.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -70,7 +71,8 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
   const opened = await openRobot(robot, log, args.simArgs);
   // The loop holds one link for the session; the connection manager swaps robots behind it.
   const link = new SwitchableLink(opened.link);
-  const loop = await createControlLoop(link, { rateHz: args.rateHz, perception });
+  const worldModel = await loadWorldModel(args.worldModel, perception.embeddingSize, log);
+  const loop = await createControlLoop(link, { rateHz: args.rateHz, perception, ...(worldModel ? { worldModel: worldModel.filter } : {}) });
   const connections = new RobotConnections(link, { robot: args.robot ?? 'sim', opened }, {
     openRobot: (spec, topics) => openRobot(spec, log, args.simArgs, topics),
     driver: () => loop.driver(),
@@ -78,9 +80,12 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
   });
   logClipping(loop, log);
   const stores = await openSessionStores(link, loop, perception, args.stores, log);
+  const learning = worldModel && stores.memory ? startWorldModelLearning(worldModel, loop, stores.memory, defaultCheckpointFolder(reinsDataFolder()), args.worldModel, log) : undefined;
+  if (worldModel && !stores.memory) log.warn('the world model runs without learning: its learner replays memory, and --no-memory keeps none');
+  if (learning) loop.addAlertSource(() => learning.alerts());
   loop.start();
   const token = args.token ?? newToken();
-  const server = await startApiServer(new CockpitService(link, loop, Date.now, { connections }), {
+  const server = await startApiServer(new CockpitService(link, loop, Date.now, { connections, worldModelStatus: () => learning?.status() }), {
     host: args.host,
     port: args.port,
     token,
@@ -102,6 +107,7 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
   let failures = 0;
   for (const [part, close] of [
     ['the encoders', () => loopClosed],
+    ['the world model’s learner', async () => learning?.close()],
     ['the recording and the memory', () => stores.close()],
     ['the API server', () => server.close()],
     ['the robot link', () => link.close()],

@@ -32,3 +32,17 @@ describe('reins start, encoder options', () => {
     expect(() => parseStartArgs(['--encoder-threads', '1.5'])).toThrow(UsageError);
   });
 });
+
+describe('reins start, world-model options', () => {
+  it('runs the default live preset unless told otherwise', () => {
+    expect(parseStartArgs([]).worldModel).toEqual({ preset: 'wm-xs', replayRatio: 64 });
+    expect(parseStartArgs(['--world-model', 'wm-xxs', '--replay-ratio', '16']).worldModel).toEqual({ preset: 'wm-xxs', replayRatio: 16 });
+    expect(parseStartArgs(['--no-world-model']).worldModel.preset).toBeUndefined();
+  });
+
+  it('refuses an unknown preset, a bad replay ratio and contradicting flags', () => {
+    expect(() => parseStartArgs(['--world-model', 'wm-huge'])).toThrow(/--world-model must be one of wm-s, wm-xs, wm-xxs/);
+    expect(() => parseStartArgs(['--replay-ratio', '0'])).toThrow(/--replay-ratio must be a number above 0/);
+    expect(() => parseStartArgs(['--world-model', 'wm-s', '--no-world-model'])).toThrow(UsageError);
+  });
+});

@@ -5,14 +5,17 @@ import { ControlLoop, type ControlLoopOptions } from '../loop/controlLoop.ts';
 import { loadPerception } from '../perception/onnxPerception.ts';
 import type { Perception } from '../perception/perception.ts';
 import { SafetyFilter } from '../safety/safetyFilter.ts';
+import type { BeliefFilter } from '../worldmodel/belief.ts';
 
 export interface LoopWiring extends Partial<ControlLoopOptions> {
   /** The encoders; by default those of models/manifest.json, loaded here. */
   perception?: Perception;
+  /** The world model's filter; none by default. */
+  worldModel?: BeliefFilter;
 }
 
 export async function createControlLoop(link: Link, options: LoopWiring = {}): Promise<ControlLoop> {
-  const { perception, ...loopOptions } = options;
+  const { perception, worldModel, ...loopOptions } = options;
   return new ControlLoop(
     {
       link,
@@ -20,6 +23,7 @@ export async function createControlLoop(link: Link, options: LoopWiring = {}): P
       perception: perception ?? (await loadPerception()),
       policy: new ReactiveBaselinePolicy(),
       safety: new SafetyFilter(),
+      ...(worldModel ? { worldModel } : {}),
     },
     loopOptions,
   );

@@ -83,6 +83,17 @@ describe('Rssm', () => {
     expect(imagined.shape).toEqual([2, 5, TINY.embeddingSize]);
   });
 
+  it('skips an update whose gradient is not finite, leaving the weights as they were', () => {
+    const rssm = new Rssm(TINY, 4);
+    const trainer = new WorldModelTrainer(rssm);
+    const before = namedWeights(rssm.weights).map(([, variable]) => [...variable.dataSync()]);
+    const poisoned = rotatingBatch(TINY, 2, 4);
+    poisoned.embeddings[3] = Number.NaN;
+    expect(() => trainer.step(poisoned)).toThrow(/gradient is not finite.*update was skipped/);
+    expect(namedWeights(rssm.weights).map(([, variable]) => [...variable.dataSync()])).toEqual(before);
+    expect(trainer.steps).toBe(0);
+  });
+
   it('refuses a batch whose arrays do not match its shape', () => {
     const trainer = new WorldModelTrainer(new Rssm(TINY, 1));
     const batch = { ...rotatingBatch(TINY, 2, 4), embeddings: new Float32Array(5) };

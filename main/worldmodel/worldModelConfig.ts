@@ -6,6 +6,9 @@ import { z } from 'zod';
 export const PRESET_NAMES = ['wm-s', 'wm-xs', 'wm-xxs'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 
+/** What runs beside the control loop by default: small enough to train on one core of a laptop. */
+export const DEFAULT_LIVE_PRESET: PresetName = 'wm-xs';
+
 export const worldModelConfigSchema = z.object({
   preset: z.enum(PRESET_NAMES),
   /** The fused embedding from perception. */

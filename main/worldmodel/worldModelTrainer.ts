@@ -42,6 +42,11 @@ export class WorldModelTrainer {
     for (const variable of this.variables) grads[variable.name] ??= tf.zerosLike(variable);
     const ordered: tf.NamedTensorMap = Object.fromEntries(this.variables.map((variable) => [variable.name, grads[variable.name]!]));
     const gradNorm = tf.tidy(() => tf.sqrt(tf.addN(Object.values(ordered).map((grad) => tf.sum(tf.square(grad))))).dataSync()[0]!);
+    if (!Number.isFinite(gradNorm)) {
+      tf.dispose([value, ...terms, ...Object.values(ordered)]);
+      // One bad batch must not poison the weights: the update is skipped and the caller told.
+      throw new RangeError(`world-model training step ${this.steps + 1}: the gradient is not finite (norm ${gradNorm}); the update was skipped`);
+    }
     const scale = gradNorm > this.rssm.config.clipGradNorm ? this.rssm.config.clipGradNorm / gradNorm : 1;
     const applied = scale === 1 ? ordered : tf.tidy(() => Object.fromEntries(Object.entries(ordered).map(([name, grad]) => [name, tf.mul(grad, scale)])));
     this.optimizer.applyGradients(applied as tf.NamedTensorMap as Parameters<tf.AdamOptimizer["applyGradients"]>[0]);

@@ -1,5 +1,5 @@
 // A running core keeps its session: the streams and commands in an MCAP recording, and every tick as a
-// memory row that points into that recording.
+// memory row that points into that recording and carries the world model's surprise.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +62,8 @@ describe('reins start keeps the session', () => {
       for (const moment of moments) {
         expect(moment.mcapFile).toBe(join(recordings, files[0]!));
         expect(moment.mcapLogTimeNs).toBeGreaterThan(0n);
+        // The world model filtered every tick: the tick's surprise is kept.
+        expect(moment.surpriseNats).toBeGreaterThanOrEqual(0);
       }
     } finally {
       await memory.close();

@@ -3,10 +3,12 @@
 // training budget, and what the control tick costs while the learner trains beside it.
 import type { BenchRow } from './report.ts';
 import { qualityRows } from './worldModelQuality.ts';
+import { tickWithLearnerRows } from './worldModelTickBench.ts';
 import { trainSpeedRows } from './worldModelTrainSpeed.ts';
 
 export async function runWorldModelBench(): Promise<BenchRow[]> {
   const speed = await trainSpeedRows();
   const quality = await qualityRows();
-  return [...speed, ...quality];
+  const tick = await tickWithLearnerRows();
+  return [...speed, ...quality, ...tick];
 }

@@ -8,6 +8,7 @@ import type { NativeBlas } from './nativeBlas.ts';
 import { fastElementwiseKernels } from './fastElementwiseKernels.ts';
 import { fastLayoutKernels } from './fastLayoutKernels.ts';
 import { nativeMatMulKernels } from './nativeMatMulKernels.ts';
+import { registerRssmSequenceKernels } from './rssmSequenceKernel.ts';
 
 export const NATIVE_BACKEND_NAME = 'native';
 // Below cpu's 1: TF.js never picks this backend by itself; selectWorldModelBackend chooses it.
@@ -27,6 +28,7 @@ export function registerNativeBackend(blas: NativeBlas): void {
   if (findBackendFactory(NATIVE_BACKEND_NAME)) return;
   registerBackend(NATIVE_BACKEND_NAME, () => new NativeBlasBackend(blas), NATIVE_BACKEND_PRIORITY);
   for (const config of [...nativeMatMulKernels(NATIVE_BACKEND_NAME), ...fastElementwiseKernels(NATIVE_BACKEND_NAME), ...fastLayoutKernels(NATIVE_BACKEND_NAME)]) registerKernel(config);
+  registerRssmSequenceKernels(NATIVE_BACKEND_NAME);
   for (const config of getKernelsForBackend('cpu')) {
     if (!getKernel(config.kernelName, NATIVE_BACKEND_NAME)) registerKernel({ ...config, backendName: NATIVE_BACKEND_NAME });
   }

@@ -15,13 +15,23 @@ export interface NativeBlas {
   ): void;
   openblasThreads(): number;
   setOpenblasThreads(threads: number): void;
+  // The RSSM sequence kernel's element-wise forward steps (reins_blas.c says what each computes).
+  gruCell(
+    fromInput: Float32Array, fromHidden: Float32Array, hidden: Float32Array | undefined, rows: number, size: number,
+    reset: Float32Array, update: Float32Array, candidate: Float32Array, hiddenCandidate: Float32Array, next: Float32Array,
+  ): void;
+  layerNormSilu(
+    pre: Float32Array, gain: Float32Array, shift: Float32Array, epsilon: number, rows: number,
+    normalised: Float32Array, reciprocalStd: Float32Array, scaled: Float32Array, gate: Float32Array, activated: Float32Array,
+  ): void;
+  categoricalDraw(logits: Float32Array, noise: Float32Array, classes: number, uniformMix: number, softmax: Float32Array, probs: Float32Array, sample: Float32Array): void;
 }
 
 export type NativeBlasLoad = { loaded: true; blas: NativeBlas; path: string } | { loaded: false; reason: string; path: string };
 
 export const DEFAULT_NATIVE_BLAS_PATH = fileURLToPath(new URL('../../../native/build/reins_blas.node', import.meta.url));
 
-const REQUIRED_FUNCTIONS = ['sgemm', 'sgemmBatched', 'openblasThreads', 'setOpenblasThreads'] as const;
+const REQUIRED_FUNCTIONS = ['sgemm', 'sgemmBatched', 'openblasThreads', 'setOpenblasThreads', 'gruCell', 'layerNormSilu', 'categoricalDraw'] as const;
 const loads = new Map<string, NativeBlasLoad>();
 
 function load(path: string): NativeBlasLoad {

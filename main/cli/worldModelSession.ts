@@ -1,0 +1,117 @@
+// The world model in a running core: the filter the control loop steps each tick (here, in the
+// core's thread), and the learner that trains a copy from memory in a worker thread and hands its
+// newer weights over between ticks. Either failing leaves the robot driving; the operator is told.
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { WorldModelStatus } from '../api/contract.ts';
+import type { LinkAlert } from '../links/link.ts';
+import type { ControlLoop } from '../loop/controlLoop.ts';
+import type { TickSpace } from '../memory/tickSchema.ts';
+import { DEFAULT_SAFETY_LIMITS } from '../safety/safetyFilter.ts';
+import { selectWorldModelBackend, type BackendSelection } from '../worldmodel/backend/selectBackend.ts';
+import { Learner } from '../worldmodel/learner/learner.ts';
+import { worldModelConfig, type WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
+import type { WorldModelArgs } from './worldModelArgs.ts';
+import { WorldModelFilter } from '../worldmodel/worldModelFilter.ts';
+
+export interface LiveWorldModel {
+  filter: WorldModelFilter;
+  config: WorldModelConfig;
+  backend: BackendSelection;
+}
+
+/** The loop's filter, on the fastest TF.js backend that loads here. */
+export async function loadWorldModel(args: WorldModelArgs, embeddingSize: number, log: Logger): Promise<LiveWorldModel | undefined> {
+  if (args.preset === undefined) return undefined;
+  const backend = await selectWorldModelBackend();
+  const config = worldModelConfig(args.preset, { embeddingSize, actionLimits: [DEFAULT_SAFETY_LIMITS.maxLinearMps, DEFAULT_SAFETY_LIMITS.maxAngularRadps] });
+  log.info({ preset: config.preset, backend: backend.backend, tried: backend.tried }, 'world model loaded');
+  return { filter: new WorldModelFilter(config), config, backend };
+}
+
+export interface WorldModelLearning {
+  status(): WorldModelStatus;
+  alerts(): LinkAlert[];
+  close(): Promise<void>;
+}
+
+export function defaultCheckpointFolder(dataHome: string): string {
+  return join(dataHome, 'world-model');
+}
+
+/**
+ * Starts the learner on the memory the loop writes, and after each tick hands the filter any newer
+ * weights and tells the learner how many ticks memory has taken since.
+ */
+export function startWorldModelLearning(live: LiveWorldModel, loop: ControlLoop, memory: { uri: string; space: TickSpace; writtenTicks: () => number }, checkpointDir: string, args: WorldModelArgs, log: Logger): WorldModelLearning {
+  const learner = Learner.start({
+    memoryUri: memory.uri,
+    tickSpace: memory.space,
+    preset: live.config.preset,
+    configOverrides: { actionLimits: live.config.actionLimits },
+    replayRatio: args.replayRatio,
+    batchSize: 16,
+    sequenceLength: 64,
+    checkpointDir,
+    checkpointIntervalSteps: 500,
+    weightPublishIntervalSteps: 50,
+    seed: 1,
+  });
+  let reported = memory.writtenTicks();
+  let lastBelief: { surpriseNats: number; predictionError: number } | undefined;
+  let refusedNote: string | undefined;
+  learner.on('ready', (ready) => {
+    if (ready.checkpointsRefused.length > 0) {
+      refusedNote = `Checkpoint refused, training started fresh: ${ready.checkpointsRefused[0]}`;
+      log.warn({ refused: ready.checkpointsRefused }, 'world-model checkpoints refused; training starts fresh');
+    }
+    log.info({ backend: ready.backend, parameters: ready.parameterCount, resumedFrom: ready.resumedFrom?.version }, 'world-model learner ready');
+  });
+  learner.on('problem', (message) => log.warn({ message }, 'world-model learner'));
+  const stopTicks = loop.onTick((report) => {
+    if (report.belief) lastBelief = { surpriseNats: report.belief.surpriseNats, predictionError: report.belief.predictionError };
+    const weights = learner.takeWeights();
+    if (weights) {
+      try {
+        live.filter.loadWeights(weights.weights, weights.version);
+      } catch (error) {
+        log.warn({ err: error }, 'the learner’s weights did not fit the filter');
+      }
+    }
+    const written = memory.writtenTicks();
+    if (written > reported) {
+      learner.noteTicksWritten(written - reported);
+      reported = written;
+    }
+  });
+  return {
+    status(): WorldModelStatus {
+      const status = learner.status();
+      const trained = status.lastTrained;
+      const tried = live.backend.tried.map(({ backend, reason }) => `${backend}: ${reason}`).join('; ');
+      return {
+        preset: live.config.preset,
+        backend: live.backend.backend,
+        ...(tried ? { backendNote: tried } : {}),
+        version: live.filter.version,
+        learner: status.state,
+        ...(status.waitingFor ? { waitingFor: status.waitingFor } : {}),
+        trainSteps: trained?.step ?? status.ready?.resumedFrom?.step ?? 0,
+        ...(trained
+          ? { stepsPerSec: trained.stepsPerSec, stepMs: trained.stepMs, loss: trained.losses.total, decoderLoss: trained.losses.decoder, klNats: trained.losses.klNats, replayRatio: trained.replayRatio }
+          : {}),
+        ...(lastBelief ?? {}),
+        ...(status.lastError ? { note: status.lastError } : refusedNote ? { note: refusedNote } : {}),
+      };
+    },
+    alerts(): LinkAlert[] {
+      const status = learner.status();
+      if (status.state !== 'failed') return [];
+      return [{ key: 'world-model-learner', severity: 'warn', message: `The world model stopped learning: ${status.lastError ?? 'the learner failed'}`, hint: 'Driving is unaffected; the world model keeps its last weights. Restart the core to try again.' }];
+    },
+    async close() {
+      stopTicks();
+      await learner.stop();
+    },
+  };
+}
