@@ -346,6 +346,97 @@ static napi_value categorical_draw(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+// layerNormSiluBackward(dActivated, normalised, reciprocalStd, scaled, gate, gain, rows, dPre, dGain, dShift):
+// the backward of layerNormSilu from what it kept: d(pre) into dPre, the gain's and shift's
+// gradients added onto dGain and dShift (so several row blocks can share them). dPre may be dActivated
+// itself: each element is read before it is overwritten.
+static napi_value layer_norm_silu_backward(napi_env env, napi_callback_info info) {
+  const char *fn = "layerNormSiluBackward";
+  napi_value argv[10];
+  size_t argc;
+  int64_t rows;
+  FloatView d_activated, normalised, rstd, scaled, gate, gain, d_pre, d_gain, d_shift;
+  if (!read_args(env, info, fn, 10, 10, argv, &argc) || !read_floats(env, fn, "gain", argv[5], &gain)) return NULL;
+  if (!read_int(env, fn, "rows", argv[6], 0, INT_MAX, &rows)) return NULL;
+  const int64_t width = (int64_t)gain.length;
+  const uint64_t cells = (uint64_t)rows * width;
+  if (!read_sized_floats(env, fn, "dActivated", argv[0], cells, &d_activated) || !read_sized_floats(env, fn, "normalised", argv[1], cells, &normalised) ||
+      !read_sized_floats(env, fn, "reciprocalStd", argv[2], rows, &rstd) || !read_sized_floats(env, fn, "scaled", argv[3], cells, &scaled) ||
+      !read_sized_floats(env, fn, "gate", argv[4], cells, &gate) || !read_sized_floats(env, fn, "dPre", argv[7], cells, &d_pre) ||
+      !read_sized_floats(env, fn, "dGain", argv[8], width, &d_gain) || !read_sized_floats(env, fn, "dShift", argv[9], width, &d_shift)) return NULL;
+  for (int64_t row = 0; row < rows; row++) {
+    const int64_t base = row * width;
+    float *dp = d_pre.data + base;
+    const float *norm = normalised.data + base;
+    double d_norm_sum = 0.0, d_norm_dot_norm = 0.0;
+    for (int64_t j = 0; j < width; j++) {
+      const float s = gate.data[base + j];
+      // silu'(y) = σ(y)·(1 + y·(1 − σ(y)))
+      const float d_scaled = d_activated.data[base + j] * s * (1.0f + scaled.data[base + j] * (1.0f - s));
+      d_gain.data[j] += d_scaled * norm[j];
+      d_shift.data[j] += d_scaled;
+      const float d_norm = d_scaled * gain.data[j];
+      dp[j] = d_norm;
+      d_norm_sum += d_norm;
+      d_norm_dot_norm += d_norm * norm[j];
+    }
+    const float r = rstd.data[row], mean_d_norm = (float)(d_norm_sum / width), mean_d_norm_dot_norm = (float)(d_norm_dot_norm / width);
+    for (int64_t j = 0; j < width; j++) dp[j] = r * (dp[j] - mean_d_norm - norm[j] * mean_d_norm_dot_norm);
+  }
+  return NULL;
+}
+
+// ---- The world-model trainer's optimiser step (main/worldmodel/backend/fusedAdam*.ts) -----------
+
+// sumOfSquares(values): Σ values², accumulated in double, for the gradients' global norm.
+static napi_value sum_of_squares(napi_env env, napi_callback_info info) {
+  const char *fn = "sumOfSquares";
+  napi_value argv[1], result;
+  size_t argc;
+  FloatView values;
+  if (!read_args(env, info, fn, 1, 1, argv, &argc) || !read_floats(env, fn, "values", argv[0], &values)) return NULL;
+  double sum = 0.0;
+  for (size_t i = 0; i < values.length; i++) sum += (double)values.data[i] * values.data[i];
+  napi_create_double(env, sum, &result);
+  return result;
+}
+
+// adamUpdate(weight, gradient | null, firstMoment, secondMoment, gradientScale, learningRate, beta1, beta2,
+// epsilon, firstCorrection, secondCorrection): one Adam step in place, in tf.train.adam's order of float
+// operations: g·scale, m = β1·m + (1 − β1)·g, v = β2·v + (1 − β2)·g², w += −lr·(m/c1)/(√(v/c2) + ε)
+// with c = 1 − βᵗ. A null gradient is zero (the moments still decay and the weight still moves).
+static napi_value adam_update(napi_env env, napi_callback_info info) {
+  const char *fn = "adamUpdate";
+  napi_value argv[11];
+  size_t argc;
+  FloatView weight, gradient = {NULL, 0}, first, second;
+  double scale, lr, beta1, beta2, epsilon, c1, c2;
+  if (!read_args(env, info, fn, 11, 11, argv, &argc) || !read_floats(env, fn, "weight", argv[0], &weight)) return NULL;
+  const uint64_t size = weight.length;
+  napi_valuetype gradient_type;
+  napi_typeof(env, argv[1], &gradient_type);
+  if (gradient_type != napi_null && gradient_type != napi_undefined && !read_sized_floats(env, fn, "gradient", argv[1], size, &gradient)) return NULL;
+  if (!read_sized_floats(env, fn, "firstMoment", argv[2], size, &first) || !read_sized_floats(env, fn, "secondMoment", argv[3], size, &second)) return NULL;
+  if (!read_number(env, fn, "gradientScale", argv[4], &scale) || !read_number(env, fn, "learningRate", argv[5], &lr) ||
+      !read_number(env, fn, "beta1", argv[6], &beta1) || !read_number(env, fn, "beta2", argv[7], &beta2) || !read_number(env, fn, "epsilon", argv[8], &epsilon) ||
+      !read_number(env, fn, "firstCorrection", argv[9], &c1) || !read_number(env, fn, "secondCorrection", argv[10], &c2)) return NULL;
+  if (c1 <= 0.0 || c2 <= 0.0) {
+    fail_range(env, fn, "the bias corrections must be positive");
+    return NULL;
+  }
+  const float s = (float)scale, b1 = (float)beta1, b2 = (float)beta2, keep1 = (float)(1.0 - beta1), keep2 = (float)(1.0 - beta2);
+  const float corr1 = (float)c1, corr2 = (float)c2, eps = (float)epsilon, step = (float)-lr;
+  for (uint64_t i = 0; i < size; i++) {
+    const float g = gradient.data ? gradient.data[i] * s : 0.0f;
+    const float m = first.data[i] * b1 + g * keep1;
+    const float v = second.data[i] * b2 + (g * g) * keep2;
+    first.data[i] = m;
+    second.data[i] = v;
+    weight.data[i] = ((m / corr1) / (sqrtf(v / corr2) + eps)) * step + weight.data[i];
+  }
+  return NULL;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor methods[] = {
       {"sgemm", NULL, sgemm, NULL, NULL, NULL, napi_enumerable, NULL},
@@ -355,6 +446,9 @@ static napi_value init(napi_env env, napi_value exports) {
       {"gruCell", NULL, gru_cell, NULL, NULL, NULL, napi_enumerable, NULL},
       {"layerNormSilu", NULL, layer_norm_silu, NULL, NULL, NULL, napi_enumerable, NULL},
       {"categoricalDraw", NULL, categorical_draw, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"layerNormSiluBackward", NULL, layer_norm_silu_backward, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"sumOfSquares", NULL, sum_of_squares, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"adamUpdate", NULL, adam_update, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_define_properties(env, exports, sizeof methods / sizeof methods[0], methods);
   return exports;

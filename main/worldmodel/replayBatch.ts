@@ -14,13 +14,11 @@ export function actionFeatures(command: DriveCommand, config: WorldModelConfig, 
   return out;
 }
 
-/** Sequences of equal length into one batch; the first tick of each has no previous action (zero). */
-export function batchFromSequences(sequences: readonly (readonly TickRow[])[], config: WorldModelConfig): TrainingBatch {
-  const length = sequences[0]?.length ?? 0;
-  if (sequences.length === 0 || length === 0) throw new RangeError('a training batch needs at least one non-empty sequence');
-  const rows = sequences.length * length;
-  const batch: TrainingBatch = {
-    batch: sequences.length,
+/** A batch of zeros (no reward known, every tick continuing), for a sampler to fill in. */
+export function emptyBatch(config: WorldModelConfig, batch: number, length: number): TrainingBatch {
+  const rows = batch * length;
+  return {
+    batch,
     length,
     embeddings: new Float32Array(rows * config.embeddingSize),
     previousActions: new Float32Array(rows * config.actionSize),
@@ -29,6 +27,13 @@ export function batchFromSequences(sequences: readonly (readonly TickRow[])[], c
     // Memory does not yet mark an episode's last tick: every tick continues.
     continues: new Float32Array(rows).fill(1),
   };
+}
+
+/** Sequences of equal length into one batch; the first tick of each has no previous action (zero). */
+export function batchFromSequences(sequences: readonly (readonly TickRow[])[], config: WorldModelConfig): TrainingBatch {
+  const length = sequences[0]?.length ?? 0;
+  if (sequences.length === 0 || length === 0) throw new RangeError('a training batch needs at least one non-empty sequence');
+  const batch = emptyBatch(config, sequences.length, length);
   sequences.forEach((sequence, row) => {
     if (sequence.length !== length) throw new RangeError(`sequence ${row} has ${sequence.length} ticks; the batch's first has ${length}`);
     sequence.forEach((tick, step) => {

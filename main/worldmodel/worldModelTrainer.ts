@@ -3,6 +3,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { Rssm, TrainingBatch } from './rssm.ts';
 import { namedWeights } from './rssmWeights.ts';
+import { FusedAdam, type NamedTensor } from './backend/fusedAdam.ts';
 
 export interface TrainStepFigures {
   total: number;
@@ -19,13 +20,28 @@ const ADAM_BETA1 = 0.9;
 const ADAM_BETA2 = 0.999;
 const ADAM_EPSILON = 1e-8;
 
+/**
+ * The optimiser step: gradients clipped to a global norm, then Adam. Its state reads and writes in
+ * tf.AdamOptimizer's getWeights/setWeights layout (the step count, then first and second moments),
+ * which is what checkpoints keep.
+ */
+export interface ClippedAdam {
+  /** Returns the global gradient norm before clipping; when it is not finite nothing is applied. A missing gradient counts as zero. */
+  step(variables: tf.Variable[], gradients: (tf.Tensor | undefined)[], clipNorm: number): number;
+  getWeights(): Promise<NamedTensor[]>;
+  setWeights(weights: NamedTensor[]): Promise<void>;
+  dispose(): void;
+}
+
 export class WorldModelTrainer {
-  readonly optimizer: tf.AdamOptimizer;
+  /** The 'native' backend's fused step (backend/fusedAdam.ts); tf.train.adam on any other. */
+  readonly optimizer: ClippedAdam;
   private readonly variables: tf.Variable[];
   steps = 0;
 
   constructor(readonly rssm: Rssm) {
-    this.optimizer = tf.train.adam(rssm.config.learningRate, ADAM_BETA1, ADAM_BETA2, ADAM_EPSILON);
+    const settings = { learningRate: rssm.config.learningRate, beta1: ADAM_BETA1, beta2: ADAM_BETA2, epsilon: ADAM_EPSILON };
+    this.optimizer = FusedAdam.forCurrentBackend(settings) ?? new TfClippedAdam(tf.train.adam(settings.learningRate, settings.beta1, settings.beta2, settings.epsilon));
     this.variables = namedWeights(rssm.weights).map(([, variable]) => variable);
   }
 
@@ -37,28 +53,51 @@ export class WorldModelTrainer {
       terms.push(...[loss.decoder, loss.reward, loss.continuation, loss.klNats].map((term) => tf.keep(term)));
       return loss.total;
     }, this.variables);
-    // Adam keys its moments by position: every weight gets a gradient, in the same order, every step
-    // (zero for a head this batch does not train, e.g. the reward head before any reward exists).
-    for (const variable of this.variables) grads[variable.name] ??= tf.zerosLike(variable);
-    const ordered: tf.NamedTensorMap = Object.fromEntries(this.variables.map((variable) => [variable.name, grads[variable.name]!]));
-    const gradNorm = tf.tidy(() => tf.sqrt(tf.addN(Object.values(ordered).map((grad) => tf.sum(tf.square(grad))))).dataSync()[0]!);
-    if (!Number.isFinite(gradNorm)) {
-      tf.dispose([value, ...terms, ...Object.values(ordered)]);
-      // One bad batch must not poison the weights: the update is skipped and the caller told.
-      throw new RangeError(`world-model training step ${this.steps + 1}: the gradient is not finite (norm ${gradNorm}); the update was skipped`);
-    }
-    const scale = gradNorm > this.rssm.config.clipGradNorm ? this.rssm.config.clipGradNorm / gradNorm : 1;
-    const applied = scale === 1 ? ordered : tf.tidy(() => Object.fromEntries(Object.entries(ordered).map(([name, grad]) => [name, tf.mul(grad, scale)])));
-    this.optimizer.applyGradients(applied as tf.NamedTensorMap as Parameters<tf.AdamOptimizer["applyGradients"]>[0]);
+    // Adam keys its moments by position: every weight gets its gradient in the same order every step,
+    // undefined (zero) for a head this batch does not train, e.g. the reward head before any reward exists.
+    const gradNorm = this.optimizer.step(this.variables, this.variables.map((variable) => grads[variable.name]), this.rssm.config.clipGradNorm);
     const [decoder, reward, continuation, klNats] = terms.map((term) => term.dataSync()[0]!) as [number, number, number, number];
     const total = value.dataSync()[0]!;
-    tf.dispose([value, ...terms, ...Object.values(ordered), ...(applied === ordered ? [] : Object.values(applied))]);
+    tf.dispose([value, ...terms, ...Object.values(grads)]);
+    if (!Number.isFinite(gradNorm)) {
+      // One bad batch must not poison the weights: the update was skipped, and the caller is told.
+      throw new RangeError(`world-model training step ${this.steps + 1}: the gradient is not finite (norm ${gradNorm}); the update was skipped`);
+    }
     this.steps++;
     return { total, decoder, reward, continuation, klNats, gradNorm };
   }
 
   dispose(): void {
     this.optimizer.dispose();
+  }
+}
+
+/** The clipped step with TensorFlow.js ops and tf.train.adam, for every backend without a fused one. */
+class TfClippedAdam implements ClippedAdam {
+  constructor(private readonly adam: tf.AdamOptimizer) {}
+
+  step(variables: tf.Variable[], gradients: (tf.Tensor | undefined)[], clipNorm: number): number {
+    return tf.tidy(() => {
+      const complete = gradients.map((gradient, index) => gradient ?? tf.zerosLike(variables[index]!));
+      const norm = tf.sqrt(tf.addN(complete.map((gradient) => tf.sum(tf.square(gradient))))).dataSync()[0]!;
+      if (!Number.isFinite(norm)) return norm;
+      const scale = norm > clipNorm ? clipNorm / norm : 1;
+      const applied = scale === 1 ? complete : complete.map((gradient) => tf.mul(gradient, scale));
+      this.adam.applyGradients(variables.map((variable, index) => ({ name: variable.name, tensor: applied[index]! })));
+      return norm;
+    });
+  }
+
+  getWeights(): Promise<NamedTensor[]> {
+    return this.adam.getWeights();
+  }
+
+  setWeights(weights: NamedTensor[]): Promise<void> {
+    return this.adam.setWeights(weights);
+  }
+
+  dispose(): void {
+    this.adam.dispose();
   }
 }
 

@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { auroc } from '../../worldmodel/auroc.ts';
 import { OpenLoopErrorTally } from '../../worldmodel/openLoopError.ts';
-import { actionFeatures } from '../../worldmodel/replayBatch.ts';
+import { actionFeatures, emptyBatch } from '../../worldmodel/replayBatch.ts';
 import { Rssm, type RssmState, type TrainingBatch } from '../../worldmodel/rssm.ts';
 import { disposeWeights } from '../../worldmodel/rssmWeights.ts';
 import { worldModelConfig, type PresetName, type WorldModelConfig } from '../../worldmodel/worldModelConfig.ts';
@@ -92,16 +92,7 @@ function train(trainer: WorldModelTrainer, episodes: readonly SimEpisode[], opti
 /** Random windows of consecutive ticks; entry t's action is the one taken after tick t − 1. */
 function sampleBatch(episodes: readonly SimEpisode[], config: WorldModelConfig, options: QualityOptions, random: SeededRandom): TrainingBatch {
   const { batch, sequenceLength: length } = options;
-  const rows = batch * length;
-  const out: TrainingBatch = {
-    batch,
-    length,
-    embeddings: new Float32Array(rows * config.embeddingSize),
-    previousActions: new Float32Array(rows * config.actionSize),
-    rewards: new Float32Array(rows),
-    rewardKnown: new Float32Array(rows),
-    continues: new Float32Array(rows).fill(1),
-  };
+  const out = emptyBatch(config, batch, length);
   for (let row = 0; row < batch; row++) {
     const episode = episodes[random.integer(episodes.length)]!;
     const start = random.integer(episode.ticks - length + 1);

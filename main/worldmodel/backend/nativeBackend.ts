@@ -7,6 +7,7 @@ import { MathBackendCPU } from '@tensorflow/tfjs-backend-cpu';
 import type { NativeBlas } from './nativeBlas.ts';
 import { fastElementwiseKernels } from './fastElementwiseKernels.ts';
 import { fastLayoutKernels } from './fastLayoutKernels.ts';
+import { registerFusedMlpKernels } from './fusedMlpKernel.ts';
 import { nativeMatMulKernels } from './nativeMatMulKernels.ts';
 import { registerRssmSequenceKernels } from './rssmSequenceKernel.ts';
 
@@ -29,6 +30,7 @@ export function registerNativeBackend(blas: NativeBlas): void {
   registerBackend(NATIVE_BACKEND_NAME, () => new NativeBlasBackend(blas), NATIVE_BACKEND_PRIORITY);
   for (const config of [...nativeMatMulKernels(NATIVE_BACKEND_NAME), ...fastElementwiseKernels(NATIVE_BACKEND_NAME), ...fastLayoutKernels(NATIVE_BACKEND_NAME)]) registerKernel(config);
   registerRssmSequenceKernels(NATIVE_BACKEND_NAME);
+  registerFusedMlpKernels(NATIVE_BACKEND_NAME);
   for (const config of getKernelsForBackend('cpu')) {
     if (!getKernel(config.kernelName, NATIVE_BACKEND_NAME)) registerKernel({ ...config, backendName: NATIVE_BACKEND_NAME });
   }

@@ -25,13 +25,27 @@ export interface NativeBlas {
     normalised: Float32Array, reciprocalStd: Float32Array, scaled: Float32Array, gate: Float32Array, activated: Float32Array,
   ): void;
   categoricalDraw(logits: Float32Array, noise: Float32Array, classes: number, uniformMix: number, softmax: Float32Array, probs: Float32Array, sample: Float32Array): void;
+  /** layerNormSilu's backward from what it kept: writes dPre, adds onto dGain and dShift. */
+  layerNormSiluBackward(
+    dActivated: Float32Array, normalised: Float32Array, reciprocalStd: Float32Array, scaled: Float32Array, gate: Float32Array,
+    gain: Float32Array, rows: number, dPre: Float32Array, dGain: Float32Array, dShift: Float32Array,
+  ): void;
+  // The fused Adam step (fusedAdam.ts).
+  /** Σ values², in double. */
+  sumOfSquares(values: Float32Array): number;
+  /** One Adam step of one weight, in place; an undefined gradient counts as zero. */
+  adamUpdate(
+    weight: Float32Array, gradient: Float32Array | undefined, firstMoment: Float32Array, secondMoment: Float32Array,
+    gradientScale: number, learningRate: number, beta1: number, beta2: number, epsilon: number, firstCorrection: number, secondCorrection: number,
+  ): void;
 }
 
 export type NativeBlasLoad = { loaded: true; blas: NativeBlas; path: string } | { loaded: false; reason: string; path: string };
 
 export const DEFAULT_NATIVE_BLAS_PATH = fileURLToPath(new URL('../../../native/build/reins_blas.node', import.meta.url));
 
-const REQUIRED_FUNCTIONS = ['sgemm', 'sgemmBatched', 'openblasThreads', 'setOpenblasThreads', 'gruCell', 'layerNormSilu', 'categoricalDraw'] as const;
+const REQUIRED_FUNCTIONS = ['sgemm', 'sgemmBatched', 'openblasThreads', 'setOpenblasThreads', 'gruCell', 'layerNormSilu', 'categoricalDraw',
+  'layerNormSiluBackward', 'sumOfSquares', 'adamUpdate'] as const;
 const loads = new Map<string, NativeBlasLoad>();
 
 function load(path: string): NativeBlasLoad {
