@@ -213,7 +213,12 @@ export const WorldModelStatus = z.object({
   decoderLoss: z.number().optional(),
   klNats: z.number().optional(),
   replayRatio: z.number().optional(),
-  /** The last tick's surprise: KL(posterior ‖ prior) in nats, and the error of the embedding it predicted. */
+  /**
+   * Surprise as the cockpit shows it: how many times its usual error the most surprised modality's
+   * prediction missed by (1 is ordinary), held at its peak over the last second.
+   */
+  surpriseScore: z.number().optional(),
+  /** The last tick's KL(posterior ‖ prior) in nats, and its own prediction error. */
   surpriseNats: z.number().optional(),
   predictionError: z.number().optional(),
   /** Something the operator should know: a refused checkpoint, a learner error. */

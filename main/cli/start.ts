@@ -71,7 +71,7 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
   const opened = await openRobot(robot, log, args.simArgs);
   // The loop holds one link for the session; the connection manager swaps robots behind it.
   const link = new SwitchableLink(opened.link);
-  const worldModel = await loadWorldModel(args.worldModel, perception.embeddingSize, log);
+  const worldModel = await loadWorldModel(args.worldModel, perception, log);
   const loop = await createControlLoop(link, { rateHz: args.rateHz, perception, ...(worldModel ? { worldModel: worldModel.filter } : {}) });
   const connections = new RobotConnections(link, { robot: args.robot ?? 'sim', opened }, {
     openRobot: (spec, topics) => openRobot(spec, log, args.simArgs, topics),

@@ -12,21 +12,25 @@ import { selectWorldModelBackend, type BackendSelection } from '../worldmodel/ba
 import { Learner } from '../worldmodel/learner/learner.ts';
 import { worldModelConfig, type WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
 import type { WorldModelArgs } from './worldModelArgs.ts';
+import { SurpriseScorer } from '../worldmodel/surpriseScorer.ts';
+import type { EmbeddingSlot, Perception } from '../perception/perception.ts';
 import { WorldModelFilter } from '../worldmodel/worldModelFilter.ts';
 
 export interface LiveWorldModel {
   filter: WorldModelFilter;
+  /** The embedding's modalities, for a surprise that weighs each against its own usual error. */
+  slots: readonly EmbeddingSlot[];
   config: WorldModelConfig;
   backend: BackendSelection;
 }
 
 /** The loop's filter, on the fastest TF.js backend that loads here. */
-export async function loadWorldModel(args: WorldModelArgs, embeddingSize: number, log: Logger): Promise<LiveWorldModel | undefined> {
+export async function loadWorldModel(args: WorldModelArgs, perception: Pick<Perception, 'embeddingSize' | 'slots'>, log: Logger): Promise<LiveWorldModel | undefined> {
   if (args.preset === undefined) return undefined;
   const backend = await selectWorldModelBackend();
-  const config = worldModelConfig(args.preset, { embeddingSize, actionLimits: [DEFAULT_SAFETY_LIMITS.maxLinearMps, DEFAULT_SAFETY_LIMITS.maxAngularRadps] });
+  const config = worldModelConfig(args.preset, { embeddingSize: perception.embeddingSize, actionLimits: [DEFAULT_SAFETY_LIMITS.maxLinearMps, DEFAULT_SAFETY_LIMITS.maxAngularRadps] });
   log.info({ preset: config.preset, backend: backend.backend, tried: backend.tried }, 'world model loaded');
-  return { filter: new WorldModelFilter(config), config, backend };
+  return { filter: new WorldModelFilter(config), slots: perception.slots, config, backend };
 }
 
 export interface WorldModelLearning {
@@ -58,7 +62,8 @@ export function startWorldModelLearning(live: LiveWorldModel, loop: ControlLoop,
     seed: 1,
   });
   let reported = memory.writtenTicks();
-  let lastBelief: { surpriseNats: number; predictionError: number } | undefined;
+  let lastBelief: { surpriseScore: number; surpriseNats: number; predictionError: number } | undefined;
+  const scorer = new SurpriseScorer(live.slots);
   let refusedNote: string | undefined;
   learner.on('ready', (ready) => {
     if (ready.checkpointsRefused.length > 0) {
@@ -69,7 +74,10 @@ export function startWorldModelLearning(live: LiveWorldModel, loop: ControlLoop,
   });
   learner.on('problem', (message) => log.warn({ message }, 'world-model learner'));
   const stopTicks = loop.onTick((report) => {
-    if (report.belief) lastBelief = { surpriseNats: report.belief.surpriseNats, predictionError: report.belief.predictionError };
+    if (report.belief) {
+      const { surpriseNats, predictionError } = report.belief;
+      lastBelief = { surpriseScore: scorer.score(report.belief.dimensionErrors, report.frame.timeMs).shown, surpriseNats, predictionError };
+    }
     const weights = learner.takeWeights();
     if (weights) {
       try {

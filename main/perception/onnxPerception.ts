@@ -10,9 +10,9 @@ import type { ObservationFrame } from '../loop/synchroniser.ts';
 import { displayPath, EncoderSession } from './encoderSession.ts';
 import { DEFAULT_THREADS, type ProviderPreference, type ThreadSettings } from './executionProvider.ts';
 import { Fusion } from './fusion.ts';
-import { MODALITIES, parseEncoderManifest, type EncoderEntry, type EncoderManifest, type Modality } from './manifest.ts';
+import { fusionLayout, MODALITIES, parseEncoderManifest, type EncoderEntry, type EncoderManifest, type Modality } from './manifest.ts';
 import { prepareModalityInput } from './modalityInput.ts';
-import type { Embedding, ModalityMask, ModalityStatus, Perception, PerceptionStatus } from './perception.ts';
+import type { Embedding, EmbeddingSlot, ModalityMask, ModalityStatus, Perception, PerceptionStatus } from './perception.ts';
 
 /** `models/manifest.json` at the repository root: the default encoders. */
 export const DEFAULT_MANIFEST_PATH = fileURLToPath(new URL('../../models/manifest.json', import.meta.url));
@@ -80,6 +80,7 @@ export async function loadPerception(manifestPath: string = DEFAULT_MANIFEST_PAT
 export class OnnxPerception implements Perception {
   readonly version: string;
   readonly embeddingSize: number;
+  readonly slots: readonly EmbeddingSlot[];
   private readonly fusion: Fusion;
   private readonly alertsByKey = new Map<string, LinkAlert>();
   private closed = false;
@@ -90,6 +91,7 @@ export class OnnxPerception implements Perception {
     private readonly settings: PerceptionOptions,
   ) {
     this.version = manifest.version;
+    this.slots = Object.entries(fusionLayout(manifest)).map(([name, { offset, size }]) => ({ name, offset, size }));
     this.embeddingSize = manifest.embeddingSize;
     this.fusion = new Fusion(manifest, Object.fromEntries(encoders.flatMap((e) => (e.entry ? [[e.modality, e.entry.output.size]] : []))));
     for (const encoder of encoders) if (encoder.problem) this.raiseOff(encoder);

@@ -42,10 +42,19 @@ export interface PerceptionStatus {
   modalities: ModalityStatus[];
 }
 
+/** Where one modality sits in the fused embedding (the presence flags are the slot named 'mask'). */
+export interface EmbeddingSlot {
+  name: string;
+  offset: number;
+  size: number;
+}
+
 export interface Perception {
   /** Part of every memory row: embeddings of different versions are never mixed. */
   readonly version: string;
   readonly embeddingSize: number;
+  /** The embedding's layout, slot by slot, covering it whole. */
+  readonly slots: readonly EmbeddingSlot[];
   /** Never rejects for a bad frame or a failing encoder: that modality is zeros and an alert says why. */
   encode(frame: ObservationFrame, lastCommand: DriveCommand): Promise<Embedding>;
   status(): PerceptionStatus;

@@ -6,8 +6,10 @@ export interface Belief {
   latent: Float32Array;
   /** KL(posterior ‖ prior) in nats: how much this tick told the model that it did not expect. */
   surpriseNats: number;
-  /** Mean squared error of the embedding the model predicted for this tick, before seeing it. */
+  /** Mean squared error of the embedding the model predicted for this tick, before seeing it (per dimension, each dimension in units of its usual spread). */
   predictionError: number;
+  /** That error dimension by dimension, for a surprise that weighs each modality by its own usual level. */
+  dimensionErrors: Float32Array;
   /** The weights that made it. */
   version: string;
 }

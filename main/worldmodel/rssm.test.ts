@@ -94,6 +94,29 @@ describe('Rssm', () => {
     expect(trainer.steps).toBe(0);
   });
 
+  it('fits the embedding’s statistics once, flooring a dimension that never varies, and predicts in the embedding’s own units', () => {
+    const rssm = new Rssm(TINY, 8);
+    expect(rssm.embeddingNormFitted()).toBe(false);
+    const count = 200;
+    const embeddings = new Float32Array(count * TINY.embeddingSize);
+    for (let row = 0; row < count; row++) {
+      for (let k = 0; k < TINY.embeddingSize; k++) embeddings[row * TINY.embeddingSize + k] = k === 0 ? 1 : 5 + k * 0.01 * Math.sin(row * (k + 1));
+    }
+    rssm.fitEmbeddingNorm(embeddings, count);
+    expect(rssm.embeddingNormFitted()).toBe(true);
+    const mean = rssm.weights.embeddingNorm.mean.dataSync();
+    const scale = rssm.weights.embeddingNorm.scale.dataSync();
+    expect(mean[0]).toBeCloseTo(1, 5);
+    expect(mean[3]).toBeCloseTo(5, 2);
+    // Dimension 0 is constant: its scale is a tenth of the median spread, not zero.
+    expect(scale[0]).toBeGreaterThan(0);
+    expect(scale[0]).toBeLessThan(scale[3]!);
+    // Imagined embeddings come back around the data's mean, not around zero.
+    const imagined = rssm.imagine(rssm.initial(1), tf.zeros([1, 2, TINY.actionSize])).dataSync();
+    expect(Math.abs(imagined[3]! - 5)).toBeLessThan(1);
+    expect(() => rssm.fitEmbeddingNorm(embeddings, 1)).toThrow(/at least 2 embeddings/);
+  });
+
   it('refuses a batch whose arrays do not match its shape', () => {
     const trainer = new WorldModelTrainer(new Rssm(TINY, 1));
     const batch = { ...rotatingBatch(TINY, 2, 4), embeddings: new Float32Array(5) };

@@ -45,8 +45,10 @@ export interface ObserveStep {
   state: RssmState;
   /** KL(posterior ‖ prior) in nats, per batch row. */
   surpriseNats: tf.Tensor1D;
-  /** Squared error of the prior's predicted embedding (symlog space), mean per dimension, per row. */
+  /** Squared error of the prior's predicted embedding, in the model's standardised symlog units, mean per dimension, per row. */
   predictionError: tf.Tensor1D;
+  /** The same error dimension by dimension: [batch, E]. */
+  dimensionErrors: tf.Tensor2D;
 }
 
 export class Rssm {
@@ -62,22 +64,65 @@ export class Rssm {
     this.sampleSeed = seed * 7919;
   }
 
+  /**
+   * Fits the embedding's per-dimension statistics to `count` embeddings (row after row). A dimension
+   * that hardly varies (a modality's present flag) gets a tenth of the median spread, so that it
+   * cannot blow up; its rare changes still stand out.
+   */
+  fitEmbeddingNorm(embeddings: Float32Array, count: number): void {
+    const size = this.config.embeddingSize;
+    if (!(count >= 2 && embeddings.length >= count * size)) throw new RangeError(`fitting the embedding's statistics needs at least 2 embeddings of ${size}, got ${count}`);
+    const mean = new Float64Array(size);
+    const square = new Float64Array(size);
+    for (let row = 0; row < count; row++) {
+      for (let k = 0; k < size; k++) {
+        const value = embeddings[row * size + k]!;
+        mean[k]! += value / count;
+        square[k]! += (value * value) / count;
+      }
+    }
+    const spread = Array.from(mean, (m, k) => Math.sqrt(Math.max(0, square[k]! - m * m)));
+    const floor = Math.max(1e-6, 0.1 * [...spread].sort((a, b) => a - b)[Math.floor(size / 2)]!);
+    this.weights.embeddingNorm.mean.assign(tf.tensor1d(Float32Array.from(mean)));
+    this.weights.embeddingNorm.scale.assign(tf.tensor1d(spread.map((value) => Math.max(value, floor))));
+  }
+
+  /** Whether the statistics are still the identity they start as (never fitted). */
+  embeddingNormFitted(): boolean {
+    const scale = this.weights.embeddingNorm.scale.dataSync();
+    const mean = this.weights.embeddingNorm.mean.dataSync();
+    return !(scale.every((value) => value === 1) && mean.every((value) => value === 0));
+  }
+
+  /** Embeddings (row after row) in the model's standardised units. */
+  private standardise(values: Float32Array): Float32Array {
+    const mean = this.weights.embeddingNorm.mean.dataSync();
+    const scale = this.weights.embeddingNorm.scale.dataSync();
+    const size = mean.length;
+    const out = new Float32Array(values.length);
+    for (let i = 0; i < values.length; i++) out[i] = (values[i]! - mean[i % size]!) / scale[i % size]!;
+    return out;
+  }
+
   /** The state before any observation: all zeros, as the reference starts each sequence. */
   initial(batch: number): RssmState {
     return { deterministic: tf.zeros([batch, this.config.deterministicSize]), stochastic: tf.zeros([batch, stochasticSize(this.config)]) };
   }
 
   /** Filters one tick: the action taken since the last state, then the embedding seen now. */
-  observe(state: RssmState, previousAction: tf.Tensor2D, embedding: tf.Tensor2D): ObserveStep {
+  observe(state: RssmState, previousAction: tf.Tensor2D, rawEmbedding: tf.Tensor2D): ObserveStep {
     return tf.tidy(() => {
+      const { mean, scale } = this.weights.embeddingNorm;
+      const embedding = tf.div(tf.sub(rawEmbedding, mean), scale) as tf.Tensor2D;
       const deterministic = this.transition(state, previousAction);
       const priorProbs = this.priorProbs(deterministic);
       const posteriorProbs = this.posteriorProbs(deterministic, embedding);
       const predicted = this.decode(deterministic, modeCategorical(priorProbs, this.config.classes));
-      const predictionError = tf.mean(tf.squaredDifference(predicted, symlog(embedding)), 1) as tf.Tensor1D;
+      const dimensionErrors = tf.squaredDifference(predicted, symlog(embedding)) as tf.Tensor2D;
+      const predictionError = tf.mean(dimensionErrors, 1) as tf.Tensor1D;
       const noise = drawNoise(state.deterministic.shape[0] * this.config.stochasticGroups, this.config.classes, this.nextSeed());
       const stochastic = sampleCategorical(posteriorProbs, this.config.classes, noise);
-      return { state: { deterministic, stochastic }, surpriseNats: categoricalKl(posteriorProbs, priorProbs), predictionError };
+      return { state: { deterministic, stochastic }, surpriseNats: categoricalKl(posteriorProbs, priorProbs), predictionError, dimensionErrors };
     });
   }
 
@@ -94,7 +139,7 @@ export class Rssm {
         const action = tf.reshape(tf.slice(actions, [0, step, 0], [batch, 1, -1]), [batch, -1]) as tf.Tensor2D;
         const deterministic = this.transition(current, action);
         const stochastic = modeCategorical(this.priorProbs(deterministic), this.config.classes);
-        predictions.push(symexp(this.decode(deterministic, stochastic)));
+        predictions.push(tf.add(tf.mul(symexp(this.decode(deterministic, stochastic)), this.weights.embeddingNorm.scale), this.weights.embeddingNorm.mean));
         current = { deterministic, stochastic };
       }
       return tf.stack(predictions, 1) as tf.Tensor3D;
@@ -106,7 +151,7 @@ export class Rssm {
     const { config } = this;
     const rows = batch.batch;
     const steps = rows * batch.length;
-    const embeddings = timeMajor(batch.embeddings, batch, config.embeddingSize);
+    const embeddings = this.standardise(timeMajor(batch.embeddings, batch, config.embeddingSize));
     const sequence = observeSequence(this.weights, config, {
       batch: rows,
       length: batch.length,

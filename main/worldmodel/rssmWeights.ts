@@ -36,6 +36,17 @@ export interface GruWeights {
   candidate: GruGate;
 }
 
+/**
+ * Per-dimension statistics that standardise the embedding the model reads and predicts: fitted once
+ * to the data (the learner's first replay), then kept with the weights. Not trained. Without them the
+ * decoder's error on an embedding whose dimensions vary by a few hundredths is too small beside the KL
+ * terms, and the model learns to ignore what it sees.
+ */
+export interface EmbeddingNorm {
+  mean: tf.Variable;
+  scale: tf.Variable;
+}
+
 export interface RssmWeights {
   /** Previous stochastic state and action into the GRU's input: Linear → LayerNorm → SiLU. */
   imageIn: { dense: Dense; norm: LayerNorm };
@@ -45,6 +56,8 @@ export interface RssmWeights {
   decoder: Mlp;
   reward: Mlp;
   continuation: Mlp;
+  /** Last, so the trained weights keep their order before it. */
+  embeddingNorm: EmbeddingNorm;
 }
 
 /** Deterministic initial weights for a seed, drawn as PyTorch draws its defaults (uniform ±1/√fan-in). */
@@ -82,10 +95,11 @@ export function initialWeights(config: WorldModelConfig, seed: number): RssmWeig
     decoder: mlp(features, config.embeddingSize),
     reward: mlp(features, 1),
     continuation: mlp(features, 1),
+    embeddingNorm: { mean: tf.variable(tf.zeros([config.embeddingSize]), false), scale: tf.variable(tf.ones([config.embeddingSize]), false) },
   };
 }
 
-/** Every weight with a stable name (module path), in a fixed order: for optimisers and checkpoints. */
+/** Every weight with a stable name (module path), in a fixed order: for checkpoints and handing over. */
 export function namedWeights(weights: RssmWeights): [string, tf.Variable][] {
   const out: [string, tf.Variable][] = [];
   const walk = (prefix: string, node: object): void => {
@@ -99,8 +113,13 @@ export function namedWeights(weights: RssmWeights): [string, tf.Variable][] {
   return out;
 }
 
+/** The weights the optimiser trains (all but the embedding's statistics), in namedWeights order. */
+export function trainableWeights(weights: RssmWeights): [string, tf.Variable][] {
+  return namedWeights(weights).filter(([, variable]) => variable.trainable);
+}
+
 export function parameterCount(weights: RssmWeights): number {
-  return namedWeights(weights).reduce((sum, [, variable]) => sum + variable.size, 0);
+  return trainableWeights(weights).reduce((sum, [, variable]) => sum + variable.size, 0);
 }
 
 export function disposeWeights(weights: RssmWeights): void {

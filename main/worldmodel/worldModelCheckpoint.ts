@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { CheckpointError, type NamedArray, type WorldModelCheckpoint } from './checkpointFile.ts';
 import { Rssm } from './rssm.ts';
-import { initialWeights, namedWeights } from './rssmWeights.ts';
+import { initialWeights, namedWeights, trainableWeights } from './rssmWeights.ts';
 import type { WorldModelConfig } from './worldModelConfig.ts';
 import { WorldModelTrainer } from './worldModelTrainer.ts';
 
@@ -21,11 +21,12 @@ export interface CheckpointIdentity {
 
 export async function snapshotCheckpoint({ rssm, trainer }: TrainedWorldModel, identity: CheckpointIdentity): Promise<WorldModelCheckpoint> {
   const named = namedWeights(rssm.weights);
+  const trained = trainableWeights(rssm.weights);
   const weights = named.map(([name, variable]) => ({ name, shape: [...variable.shape], values: variable.dataSync() as Float32Array }));
   const [iterations, ...moments] = await trainer.optimizer.getWeights();
   // Adam makes its moments on its first step; before that there are none to keep.
   const optimizer: NamedArray[] = moments.map(({ tensor }, index) => ({
-    name: `${named[index % named.length]![0]}/${index < named.length ? 'm' : 'v'}`,
+    name: `${trained[index % trained.length]![0]}/${index < trained.length ? 'm' : 'v'}`,
     shape: [...tensor.shape],
     values: tensor.dataSync() as Float32Array,
   }));
@@ -51,7 +52,8 @@ export async function restoreCheckpoint(checkpoint: WorldModelCheckpoint, expect
   }
   const weights = initialWeights(expected.config, seed);
   const named = namedWeights(weights);
-  const problem = mismatch(named, checkpoint.weights) ?? (checkpoint.optimizer.length === 0 ? undefined : mismatch([...named, ...named], checkpoint.optimizer, true));
+  const trained = trainableWeights(weights);
+  const problem = mismatch(named, checkpoint.weights) ?? (checkpoint.optimizer.length === 0 ? undefined : mismatch([...trained, ...trained], checkpoint.optimizer, true));
   if (problem !== undefined) {
     tf.dispose(named.map(([, variable]) => variable));
     throw new CheckpointError(`checkpoint ${checkpoint.version} does not fit the model: ${problem}`);

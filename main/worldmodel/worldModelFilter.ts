@@ -30,8 +30,14 @@ export class WorldModelFilter implements BeliefFilter {
     const latent = tf.concat([observed.state.deterministic, observed.state.stochastic], 1);
     tf.dispose([action, observation, this.state.deterministic, this.state.stochastic]);
     this.state = observed.state;
-    const step: Belief = { latent: latent.dataSync() as Float32Array, surpriseNats: observed.surpriseNats.dataSync()[0]!, predictionError: observed.predictionError.dataSync()[0]!, version: this.version };
-    tf.dispose([latent, observed.surpriseNats, observed.predictionError]);
+    const step: Belief = {
+      latent: latent.dataSync() as Float32Array,
+      surpriseNats: observed.surpriseNats.dataSync()[0]!,
+      predictionError: observed.predictionError.dataSync()[0]!,
+      dimensionErrors: observed.dimensionErrors.dataSync() as Float32Array,
+      version: this.version,
+    };
+    tf.dispose([latent, observed.surpriseNats, observed.predictionError, observed.dimensionErrors]);
     return step;
   }
 

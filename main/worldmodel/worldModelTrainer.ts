@@ -2,7 +2,7 @@
 // clipped to a global norm, Adam. Returns the loss terms as numbers for the UI and the log.
 import * as tf from '@tensorflow/tfjs-core';
 import type { Rssm, TrainingBatch } from './rssm.ts';
-import { namedWeights } from './rssmWeights.ts';
+import { trainableWeights } from './rssmWeights.ts';
 import { FusedAdam, type NamedTensor } from './backend/fusedAdam.ts';
 
 export interface TrainStepFigures {
@@ -42,7 +42,7 @@ export class WorldModelTrainer {
   constructor(readonly rssm: Rssm) {
     const settings = { learningRate: rssm.config.learningRate, beta1: ADAM_BETA1, beta2: ADAM_BETA2, epsilon: ADAM_EPSILON };
     this.optimizer = FusedAdam.forCurrentBackend(settings) ?? new TfClippedAdam(tf.train.adam(settings.learningRate, settings.beta1, settings.beta2, settings.epsilon));
-    this.variables = namedWeights(rssm.weights).map(([, variable]) => variable);
+    this.variables = trainableWeights(rssm.weights).map(([, variable]) => variable);
   }
 
   step(batch: TrainingBatch): TrainStepFigures {

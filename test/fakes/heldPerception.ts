@@ -6,6 +6,7 @@ import type { Embedding, Perception, PerceptionStatus } from '../../main/percept
 export class HeldPerception implements Perception {
   readonly version = 'held-1';
   readonly embeddingSize = 4;
+  readonly slots = [{ name: 'camera', offset: 0, size: 3 }, { name: 'mask', offset: 3, size: 1 }];
   encodes = 0;
   closed = false;
   private held = false;

@@ -4,15 +4,22 @@
 // obstacles and sensor faults against normal ticks.
 import * as tf from '@tensorflow/tfjs-core';
 import { auroc } from '../../worldmodel/auroc.ts';
+import { SurpriseMeter } from '../../worldmodel/surpriseMeter.ts';
+import { SurpriseScorer } from '../../worldmodel/surpriseScorer.ts';
+import { fusionLayout } from '../../perception/manifest.ts';
+import { DEFAULT_MANIFEST_PATH, readEncoderManifest } from '../../perception/onnxPerception.ts';
+import type { EmbeddingSlot } from '../../perception/perception.ts';
 import { OpenLoopErrorTally } from '../../worldmodel/openLoopError.ts';
 import { actionFeatures, emptyBatch } from '../../worldmodel/replayBatch.ts';
 import { Rssm, type RssmState, type TrainingBatch } from '../../worldmodel/rssm.ts';
 import { disposeWeights } from '../../worldmodel/rssmWeights.ts';
 import { worldModelConfig, type PresetName, type WorldModelConfig } from '../../worldmodel/worldModelConfig.ts';
 import { WorldModelTrainer } from '../../worldmodel/worldModelTrainer.ts';
+import { readCheckpoint, writeCheckpoint } from '../../worldmodel/checkpointFile.ts';
+import { restoreCheckpoint, snapshotCheckpoint } from '../../worldmodel/worldModelCheckpoint.ts';
 import type { BenchRow } from './report.ts';
 import { SeededRandom } from '../../sim/random.ts';
-import { EVENT_KINDS, recordSimEpisodes, type EventKind, type SimEpisode } from './worldModelEpisodes.ts';
+import { CONTROL_PERIOD_SECS, EVENT_KINDS, recordSimEpisodes, type EventKind, type SimEpisode } from './worldModelEpisodes.ts';
 
 export interface QualityOptions {
   preset: PresetName;
@@ -29,6 +36,10 @@ export interface QualityOptions {
   /** Ticks filtered before the first open-loop prediction, so the belief has settled. */
   warmupTicks: number;
   seed: number;
+  /** Save the trained model here (a world-model checkpoint), to look at it again without training. */
+  saveModelTo?: string;
+  /** Evaluate this saved model instead of training one (the rows then state no training budget of their own). */
+  modelFrom?: string;
 }
 
 export const DEFAULT_QUALITY_OPTIONS: QualityOptions = {
@@ -52,6 +63,9 @@ const TRAIN_ARENA_BASE = 1;
 const HELD_OUT_ARENA_BASE = 9000;
 const EVENT_ARENA_BASE = 9500;
 const SURPRISE_ROW: Readonly<Record<EventKind, string>> = { shove: 'surprise-auroc-shove', obstacle: 'surprise-auroc-obstacle', 'camera-freeze': 'surprise-auroc-camera-freeze', 'lidar-blackout': 'surprise-auroc-lidar-blackout' };
+/** The default encoders' embeddings (the bench always records with them). */
+const BENCH_ENCODERS = 'default-encoders';
+const CONTROL_PERIOD_MS = CONTROL_PERIOD_SECS * 1000;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const arenas = (base: number, count: number) => Array.from({ length: count }, (_, i) => base + i);
 
@@ -61,17 +75,27 @@ export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTI
   const heldOut = await record(arenas(HELD_OUT_ARENA_BASE, options.heldOutArenas), false, options.seed + 1);
   const withEvents = await record(arenas(EVENT_ARENA_BASE, options.heldOutArenas), true, options.seed + 2);
   const config = worldModelConfig(options.preset, { embeddingSize: training[0]!.embeddingSize, actionLimits: SIM_ACTION_LIMITS });
-  const rssm = new Rssm(config, options.seed);
-  const trainer = new WorldModelTrainer(rssm);
+  const { rssm, trainer } = options.modelFrom === undefined ? freshModel(config, training, options.seed) : await restoreCheckpoint(await readCheckpoint(options.modelFrom), { config, encoderVersion: BENCH_ENCODERS }, options.seed);
   try {
-    train(trainer, training, options);
+    if (options.modelFrom === undefined) train(trainer, training, options);
+    else log(`worldmodel: evaluating ${options.modelFrom} (${trainer.steps} steps), not training`);
+    if (options.saveModelTo !== undefined) await writeCheckpoint(options.saveModelTo, await snapshotCheckpoint({ rssm, trainer }, { version: `bench-${trainer.steps}`, encoderVersion: BENCH_ENCODERS, createdAtMs: Date.now() }));
     const openLoop = openLoopRatio(rssm, heldOut, options);
     const rows: BenchRow[] = [{ name: 'openloop-error-ratio', unit: 'ratio', p50: null, p95: null, p99: null, value: openLoop }];
-    return [...rows, ...surpriseRows(rssm, withEvents, options)];
+    const slots = Object.entries(fusionLayout(await readEncoderManifest(DEFAULT_MANIFEST_PATH))).map(([name, { offset, size }]) => ({ name, offset, size }));
+    return [...rows, ...surpriseRows(rssm, withEvents, slots)];
   } finally {
     trainer.dispose();
     disposeWeights(rssm.weights);
   }
+}
+
+/** A fresh model with the embedding's statistics taken from all the training data. */
+function freshModel(config: WorldModelConfig, training: readonly SimEpisode[], seed: number) {
+  const rssm = new Rssm(config, seed);
+  const embeddings = concatenate(training.map((episode) => episode.embeddings));
+  rssm.fitEmbeddingNorm(embeddings, embeddings.length / config.embeddingSize);
+  return { rssm, trainer: new WorldModelTrainer(rssm) };
 }
 
 function train(trainer: WorldModelTrainer, episodes: readonly SimEpisode[], options: QualityOptions): void {
@@ -109,7 +133,7 @@ function previousAction(episode: SimEpisode, tick: number, config: WorldModelCon
 }
 
 /** Filters every episode (one batch row each) tick by tick, calling `visit` with the state after each tick. */
-function filterEpisodes(rssm: Rssm, episodes: readonly SimEpisode[], visit: (tick: number, state: RssmState, surpriseNats: Float32Array, predictionError: Float32Array) => void): void {
+function filterEpisodes(rssm: Rssm, episodes: readonly SimEpisode[], visit: (tick: number, state: RssmState, surpriseNats: Float32Array, predictionError: Float32Array, dimensionErrors: Float32Array) => void): void {
   const { config } = rssm;
   const ticks = Math.min(...episodes.map((episode) => episode.ticks));
   let state = rssm.initial(episodes.length);
@@ -124,8 +148,8 @@ function filterEpisodes(rssm: Rssm, episodes: readonly SimEpisode[], visit: (tic
     const step = rssm.observe(state, action, embedding);
     tf.dispose([action, embedding, state.deterministic, state.stochastic]);
     state = step.state;
-    visit(tick, state, step.surpriseNats.dataSync() as Float32Array, step.predictionError.dataSync() as Float32Array);
-    tf.dispose([step.surpriseNats, step.predictionError]);
+    visit(tick, state, step.surpriseNats.dataSync() as Float32Array, step.predictionError.dataSync() as Float32Array, step.dimensionErrors.dataSync() as Float32Array);
+    tf.dispose([step.surpriseNats, step.predictionError, step.dimensionErrors]);
   }
   tf.dispose([state.deterministic, state.stochastic]);
 }
@@ -150,23 +174,51 @@ function openLoopRatio(rssm: Rssm, episodes: readonly SimEpisode[], options: Qua
   return summary.ratio;
 }
 
-function surpriseRows(rssm: Rssm, episodes: readonly SimEpisode[], options: QualityOptions): BenchRow[] {
-  const scores = { kl: new Map<string, number[]>(), error: new Map<string, number[]>() };
-  const keep = (map: Map<string, number[]>, label: string, value: number) => map.set(label, [...(map.get(label) ?? []), value]);
-  filterEpisodes(rssm, episodes, (tick, _state, surpriseNats, predictionError) => {
+/** The per-tick scores a surprise row can be made of: the model's two, raw and as the cockpit's meter holds them. */
+const SURPRISE_SCORES = ['modality-held', 'modality', 'error-held', 'error', 'kl-held', 'kl'] as const;
+type SurpriseScore = (typeof SURPRISE_SCORES)[number];
+/** What the cockpit shows (SurpriseScorer), and so what the rows report; the others are logged beside it. */
+const SHOWN_SCORE: SurpriseScore = 'modality-held';
+
+function surpriseRows(rssm: Rssm, episodes: readonly SimEpisode[], slots: readonly EmbeddingSlot[]): BenchRow[] {
+  const scores = new Map<string, number[]>();
+  const keep = (score: SurpriseScore, label: string, value: number) => {
+    const key = `${score}/${label}`;
+    scores.set(key, [...(scores.get(key) ?? []), value]);
+  };
+  const meters = episodes.map(() => ({ error: new SurpriseMeter(), kl: new SurpriseMeter(), modality: new SurpriseScorer(slots) }));
+  const size = rssm.config.embeddingSize;
+  filterEpisodes(rssm, episodes, (tick, _state, surpriseNats, predictionError, dimensionErrors) => {
     episodes.forEach((episode, row) => {
+      const timeMs = tick * CONTROL_PERIOD_MS;
+      const modality = meters[row]!.modality.score(dimensionErrors.subarray(row * size, (row + 1) * size), timeMs);
+      const values: Record<SurpriseScore, number> = {
+        'modality-held': modality.shown,
+        modality: modality.tick,
+        error: predictionError[row]!,
+        'error-held': meters[row]!.error.update(predictionError[row]!, timeMs),
+        kl: surpriseNats[row]!,
+        'kl-held': meters[row]!.kl.update(surpriseNats[row]!, timeMs),
+      };
       const label = episode.labels[tick]!;
       if (label === 'excluded') return;
-      keep(scores.kl, label, surpriseNats[row]!);
-      keep(scores.error, label, predictionError[row]!);
+      for (const score of SURPRISE_SCORES) keep(score, label, values[score]);
     });
   });
-  void options;
-  const normal = { kl: scores.kl.get('normal') ?? [], error: scores.error.get('normal') ?? [] };
   return EVENT_KINDS.map((kind) => {
-    const kl = auroc(scores.kl.get(kind) ?? [], normal.kl);
-    const error = auroc(scores.error.get(kind) ?? [], normal.error);
-    log(`worldmodel: ${kind}: AUROC of KL surprise ${kl.toFixed(3)}, of prediction error ${error.toFixed(3)} (${scores.kl.get(kind)?.length ?? 0} event ticks, ${normal.kl.length} normal)`);
-    return { name: SURPRISE_ROW[kind], unit: 'auroc', p50: null, p95: null, p99: null, value: kl };
+    const aurocs = Object.fromEntries(SURPRISE_SCORES.map((score) => [score, auroc(scores.get(`${score}/${kind}`) ?? [], scores.get(`${score}/normal`) ?? [])])) as Record<SurpriseScore, number>;
+    const counts = `${scores.get(`error/${kind}`)?.length ?? 0} event ticks, ${scores.get('error/normal')?.length ?? 0} normal`;
+    log(`worldmodel: ${kind}: AUROC ${SURPRISE_SCORES.map((score) => `${score} ${aurocs[score].toFixed(3)}`).join(', ')} (${counts})`);
+    return { name: SURPRISE_ROW[kind], unit: 'auroc', p50: null, p95: null, p99: null, value: aurocs[SHOWN_SCORE] };
   });
+}
+
+function concatenate(arrays: readonly Float32Array[]): Float32Array {
+  const out = new Float32Array(arrays.reduce((sum, array) => sum + array.length, 0));
+  let offset = 0;
+  for (const array of arrays) {
+    out.set(array, offset);
+    offset += array.length;
+  }
+  return out;
 }

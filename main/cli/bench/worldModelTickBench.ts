@@ -30,7 +30,7 @@ export async function tickWithLearnerRows(options: TickWithLearnerOptions = DEFA
   const folder = mkdtempSync(join(tmpdir(), 'reins-bench-learner-'));
   const quiet = pino({ level: 'warn' });
   const perception = await loadPerception();
-  const live = await loadWorldModel(DEFAULT_WORLD_MODEL_ARGS, perception.embeddingSize, quiet);
+  const live = await loadWorldModel(DEFAULT_WORLD_MODEL_ARGS, perception, quiet);
   if (live === undefined) throw new Error('the default world-model settings run no world model');
   let simTimeMs = Date.now();
   const link = createSimLink({ epochMs: simTimeMs });

@@ -5,7 +5,7 @@ import '@tensorflow/tfjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { nativeBlasForTests, seededFloats } from '../../../test/support/nativeBlasForTests.ts';
 import { Rssm, type TrainingBatch } from '../rssm.ts';
-import { disposeWeights, namedWeights } from '../rssmWeights.ts';
+import { disposeWeights, namedWeights, trainableWeights } from '../rssmWeights.ts';
 import { worldModelConfig } from '../worldModelConfig.ts';
 import { WorldModelTrainer } from '../worldModelTrainer.ts';
 import { restoreCheckpoint, snapshotCheckpoint } from '../worldModelCheckpoint.ts';
@@ -85,7 +85,7 @@ const weightsOf = (rssm: Rssm) => namedWeights(rssm.weights).map(([, variable]) 
 
 /** One optimiser step on fixed gradients (a training step would draw the restored model's own noise). */
 function stepOnFixedGradients({ rssm, trainer }: { rssm: Rssm; trainer: WorldModelTrainer }): void {
-  const variables = namedWeights(rssm.weights).map(([, variable]) => variable);
+  const variables = trainableWeights(rssm.weights).map(([, variable]) => variable);
   const grads = variables.map((variable, index) => tf.tensor(seededFloats(variable.size, 500 + index), variable.shape));
   trainer.optimizer.step(variables, grads, CONFIG.clipGradNorm);
   tf.dispose(grads);

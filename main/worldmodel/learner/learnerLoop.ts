@@ -152,6 +152,8 @@ export class LearnerLoop {
     let figures;
     try {
       const batch = await session.feed.batch(options.batchSize, config);
+      // A fresh model takes the embedding's statistics from its first replay, once; they then travel with its weights.
+      if (!model.rssm.embeddingNormFitted()) model.rssm.fitEmbeddingNorm(batch.embeddings, batch.batch * batch.length);
       figures = model.trainer.step(batch);
     } catch (error) {
       this.consecutiveFailures++;

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { SurpriseScorer } from './surpriseScorer.ts';
+
+const SLOTS = [
+  { name: 'camera', offset: 0, size: 6 },
+  { name: 'proprio', offset: 6, size: 2 },
+];
+
+/** Errors with every camera dimension at `camera` and every proprioception dimension at `proprio`. */
+const errors = (camera: number, proprio: number) => Float32Array.from([...Array(6).fill(camera), ...Array(2).fill(proprio)]);
+
+describe('SurpriseScorer', () => {
+  it('measures each modality against its own usual error, so a spike in a small quiet one stands out', () => {
+    const scorer = new SurpriseScorer(SLOTS, { adaptTicks: 50, holdMs: 0 });
+    // The camera usually misses by far more than proprioception does.
+    for (let tick = 0; tick < 100; tick++) expect(scorer.score(errors(0.5, 0.01), tick * 100).tick).toBeCloseTo(1, 5);
+    const shove = scorer.score(errors(0.5, 1), 10_000);
+    expect(shove.slot).toBe('proprio');
+    expect(shove.tick).toBeCloseTo(100, 0);
+    // The same absolute error in the camera is nothing out of the ordinary.
+    expect(scorer.score(errors(1, 0.01), 10_100).tick).toBeCloseTo(2, 1);
+  });
+
+  it('holds the peak for the hold time, and a rare spike barely moves the usual level', () => {
+    const scorer = new SurpriseScorer(SLOTS, { adaptTicks: 300, holdMs: 1000 });
+    for (let tick = 0; tick < 50; tick++) scorer.score(errors(0.2, 0.02), tick * 100);
+    expect(scorer.score(errors(20, 0.02), 5000).shown).toBeCloseTo(100, 0);
+    expect(scorer.score(errors(0.2, 0.02), 5500).shown).toBeCloseTo(100, 0);
+    const after = scorer.score(errors(0.2, 0.02), 6100);
+    expect(after.shown).toBeLessThan(1.1);
+    expect(() => scorer.score(new Float32Array(4), 6200)).toThrow(/beyond the 4 errors/);
+  });
+});
