@@ -63,10 +63,13 @@ export async function restoreCheckpoint(checkpoint: WorldModelCheckpoint, expect
   const trainer = new WorldModelTrainer(rssm);
   trainer.steps = checkpoint.trainSteps;
   if (checkpoint.optimizer.length > 0) {
-    await trainer.optimizer.setWeights([
+    const state = [
       { name: 'iter', tensor: tf.scalar(checkpoint.optimizerIterations, 'int32') },
       ...checkpoint.optimizer.map(({ name, shape, values }) => ({ name, tensor: tf.tensor(values, shape) })),
-    ]);
+    ];
+    await trainer.optimizer.setWeights(state);
+    // The optimiser made its own variables of them: these copies would hold the moments twice.
+    tf.dispose(state.map(({ tensor }) => tensor));
   }
   return { rssm, trainer };
 }

@@ -110,7 +110,7 @@ function train(trainer: WorldModelTrainer, episodes: readonly SimEpisode[], opti
     }
   }
   const seconds = (performance.now() - startedMs) / 1000;
-  log(`worldmodel: trained ${options.preset} for ${trainer.steps} steps (batch ${options.batch} × ${options.sequenceLength}) in ${seconds.toFixed(0)} s on ${episodes.length} segments of ${episodes[0]?.ticks} ticks`);
+  log(`worldmodel: trained ${options.preset} for ${trainer.steps} steps (batch ${options.batch} × ${options.sequenceLength}) in ${seconds.toFixed(0)} s on TF.js backend ${tf.getBackend()}, ${episodes.length} segments of ${episodes[0]?.ticks} ticks`);
 }
 
 /** Random windows of consecutive ticks; entry t's action is the one taken after tick t − 1. */
