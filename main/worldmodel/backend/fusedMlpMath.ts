@@ -32,16 +32,8 @@ export interface MlpRecord {
   output: Float32Array;
 }
 
-/** Named as MLP_KERNEL_INPUTS names the forward's inputs. */
-export interface MlpGradients {
-  input: Float32Array;
-  hiddenWeight: Float32Array;
-  hiddenBias: Float32Array;
-  gain: Float32Array;
-  shift: Float32Array;
-  outWeight: Float32Array;
-  outBias: Float32Array;
-}
+/** One gradient per weight, and the input's; named as MLP_KERNEL_INPUTS names the forward's inputs. */
+export type MlpGradients = MlpWeights & { input: Float32Array };
 
 export function mlpForward(blas: NativeBlas, sizes: MlpSizes, weights: MlpWeights, input: Float32Array): MlpRecord {
   const { rows, inputs, hidden, outputs, epsilon } = sizes;
