@@ -26,6 +26,8 @@ export interface SessionStoreArgs {
 export interface SessionStores {
   /** The memory the ticks go to, for the world model's learner; undefined with --no-memory. */
   memory: { uri: string; space: TickSpace; writtenTicks: () => number } | undefined;
+  /** The session's recording; undefined with --no-record. */
+  recording: SessionRecording | undefined;
   close(): Promise<void>;
 }
 
@@ -101,6 +103,7 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
   }
   return {
     memory: memoryFacts,
+    recording,
     async close() {
       for (const close of closers.reverse()) await close();
     },

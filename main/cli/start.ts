@@ -80,7 +80,7 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
   });
   logClipping(loop, log);
   const stores = await openSessionStores(link, loop, perception, args.stores, log);
-  const learning = worldModel && stores.memory ? startWorldModelLearning(worldModel, loop, stores.memory, defaultCheckpointFolder(reinsDataFolder()), args.worldModel, log) : undefined;
+  const learning = worldModel && stores.memory ? startWorldModelLearning(worldModel, loop, stores.memory, defaultCheckpointFolder(reinsDataFolder()), args.worldModel, log, stores.recording?.recordSurprise) : undefined;
   if (worldModel && !stores.memory) log.warn('the world model runs without learning: its learner replays memory, and --no-memory keeps none');
   if (learning) loop.addAlertSource(() => learning.alerts());
   loop.start();

@@ -7,6 +7,7 @@ import type { WorldModelStatus } from '../api/contract.ts';
 import type { LinkAlert } from '../links/link.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import type { TickSpace } from '../memory/tickSchema.ts';
+import type { SurpriseEvent } from '../recording/reinsEvents.ts';
 import { DEFAULT_SAFETY_LIMITS } from '../safety/safetyFilter.ts';
 import { selectWorldModelBackend, type BackendSelection } from '../worldmodel/backend/selectBackend.ts';
 import { Learner } from '../worldmodel/learner/learner.ts';
@@ -47,7 +48,16 @@ export function defaultCheckpointFolder(dataHome: string): string {
  * Starts the learner on the memory the loop writes, and after each tick hands the filter any newer
  * weights and tells the learner how many ticks memory has taken since.
  */
-export function startWorldModelLearning(live: LiveWorldModel, loop: ControlLoop, memory: { uri: string; space: TickSpace; writtenTicks: () => number }, checkpointDir: string, args: WorldModelArgs, log: Logger): WorldModelLearning {
+export function startWorldModelLearning(
+  live: LiveWorldModel,
+  loop: ControlLoop,
+  memory: { uri: string; space: TickSpace; writtenTicks: () => number },
+  checkpointDir: string,
+  args: WorldModelArgs,
+  log: Logger,
+  /** Where each tick's surprise goes besides the status (the session's recording). */
+  recordSurprise?: (surprise: SurpriseEvent, atMs: number) => void,
+): WorldModelLearning {
   const learner = Learner.start({
     memoryUri: memory.uri,
     tickSpace: memory.space,
@@ -76,7 +86,9 @@ export function startWorldModelLearning(live: LiveWorldModel, loop: ControlLoop,
   const stopTicks = loop.onTick((report) => {
     if (report.belief) {
       const { surpriseNats, predictionError } = report.belief;
-      lastBelief = { surpriseScore: scorer.score(report.belief.dimensionErrors, report.frame.timeMs).shown, surpriseNats, predictionError };
+      const score = scorer.score(report.belief.dimensionErrors, report.frame.timeMs);
+      lastBelief = { surpriseScore: score.shown, surpriseNats, predictionError };
+      recordSurprise?.({ score: score.shown, modality: score.slot, surpriseNats, predictionError, worldModelVersion: report.belief.version }, report.frame.timeMs);
     }
     const weights = learner.takeWeights();
     if (weights) {

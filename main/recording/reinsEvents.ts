@@ -23,6 +23,17 @@ export interface OperatorInputEvent {
   detail?: Record<string, unknown>;
 }
 
+/** The world model's view of one tick, so a review can find the moments that surprised it. */
+export interface SurpriseEvent {
+  /** What the cockpit showed: the most surprised modality's error over its usual error, held 1 s. */
+  score: number;
+  /** The modality behind this tick's score. */
+  modality: string;
+  surpriseNats: number;
+  predictionError: number;
+  worldModelVersion: string;
+}
+
 export interface EventChannel {
   topic: string;
   schemaName: string;
@@ -75,6 +86,22 @@ export const OPERATOR_INPUT_CHANNEL: EventChannel = {
   topic: '/reins/operator_input',
   schemaName: 'reins.OperatorInput',
   jsonSchema: { type: 'object', properties: { action: { type: 'string' }, detail: { type: 'object' } }, required: ['action'] },
+};
+
+export const SURPRISE_CHANNEL: EventChannel = {
+  topic: '/reins/surprise',
+  schemaName: 'reins.Surprise',
+  jsonSchema: {
+    type: 'object',
+    properties: {
+      score: { type: 'number' },
+      modality: { type: 'string' },
+      surpriseNats: { type: 'number' },
+      predictionError: { type: 'number' },
+      worldModelVersion: { type: 'string' },
+    },
+    required: ['score', 'modality', 'surpriseNats', 'predictionError', 'worldModelVersion'],
+  },
 };
 
 /** Messages of kinds with no standard ROS type here (analog voltages), kept as JSON. */

@@ -31,6 +31,7 @@ it('records the link’s sensor topics, every command sent with who drove, alert
     listener({ driver: 'estopped', command: { linearMps: 0, angularRadps: 0 }, requested: { linearMps: 0, angularRadps: 0 }, clipped: false, delivered: true, atMs: 1_000_200 });
   }
   session.recordOperatorInput({ action: 'estop' }, 1_000_150);
+  session.recordSurprise({ score: 12.5, modality: 'proprio', surpriseNats: 3.1, predictionError: 0.4, worldModelVersion: 'wm-1' }, 1_000_160);
   link.raise([{ key: 'camera-stale', severity: 'warn', message: 'camera silent' }]);
   await session.close();
   expect(link.subscribedTopics()).toEqual([]);
@@ -44,6 +45,7 @@ it('records the link’s sensor topics, every command sent with who drove, alert
     ['/reins/command_sent', 'reins.CommandSent', 1_000_100],
     ['/cmd_vel', 'geometry_msgs/Twist', 1_000_100],
     ['/reins/operator_input', 'reins.OperatorInput', 1_000_150],
+    ['/reins/surprise', 'reins.Surprise', 1_000_160],
     ['/reins/command_sent', 'reins.CommandSent', 1_000_200],
     ['/cmd_vel', 'geometry_msgs/Twist', 1_000_200],
     ['/reins/alerts', 'reins.Alerts', 1_000_500],

@@ -1,12 +1,12 @@
 // What the core calls to record a session: every sensor topic the link offers (also those that
 // appear after a reconnect), every command sent with who drove, the link's alerts, and operator
-// inputs the caller reports. One file per session under `folder`, rotated at a size limit, within
+// inputs and the world model's surprise as the caller reports them. One file per session under `folder`, rotated at a size limit, within
 // a quota.
 import { join } from 'node:path';
 import type { Link, LinkAlert } from '../links/link.ts';
 import { twistFromDrive, type RobotMessage } from '../links/messages.ts';
 import { Recorder, type RecorderStats } from './recorder.ts';
-import { ALERTS_CHANNEL, COMMAND_SENT_CHANNEL, OPERATOR_INPUT_CHANNEL, type CommandSentEvent, type OperatorInputEvent } from './reinsEvents.ts';
+import { ALERTS_CHANNEL, COMMAND_SENT_CHANNEL, OPERATOR_INPUT_CHANNEL, SURPRISE_CHANNEL, type CommandSentEvent, type OperatorInputEvent, type SurpriseEvent } from './reinsEvents.ts';
 
 /** The part of the control loop recording needs (ControlLoop has it). */
 export interface CommandSource {
@@ -31,6 +31,8 @@ export interface SessionRecordingOptions {
 export interface SessionRecording {
   readonly path: string;
   recordOperatorInput(input: OperatorInputEvent, atMs?: number): void;
+  /** The world model's surprise at a tick, logged at the tick's time. */
+  recordSurprise(surprise: SurpriseEvent, atMs: number): void;
   /** Recording's own warnings (quota, drops, a failed disk), as keyed alerts with a hint. */
   alerts(): LinkAlert[];
   onAlerts(listener: (alerts: readonly LinkAlert[]) => void): () => void;
@@ -69,6 +71,7 @@ export async function startSessionRecording(options: SessionRecordingOptions): P
   return {
     path,
     recordOperatorInput: (input, atMs = clock()) => void recorder.recordEvent(OPERATOR_INPUT_CHANNEL, atMs, input),
+    recordSurprise: (surprise, atMs) => void recorder.recordEvent(SURPRISE_CHANNEL, atMs, surprise),
     alerts: () => recorder.alerts(),
     onAlerts: (listener) => recorder.onAlerts(listener),
     stats: () => recorder.stats(),

@@ -51,7 +51,8 @@ describe('reins start keeps the session', () => {
     const reader = await RecordingReader.open(join(recordings, files[0]!));
     const topics = new Set<string>();
     for await (const message of reader.messages()) topics.add(message.topic);
-    expect([...topics]).toEqual(expect.arrayContaining(['/camera/image_raw', '/scan', '/joint_states', '/imu', '/odom']));
+    // The sensors, and the world model's surprise at each tick, for a review to find what mattered.
+    expect([...topics]).toEqual(expect.arrayContaining(['/camera/image_raw', '/scan', '/joint_states', '/imu', '/odom', '/reins/surprise']));
 
     const memory = await Memory.open({ uri: memoryUri });
     try {
