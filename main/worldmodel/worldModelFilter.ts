@@ -47,11 +47,14 @@ export class WorldModelFilter implements BeliefFilter {
    */
   imagine(commands: readonly DriveCommand[]): Float32Array {
     if (commands.length === 0) return new Float32Array(0);
-    return tf.tidy(() => {
-      const actions = new Float32Array(commands.length * this.config.actionSize);
-      commands.forEach((command, index) => actionFeatures(command, this.config, actions, index * this.config.actionSize));
-      return this.rssm.imagine(this.state, tf.tensor3d(actions, [1, commands.length, this.config.actionSize])).dataSync() as Float32Array;
-    });
+    const actions = new Float32Array(commands.length * this.config.actionSize);
+    commands.forEach((command, index) => actionFeatures(command, this.config, actions, index * this.config.actionSize));
+    // The values are read outside tidy: tidy would walk a returned array element by element.
+    const input = tf.tensor3d(actions, [1, commands.length, this.config.actionSize]);
+    const imagined = this.rssm.imagine(this.state, input);
+    const values = imagined.dataSync() as Float32Array;
+    tf.dispose([input, imagined]);
+    return values;
   }
 
   /** Forgets the belief: a new episode, or the robot was moved by hand. */

@@ -63,8 +63,6 @@ const TRAIN_ARENA_BASE = 1;
 const HELD_OUT_ARENA_BASE = 9000;
 const EVENT_ARENA_BASE = 9500;
 const SURPRISE_ROW: Readonly<Record<EventKind, string>> = { shove: 'surprise-auroc-shove', obstacle: 'surprise-auroc-obstacle', 'camera-freeze': 'surprise-auroc-camera-freeze', 'lidar-blackout': 'surprise-auroc-lidar-blackout' };
-/** The default encoders' embeddings (the bench always records with them). */
-const BENCH_ENCODERS = 'default-encoders';
 const CONTROL_PERIOD_MS = CONTROL_PERIOD_SECS * 1000;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const arenas = (base: number, count: number) => Array.from({ length: count }, (_, i) => base + i);
@@ -75,14 +73,16 @@ export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTI
   const heldOut = await record(arenas(HELD_OUT_ARENA_BASE, options.heldOutArenas), false, options.seed + 1);
   const withEvents = await record(arenas(EVENT_ARENA_BASE, options.heldOutArenas), true, options.seed + 2);
   const config = worldModelConfig(options.preset, { embeddingSize: training[0]!.embeddingSize, actionLimits: SIM_ACTION_LIMITS });
-  const { rssm, trainer } = options.modelFrom === undefined ? freshModel(config, training, options.seed) : await restoreCheckpoint(await readCheckpoint(options.modelFrom), { config, encoderVersion: BENCH_ENCODERS }, options.seed);
+  const manifest = await readEncoderManifest(DEFAULT_MANIFEST_PATH);
+  const encoderVersion = manifest.version;
+  const { rssm, trainer } = options.modelFrom === undefined ? freshModel(config, training, options.seed) : await restoreCheckpoint(await readCheckpoint(options.modelFrom), { config, encoderVersion }, options.seed);
   try {
     if (options.modelFrom === undefined) train(trainer, training, options);
     else log(`worldmodel: evaluating ${options.modelFrom} (${trainer.steps} steps), not training`);
-    if (options.saveModelTo !== undefined) await writeCheckpoint(options.saveModelTo, await snapshotCheckpoint({ rssm, trainer }, { version: `bench-${trainer.steps}`, encoderVersion: BENCH_ENCODERS, createdAtMs: Date.now() }));
+    if (options.saveModelTo !== undefined) await writeCheckpoint(options.saveModelTo, await snapshotCheckpoint({ rssm, trainer }, { version: `bench-${trainer.steps}`, encoderVersion, createdAtMs: Date.now() }));
     const openLoop = openLoopRatio(rssm, heldOut, options);
     const rows: BenchRow[] = [{ name: 'openloop-error-ratio', unit: 'ratio', p50: null, p95: null, p99: null, value: openLoop }];
-    const slots = Object.entries(fusionLayout(await readEncoderManifest(DEFAULT_MANIFEST_PATH))).map(([name, { offset, size }]) => ({ name, offset, size }));
+    const slots = Object.entries(fusionLayout(manifest)).map(([name, { offset, size }]) => ({ name, offset, size }));
     return [...rows, ...surpriseRows(rssm, withEvents, slots)];
   } finally {
     trainer.dispose();
@@ -166,7 +166,10 @@ function openLoopRatio(rssm: Rssm, episodes: readonly SimEpisode[], options: Qua
     episodes.forEach((episode, row) => {
       for (let ahead = 1; ahead <= horizon; ahead++) previousAction(episode, tick + ahead, config, actions, (row * horizon + ahead - 1) * config.actionSize);
     });
-    const predicted = tf.tidy(() => rssm.imagine(state, tf.tensor3d(actions, [episodes.length, horizon, config.actionSize])).dataSync() as Float32Array);
+    const input = tf.tensor3d(actions, [episodes.length, horizon, config.actionSize]);
+    const imagined = rssm.imagine(state, input);
+    const predicted = imagined.dataSync() as Float32Array;
+    tf.dispose([input, imagined]);
     episodes.forEach((episode, row) => tally.add(episode.embeddings, tick, predicted.subarray(row * horizon * config.embeddingSize, (row + 1) * horizon * config.embeddingSize)));
   });
   const summary = tally.summary();

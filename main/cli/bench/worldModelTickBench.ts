@@ -57,7 +57,7 @@ export async function tickWithLearnerRows(options: TickWithLearnerOptions = DEFA
       loop.heartbeat();
       const report = await loop.tick();
       ticked++;
-      if ((learning.status().trainSteps ?? 0) > 0) durationsMs.push(report.durationMs);
+      if (learning.status().trainSteps > 0) durationsMs.push(report.durationMs);
       if (ticked % 600 === 0) log(`tick-with-learner: ${ticked} ticks, learner ${learning.status().learner} at step ${learning.status().trainSteps}`);
       if (durationsMs.length === 0 && ticked > 20 * 60 * options.rateHz) throw new Error('the learner took no training step in 20 minutes of ticks');
     }
