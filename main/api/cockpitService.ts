@@ -3,12 +3,15 @@
 import type { Link } from '../links/link.ts';
 import { listSerialPorts, type SerialPortCandidate } from '../links/serial/portDiscovery.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
-import { ESTOP_RELEASE_HOLD_MS, type CockpitState, type ErrorBody, type RobotConnection, type Request, type SerialPortsResponse, type WorldModelStatus } from './contract.ts';
+import type { LearningResult, LearningSession } from '../learning/learningSession.ts';
+import { ESTOP_RELEASE_HOLD_MS, type ClipResponse, type ClipSide, type CockpitState, type ErrorBody, type RobotConnection, type Request, type SerialPortsResponse, type WorldModelStatus } from './contract.ts';
 import { PreviewCache, type Preview } from './previews.ts';
 import type { RobotConnections } from './robotConnections.ts';
 
 export type HandleResult = { ok: true } | { ok: false; error: ErrorBody };
 export type SerialPortsResult = { ok: true; body: SerialPortsResponse } | { ok: false; error: ErrorBody };
+export type ClipResult = { ok: true; body: ClipResponse } | { ok: false; error: ErrorBody };
+export type ClipFrameResult = { ok: true; contentType: string; bytes: Uint8Array } | { ok: false; error: ErrorBody };
 
 export interface CockpitApi {
   state(): CockpitState;
@@ -18,6 +21,10 @@ export interface CockpitApi {
   scanPreview(): Preview | undefined;
   /** Told when a new camera frame or scan has arrived; returns the unsubscribe. */
   onPreviewReady(listener: () => void): () => void;
+  /** One side of the open preference question, read back from the recording. */
+  clip(questionId: string, side: ClipSide): Promise<ClipResult>;
+  /** One camera frame of that clip, as an image. */
+  clipFrame(questionId: string, side: ClipSide, index: number): Promise<ClipFrameResult>;
 }
 
 export class CockpitService implements CockpitApi {
@@ -72,6 +79,84 @@ export class CockpitService implements CockpitApi {
         if (!started.ok) return { ok: false, error: { code: started.code, message: started.message, id: request.id } };
         return { ok: true };
       }
+      case 'rate':
+      case 'undo':
+      case 'answer':
+      case 'promote-version':
+      case 'rollback-version':
+      case 'hold-versions':
+      case 'set-auto-promote':
+      case 'set-question-pace':
+        return this.handleLearning(request);
+    }
+  }
+
+  /** The operator's feedback and version choices; every refusal carries the session's own words. */
+  private handleLearning(request: Extract<Request, { type: 'rate' | 'undo' | 'answer' | 'promote-version' | 'rollback-version' | 'hold-versions' | 'set-auto-promote' | 'set-question-pace' }>): HandleResult {
+    const learning = this.extras.learning;
+    if (!learning) return refused(request.id, 'this core runs without a learning session: feedback and versions are unavailable');
+    let result: LearningResult;
+    switch (request.type) {
+      case 'rate':
+        result = learning.rate(request.value, request.atMs);
+        break;
+      case 'undo':
+        result = learning.undo();
+        break;
+      case 'answer':
+        result = learning.answer(request.questionId, request.answer);
+        break;
+      case 'promote-version':
+        result = learning.promote(request.version);
+        break;
+      case 'rollback-version':
+        result = learning.rollback();
+        break;
+      case 'hold-versions':
+        result = learning.hold(request.held);
+        break;
+      case 'set-auto-promote':
+        result = learning.setAutoPromote(request.enabled);
+        break;
+      case 'set-question-pace':
+        result = learning.setQuestionPace(request.everySecs ?? undefined);
+        break;
+    }
+    return result.ok ? { ok: true } : refused(request.id, result.message);
+  }
+
+  async clip(questionId: string, side: ClipSide): Promise<ClipResult> {
+    const learning = this.extras.learning;
+    if (!learning) return { ok: false, error: { code: 'not-found', message: 'this core runs without a learning session: there are no clips' } };
+    const read = await learning.clip(questionId, side);
+    if (!read.ok) return { ok: false, error: { code: 'not-found', message: read.message } };
+    const { clip } = read;
+    return {
+      ok: true,
+      body: {
+        questionId,
+        side,
+        startMs: clip.startMs,
+        endMs: clip.endMs,
+        frames: clip.frames.map((frame, index) => ({ index, timeMs: frame.timeMs })),
+        scans: clip.scans,
+        path: clip.path,
+      },
+    };
+  }
+
+  async clipFrame(questionId: string, side: ClipSide, index: number): Promise<ClipFrameResult> {
+    const learning = this.extras.learning;
+    if (!learning) return { ok: false, error: { code: 'not-found', message: 'this core runs without a learning session: there are no clips' } };
+    const read = await learning.clip(questionId, side);
+    if (!read.ok) return { ok: false, error: { code: 'not-found', message: read.message } };
+    const frame = read.clip.frames[index];
+    if (!frame) return { ok: false, error: { code: 'not-found', message: `the ${side} clip has ${read.clip.frames.length} frames; there is no frame ${index}` } };
+    try {
+      const image = frame.image();
+      return { ok: true, contentType: image.contentType, bytes: image.bytes };
+    } catch (error) {
+      return { ok: false, error: { code: 'unavailable', message: `frame ${index} of the ${side} clip could not be encoded: ${(error as Error).message}` } };
     }
   }
 
@@ -126,6 +211,7 @@ export class CockpitService implements CockpitApi {
       streams: this.loop.synchroniser.health(nowMs).map((stream) => ({ ...stream, topic: robotTopics?.[stream.role] ?? stream.topic, ageMs: stream.ageMs })),
       alerts: this.loop.alerts().map((alert) => ({ ...alert })),
       connection: this.connection(),
+      learning: this.extras.learning?.status(),
     };
   }
 
@@ -151,6 +237,8 @@ export interface CockpitServiceExtras {
   connections?: RobotConnections;
   /** Lists the machine's serial ports (default: serialport's discovery). */
   listSerialPorts?: () => Promise<SerialPortCandidate[]>;
+  /** Learning from the operator; without it, feedback and version requests are refused. */
+  learning?: Pick<LearningSession, 'rate' | 'undo' | 'answer' | 'promote' | 'rollback' | 'hold' | 'setAutoPromote' | 'setQuestionPace' | 'clip' | 'status'>;
 }
 
 function refused(id: string | undefined, message: string): HandleResult {

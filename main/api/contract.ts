@@ -124,6 +124,50 @@ export type SerialPortEntry = z.infer<typeof SerialPortEntry>;
 export const SerialPortsResponse = z.object({ ports: z.array(SerialPortEntry) });
 export type SerialPortsResponse = z.infer<typeof SerialPortsResponse>;
 
+// ── Learning from the operator (DESIGN §3): ratings, undo, preference answers, policy versions ─────
+
+export const RateRequest = z.strictObject({
+  type: z.literal('rate'),
+  id: requestId,
+  value: z.enum(['good', 'bad']),
+  /** A past moment (epoch ms) to rate; omitted: the current moment. */
+  atMs: z.number().finite().optional(),
+});
+
+export const UndoRequest = z.strictObject({ type: z.literal('undo'), id: requestId });
+
+export const PreferenceAnswerChoice = z.enum(['left', 'right', 'same', 'skip']);
+export type PreferenceAnswerChoice = z.infer<typeof PreferenceAnswerChoice>;
+
+export const AnswerRequest = z.strictObject({
+  type: z.literal('answer'),
+  id: requestId,
+  questionId: z.string().min(1).max(64),
+  answer: PreferenceAnswerChoice,
+});
+
+export const PromoteVersionRequest = z.strictObject({
+  type: z.literal('promote-version'),
+  id: requestId,
+  version: z.number().int().min(1),
+});
+
+export const RollbackVersionRequest = z.strictObject({ type: z.literal('rollback-version'), id: requestId });
+
+export const HoldVersionsRequest = z.strictObject({ type: z.literal('hold-versions'), id: requestId, held: z.boolean() });
+
+export const SetAutoPromoteRequest = z.strictObject({ type: z.literal('set-auto-promote'), id: requestId, enabled: z.boolean() });
+
+/** Shortest pace the operator may set for preference questions. */
+export const MIN_QUESTION_EVERY_SECS = 5;
+
+export const SetQuestionPaceRequest = z.strictObject({
+  type: z.literal('set-question-pace'),
+  id: requestId,
+  /** Seconds between questions; null: ask none. */
+  everySecs: z.number().finite().min(MIN_QUESTION_EVERY_SECS).max(3600).nullable(),
+});
+
 export const Request = z.discriminatedUnion('type', [
   DriveRequest,
   EStopRequest,
@@ -134,6 +178,14 @@ export const Request = z.discriminatedUnion('type', [
   SetAutonomyRequest,
   SetSpeedLimitsRequest,
   ConnectRobotRequest,
+  RateRequest,
+  UndoRequest,
+  AnswerRequest,
+  PromoteVersionRequest,
+  RollbackVersionRequest,
+  HoldVersionsRequest,
+  SetAutoPromoteRequest,
+  SetQuestionPaceRequest,
 ]);
 export type Request = z.infer<typeof Request>;
 export type RequestType = Request['type'];
@@ -226,6 +278,62 @@ export const WorldModelStatus = z.object({
 });
 export type WorldModelStatus = z.infer<typeof WorldModelStatus>;
 
+/** Inclusive steps of one episode and the wall times they span: one side of a preference question. */
+export const ClipSpan = z.object({ episodeId: z.string(), startStep: z.number().int(), endStep: z.number().int(), startMs: z.number(), endMs: z.number() });
+export type ClipSpan = z.infer<typeof ClipSpan>;
+
+export const PreferenceQuestionStatus = z.object({
+  id: z.string(),
+  askedAtMs: z.number(),
+  expiresAtMs: z.number(),
+  left: ClipSpan,
+  right: ClipSpan,
+});
+export type PreferenceQuestionStatus = z.infer<typeof PreferenceQuestionStatus>;
+
+export const PolicyVersionStatus = z.object({
+  number: z.number().int().positive(),
+  /** The policy's own version string. */
+  name: z.string(),
+  createdAtMs: z.number(),
+  /** What the update learned from; absent for v1. */
+  trainedOn: z.object({ interventions: z.number(), preferences: z.number(), ratings: z.number(), operatorTicks: z.number() }).optional(),
+  /** Seconds this version drove (driver 'policy'). */
+  policyDrivingSecs: z.number().nonnegative(),
+  /** Interventions per minute of policy driving; absent until it has driven long enough to tell. */
+  interventionRatePerMin: z.number().nonnegative().optional(),
+  interventions: z.number().int().nonnegative(),
+  good: z.number().int().nonnegative(),
+  bad: z.number().int().nonnegative(),
+  driving: z.boolean(),
+});
+export type PolicyVersionStatus = z.infer<typeof PolicyVersionStatus>;
+
+/** Learning from the operator: what they taught, the open question, and the policy versions. */
+export const LearningStatus = z.object({
+  /** A learner is attached: feedback trains new versions. Off: feedback is still recorded. */
+  learning: z.boolean(),
+  /** Why learning is off, or something the operator should know. */
+  note: z.string().optional(),
+  counts: z.object({ interventions: z.number().int().nonnegative(), answers: z.number().int().nonnegative(), ratings: z.number().int().nonnegative() }),
+  /** A takeover is counting as an intervention right now. */
+  interventionActive: z.boolean(),
+  /** A rating or answer stands that U would withdraw. */
+  canUndo: z.boolean(),
+  question: PreferenceQuestionStatus.optional(),
+  /** Seconds between preference questions; absent: none asked. */
+  questionEverySecs: z.number().optional(),
+  /** The newest versions, the driving one and v1 (older candidates are left out of the state). */
+  versions: z.array(PolicyVersionStatus),
+  versionCount: z.number().int().positive(),
+  drivingVersion: z.number().int().positive(),
+  held: z.boolean(),
+  autoPromote: z.boolean(),
+  /** The last thing the operator's feedback did, for the cockpit to show once (seq changes each time). */
+  lastMessage: z.object({ seq: z.number().int(), text: z.string(), atMs: z.number() }).optional(),
+});
+export type LearningStatus = z.infer<typeof LearningStatus>;
+
 export const CockpitState = z.object({
   robotName: z.string(),
   simulated: z.boolean(),
@@ -259,6 +367,8 @@ export const CockpitState = z.object({
   alerts: z.array(Alert),
   /** The robot the operator last asked for, and how connecting to it went. */
   connection: RobotConnection,
+  /** Absent when the core runs without a learning session. */
+  learning: LearningStatus.optional(),
 });
 export type CockpitState = z.infer<typeof CockpitState>;
 
@@ -314,7 +424,42 @@ export const Paths = {
   requests: '/api/requests',
   socket: '/api/socket',
   serialPorts: '/api/serial-ports',
+  /** GET /api/clips/QUESTION/left|right: a ClipResponse; …/frames/N: that camera frame as an image. */
+  clips: '/api/clips',
 } as const;
+
+export const ClipSide = z.enum(['left', 'right']);
+export type ClipSide = z.infer<typeof ClipSide>;
+
+/** One side of a preference question, read back from the session's recording. */
+export const ClipResponse = z.object({
+  questionId: z.string(),
+  side: ClipSide,
+  startMs: z.number(),
+  endMs: z.number(),
+  /** Camera frames in time order; each is fetched as an image from …/frames/INDEX. */
+  frames: z.array(z.object({ index: z.number().int().nonnegative(), timeMs: z.number() })),
+  scans: z.array(
+    z.object({
+      timeMs: z.number(),
+      angleMinRad: z.number(),
+      angleIncrementRad: z.number(),
+      rangeMaxM: z.number(),
+      rangesM: z.array(z.number().nullable()),
+    }),
+  ),
+  /** The robot's odometry poses over the clip (metres, radians). */
+  path: z.array(z.object({ timeMs: z.number(), xM: z.number(), yM: z.number(), yawRad: z.number() })),
+});
+export type ClipResponse = z.infer<typeof ClipResponse>;
+
+export function clipPath(questionId: string, side: ClipSide): string {
+  return `${Paths.clips}/${encodeURIComponent(questionId)}/${side}`;
+}
+
+export function clipFramePath(questionId: string, side: ClipSide, index: number): string {
+  return `${clipPath(questionId, side)}/frames/${index}`;
+}
 
 // ── Binary frames: core → UI, for high-rate streams ──────────────────────────────────────────────
 // Little-endian. Byte 0 is the frame kind; the header is 16 bytes; the payload follows.

@@ -10,7 +10,7 @@ import sirv from 'sirv';
 import { WebSocketServer } from 'ws';
 import { bearerToken, ownOrigins, tokensMatch } from './access.ts';
 import type { CockpitApi } from './cockpitService.ts';
-import { API_VERSION, MAX_REQUEST_BYTES, MAX_SOCKET_FRAME_BYTES, Paths, type ErrorBody } from './contract.ts';
+import { API_VERSION, ClipSide, MAX_REQUEST_BYTES, MAX_SOCKET_FRAME_BYTES, Paths, type ErrorBody } from './contract.ts';
 import { validateRequest } from './requestParsing.ts';
 import { SocketSession } from './socketSession.ts';
 
@@ -85,7 +85,30 @@ export async function startApiServer(api: CockpitApi, options: ApiServerOptions)
         sendJson(response, 200, { ok: true, requestType: parsed.request.type });
       });
     }
+    if (path.startsWith(`${Paths.clips}/`)) return handleClip(request, response, path);
     sendError(response, 404, { code: 'not-found', message: `no API at ${path}` });
+  };
+
+  /** GET /api/clips/QUESTION/SIDE (JSON) and /api/clips/QUESTION/SIDE/frames/N (an image). */
+  const handleClip = (request: IncomingMessage, response: ServerResponse, path: string) => {
+    if (request.method !== 'GET') return sendError(response, 405, { code: 'method-not-allowed', message: `${Paths.clips} takes GET` });
+    const match = path.slice(Paths.clips.length).match(/^\/([^/]{1,200})\/([a-z]+)(?:\/frames\/(\d{1,4}))?$/);
+    const side = ClipSide.safeParse(match?.[2]);
+    if (!match || !side.success) return sendError(response, 404, { code: 'not-found', message: `no clip at ${path}: use ${Paths.clips}/QUESTION/left|right[/frames/N]` });
+    let questionId: string;
+    try {
+      questionId = decodeURIComponent(match[1]!);
+    } catch {
+      return sendError(response, 400, { code: 'bad-request', message: 'the question id in the path is not valid percent-encoding' });
+    }
+    if (match[3] === undefined) {
+      return void api.clip(questionId, side.data).then((result) => (result.ok ? sendJson(response, 200, result.body) : sendError(response, 404, result.error)));
+    }
+    void api.clipFrame(questionId, side.data, Number(match[3])).then((result) => {
+      if (!result.ok) return sendError(response, result.error.code === 'unavailable' ? 503 : 404, result.error);
+      response.writeHead(200, { 'Content-Type': result.contentType, 'Content-Length': result.bytes.byteLength, 'Cache-Control': 'private, max-age=300' });
+      response.end(result.bytes);
+    });
   };
 
   const server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest) : createHttpServer(onRequest);

@@ -27,7 +27,7 @@ const USAGE = `Usage:
   reins probe ROBOT [--seconds 5] [--json]   ROBOT: sim | ws://HOST:PORT | serial:/dev/PATH?baud=N
   reins record ROBOT -o FILE.mcap [--seconds N]   records the robot's sensor streams (until Ctrl-C without --seconds)
   reins bench SUITE [--json FILE] [--encoders PATH] [--encoder-threads N]
-                                       suites: tick, perception, memory, worldmodel, sim, bridge, ui (--encoders*: tick, perception, memory)
+                                       suites: tick, perception, memory, worldmodel, learning, sim, bridge, ui (--encoders*: tick, perception, memory, learning)
   reins help`;
 
 export async function main(argv: string[]): Promise<number> {

@@ -28,6 +28,8 @@ export interface SessionStores {
   memory: { uri: string; space: TickSpace; writtenTicks: () => number } | undefined;
   /** The session's recording; undefined with --no-record. */
   recording: SessionRecording | undefined;
+  /** The episode every tick of this session belongs to (memory rows and feedback name it). */
+  episodeId: string;
   close(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ function writerAlerts(writer: MemoryWriter<unknown>): LinkAlert[] {
 
 export async function openSessionStores(link: Link, loop: ControlLoop, perception: Perception, args: SessionStoreArgs, log: Logger): Promise<SessionStores> {
   const closers: Array<() => Promise<void>> = [];
+  const episodeId = `${link.robotName}-${new Date().toISOString()}`;
   let memoryFacts: SessionStores['memory'];
   let recording: SessionRecording | undefined;
   if (args.record) {
@@ -75,8 +78,6 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
     const store = await memory.ticks(space);
     const writer = new MemoryWriter(store);
     memoryFacts = { uri: memory.uri, space, writtenTicks: () => writer.status().written };
-    const sessionStartMs = Date.now();
-    const episodeId = `${link.robotName}-${new Date(sessionStartMs).toISOString()}`;
     let step = 0;
     const stopTicks = loop.onTick((report) => {
       writer.append(
@@ -104,6 +105,7 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
   return {
     memory: memoryFacts,
     recording,
+    episodeId,
     async close() {
       for (const close of closers.reverse()) await close();
     },

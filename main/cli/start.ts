@@ -7,11 +7,15 @@ import { newToken } from '../api/access.ts';
 import { CockpitService } from '../api/cockpitService.ts';
 import { RobotConnections } from '../api/robotConnections.ts';
 import { startApiServer } from '../api/server.ts';
+import { OnlineImprover } from '../learning/onlineImprover.ts';
+import { ReactiveBaselinePolicy } from '../learning/policy.ts';
+import { DEFAULT_SAFETY_LIMITS } from '../safety/safetyFilter.ts';
 import { SwitchableLink } from '../links/switchableLink.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import { DEFAULT_MANIFEST_PATH, loadPerception } from '../perception/onnxPerception.ts';
 import type { Perception } from '../perception/perception.ts';
 import { findElectron, runElectron } from './electronLauncher.ts';
+import { startLearning } from './learningWiring.ts';
 import { createLogger } from './logger.ts';
 import type { StartArgs } from './main.ts';
 import { openRobot } from './openRobot.ts';
@@ -72,7 +76,8 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
   // The loop holds one link for the session; the connection manager swaps robots behind it.
   const link = new SwitchableLink(opened.link);
   const worldModel = await loadWorldModel(args.worldModel, perception, log);
-  const loop = await createControlLoop(link, { rateHz: args.rateHz, perception, ...(worldModel ? { worldModel: worldModel.filter } : {}) });
+  const initialPolicy = new ReactiveBaselinePolicy();
+  const loop = await createControlLoop(link, { rateHz: args.rateHz, perception, policy: initialPolicy, ...(worldModel ? { worldModel: worldModel.filter } : {}) });
   const connections = new RobotConnections(link, { robot: args.robot ?? 'sim', opened }, {
     openRobot: (spec, topics) => openRobot(spec, log, args.simArgs, topics),
     driver: () => loop.driver(),
@@ -83,9 +88,21 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
   const learning = worldModel && stores.memory ? startWorldModelLearning(worldModel, loop, stores.memory, defaultCheckpointFolder(reinsDataFolder()), args.worldModel, log, stores.recording?.recordSurprise) : undefined;
   if (worldModel && !stores.memory) log.warn('the world model runs without learning: its learner replays memory, and --no-memory keeps none');
   if (learning) loop.addAlertSource(() => learning.alerts());
+  // Learning from the operator; the policy learner plugs in here as `improver` (without one, feedback is recorded and learning is off).
+  const teaching = await startLearning({
+    loop,
+    link,
+    initialPolicy,
+    ...(stores.recording ? { recording: stores.recording } : {}),
+    ...(stores.memory ? { memoryUri: stores.memory.uri } : {}),
+    topics: () => connections.topics(),
+    log,
+    episodeId: stores.episodeId,
+    improver: new OnlineImprover({ embeddingSize: perception.embeddingSize, limits: [DEFAULT_SAFETY_LIMITS.maxLinearMps, DEFAULT_SAFETY_LIMITS.maxAngularRadps] }),
+  });
   loop.start();
   const token = args.token ?? newToken();
-  const server = await startApiServer(new CockpitService(link, loop, Date.now, { connections, worldModelStatus: () => learning?.status() }), {
+  const server = await startApiServer(new CockpitService(link, loop, Date.now, { connections, worldModelStatus: () => learning?.status(), learning: teaching.session }), {
     host: args.host,
     port: args.port,
     token,
@@ -108,6 +125,7 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
   for (const [part, close] of [
     ['the encoders', () => loopClosed],
     ['the world model’s learner', async () => learning?.close()],
+    ['the learning session', () => teaching.close()],
     ['the recording and the memory', () => stores.close()],
     ['the API server', () => server.close()],
     ['the robot link', () => link.close()],

@@ -1,5 +1,5 @@
 // Puts a control loop together from its default parts, for `reins start` and the benches.
-import { ReactiveBaselinePolicy } from '../learning/policy.ts';
+import { ReactiveBaselinePolicy, type Policy } from '../learning/policy.ts';
 import { DEFAULT_TOPIC_MAP, type Link } from '../links/link.ts';
 import { ControlLoop, type ControlLoopOptions } from '../loop/controlLoop.ts';
 import { loadPerception } from '../perception/onnxPerception.ts';
@@ -12,16 +12,18 @@ export interface LoopWiring extends Partial<ControlLoopOptions> {
   perception?: Perception;
   /** The world model's filter; none by default. */
   worldModel?: BeliefFilter;
+  /** The policy that drives first (v1); the reactive baseline by default. */
+  policy?: Policy;
 }
 
 export async function createControlLoop(link: Link, options: LoopWiring = {}): Promise<ControlLoop> {
-  const { perception, worldModel, ...loopOptions } = options;
+  const { perception, worldModel, policy, ...loopOptions } = options;
   return new ControlLoop(
     {
       link,
       topics: { ...DEFAULT_TOPIC_MAP },
       perception: perception ?? (await loadPerception()),
-      policy: new ReactiveBaselinePolicy(),
+      policy: policy ?? new ReactiveBaselinePolicy(),
       safety: new SafetyFilter(),
       ...(worldModel ? { worldModel } : {}),
     },

@@ -60,12 +60,15 @@ export class ControlLoop {
   /** The timer's tick while it runs: the next one is skipped, never started beside it. */
   private tickInFlight: Promise<void> | undefined;
   private closed = false;
+  /** The driving policy; swapped between ticks by `setPolicy` (a new version from the learner). */
+  private policy: Policy;
 
   constructor(
     private readonly parts: ControlLoopParts,
     options: Partial<ControlLoopOptions> = {},
   ) {
     this.options = { rateHz: 10, watchdogTimeoutMs: 300, clock: Date.now, ...options };
+    this.policy = parts.policy;
     if (!(this.options.rateHz > 0 && this.options.rateHz <= MAX_CONTROL_RATE_HZ)) {
       throw new RangeError(`control rate must be in (0, ${MAX_CONTROL_RATE_HZ}] Hz, got ${this.options.rateHz}`);
     }
@@ -98,7 +101,12 @@ export class ControlLoop {
   }
 
   get policyVersion(): string {
-    return this.parts.policy.version;
+    return this.policy.version;
+  }
+
+  /** Swaps the driving policy between ticks: the next policy action comes from it. Safety still applies to everything it says. */
+  setPolicy(policy: Policy): void {
+    this.policy = policy;
   }
 
   lastSent(): SentCommand | undefined {
@@ -195,7 +203,7 @@ export class ControlLoop {
     if (this.closed) {
       // Closed while encoding: the robot got its last zero; the policy must not speak after it.
     } else if (driver === 'policy') {
-      sent = this.act(nowMs, this.parts.policy.act({ embedding, frame, belief }));
+      sent = this.act(nowMs, this.policy.act({ embedding, frame, belief }));
     } else if (driver !== 'operator' || this.operatorNeedsRepeat(nowMs)) {
       sent = this.act(nowMs, undefined);
     }

@@ -5,6 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 // The gradients of every op: tfjs-core's Node bundle leaves them to the umbrella package.
 import '@tensorflow/tfjs';
+import { fitFeatureNorm } from '../learning/featureNorm.ts';
 import { observeSequence } from './observeSequence.ts';
 import { categoricalKl, categoricalProbs, dense, drawNoise, gruCell, layerNorm, mlp, modeCategorical, sampleCategorical, silu, stopGradient, symexp, symlog } from './rssmLayers.ts';
 import { initialWeights, type RssmWeights } from './rssmWeights.ts';
@@ -72,19 +73,9 @@ export class Rssm {
   fitEmbeddingNorm(embeddings: Float32Array, count: number): void {
     const size = this.config.embeddingSize;
     if (!(count >= 2 && embeddings.length >= count * size)) throw new RangeError(`fitting the embedding's statistics needs at least 2 embeddings of ${size}, got ${count}`);
-    const mean = new Float64Array(size);
-    const square = new Float64Array(size);
-    for (let row = 0; row < count; row++) {
-      for (let k = 0; k < size; k++) {
-        const value = embeddings[row * size + k]!;
-        mean[k]! += value / count;
-        square[k]! += (value * value) / count;
-      }
-    }
-    const spread = Array.from(mean, (m, k) => Math.sqrt(Math.max(0, square[k]! - m * m)));
-    const floor = Math.max(1e-6, 0.1 * [...spread].sort((a, b) => a - b)[Math.floor(size / 2)]!);
-    this.weights.embeddingNorm.mean.assign(tf.tensor1d(Float32Array.from(mean)));
-    this.weights.embeddingNorm.scale.assign(tf.tensor1d(spread.map((value) => Math.max(value, floor))));
+    const { mean, scale } = fitFeatureNorm(embeddings, count, size);
+    this.weights.embeddingNorm.mean.assign(tf.tensor1d(mean));
+    this.weights.embeddingNorm.scale.assign(tf.tensor1d(scale));
   }
 
   /** Whether the statistics are still the identity they start as (never fitted). */

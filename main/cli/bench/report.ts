@@ -42,7 +42,9 @@ export function formatTable(report: BenchReport): string {
   return [`suite ${report.suite} on ${machine}`, line(header), ...rows.map(line)].join('\n');
 }
 
-export function writeReport(report: BenchReport, jsonPath: string | undefined): void {
+/** A suite may add fields of its own beside DESIGN §1's (written to the JSON) and a table of its own (printed after the rows). */
+export function writeReport(report: BenchReport & Record<string, unknown>, jsonPath: string | undefined, extraTable?: string): void {
   process.stdout.write(`${formatTable(report)}\n`);
+  if (extraTable) process.stdout.write(`${extraTable}\n`);
   if (jsonPath) writeFileSync(jsonPath, `${JSON.stringify(report, null, 2)}\n`);
 }

@@ -4,6 +4,7 @@ import { UsageError } from '../robotSpec.ts';
 import { runBridgeBench } from './bridgeBench.ts';
 import { runMemoryBench } from './memoryBench.ts';
 import { runPerceptionBench } from './perceptionBench.ts';
+import { formatLearningTable, runLearningBench } from './learningBench.ts';
 import { machineFacts, writeReport, type BenchRow } from './report.ts';
 import { runSimBench } from './simBench.ts';
 import { runTickBench } from './tickBench.ts';
@@ -29,8 +30,13 @@ function encodersOf(args: BenchArgs) {
 }
 
 export async function runBench(args: BenchArgs): Promise<number> {
+  if (args.suite === 'learning') {
+    const outcome = await runLearningBench({ ...(args.encoders === undefined ? {} : { encoders: args.encoders }) });
+    writeReport({ suite: args.suite, machine: machineFacts(), results: outcome.results, methods: outcome.methods, hyperparameters: outcome.hyperparameters }, args.jsonPath, formatLearningTable(outcome.methods));
+    return 0;
+  }
   const suite = SUITES[args.suite];
-  if (!suite) throw new UsageError(`unknown bench suite "${args.suite}"; suites: ${Object.keys(SUITES).join(', ')}`);
+  if (!suite) throw new UsageError(`unknown bench suite "${args.suite}"; suites: ${[...Object.keys(SUITES), 'learning'].join(', ')}`);
   const results = await suite(args);
   writeReport({ suite: args.suite, machine: machineFacts(), results }, args.jsonPath);
   return 0;

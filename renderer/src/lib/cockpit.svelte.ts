@@ -3,11 +3,16 @@
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
 import {
+  ClipResponse,
+  clipFramePath,
+  clipPath,
   Paths,
   Request,
   SerialPortsResponse,
   type CameraFrame,
+  type ClipSide,
   type CockpitState,
+  type PreferenceAnswerChoice,
   type DriveValue,
   type Event,
   type RobotTopicsInput,
@@ -52,6 +57,7 @@ export class Cockpit {
   #rateTimer: number | undefined;
   #connectCount = 0;
   #pendingConnectId: string | undefined;
+  #shownLearningMessage: number | undefined;
 
   constructor(url: string, openSocket: OpenSocket, clock: Clock = systemClock, fetchCore?: CoreFetch) {
     this.#clock = clock;
@@ -131,6 +137,64 @@ export class Cockpit {
     this.#send({ type: 'connect-robot', id: this.#pendingConnectId, robot, topics }, 'Connect request not sent.');
   }
 
+  // ── Teaching (DESIGN §3): the core answers each with a message (state.learning.lastMessage) or an error ──
+
+  rate(value: 'good' | 'bad'): void {
+    this.#send({ type: 'rate', value }, 'Rating not sent.');
+  }
+
+  undo(): void {
+    this.#send({ type: 'undo' }, 'Undo not sent.');
+  }
+
+  answer(questionId: string, answer: PreferenceAnswerChoice): void {
+    this.#send({ type: 'answer', questionId, answer }, 'Answer not sent.');
+  }
+
+  promoteVersion(version: number): void {
+    this.#send({ type: 'promote-version', version }, 'Promote not sent.');
+  }
+
+  rollbackVersion(): void {
+    this.#send({ type: 'rollback-version' }, 'Roll back not sent.');
+  }
+
+  holdVersions(held: boolean): void {
+    this.#send({ type: 'hold-versions', held }, 'Hold not sent.');
+  }
+
+  setAutoPromote(enabled: boolean): void {
+    this.#send({ type: 'set-auto-promote', enabled }, 'Auto-promote change not sent.');
+  }
+
+  setQuestionPace(everySecs: number | null): void {
+    this.#send({ type: 'set-question-pace', everySecs }, 'Question pace not sent.');
+  }
+
+  /** One side of a preference question: its frames, scans and path; throws an Error saying what went wrong. */
+  async fetchClip(questionId: string, side: ClipSide): Promise<ClipResponse> {
+    const response = await this.#fetchOk(clipPath(questionId, side));
+    const parsed = ClipResponse.safeParse(await response.json().catch(() => undefined));
+    if (!parsed.success) throw new Error('the core sent a clip the cockpit cannot read');
+    return parsed.data;
+  }
+
+  /** One camera frame of a clip as an image blob (the API needs the token, so no plain <img src>). */
+  async fetchClipFrame(questionId: string, side: ClipSide, index: number): Promise<Blob> {
+    return (await this.#fetchOk(clipFramePath(questionId, side, index))).blob();
+  }
+
+  async #fetchOk(path: string): Promise<Response> {
+    if (!this.#fetch) throw new Error('this cockpit cannot reach the core over HTTP');
+    const response = await this.#fetch(path);
+    if (!response.ok) {
+      const body: unknown = await response.json().catch(() => undefined);
+      const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
+      throw new Error(typeof message === 'string' ? message : `the core answered ${response.status}`);
+    }
+    return response;
+  }
+
   /** The serial ports on the core's machine; throws an Error whose message says what went wrong. */
   async listSerialPorts(): Promise<SerialPortEntry[]> {
     if (!this.#fetch) throw new Error('this cockpit cannot reach the core over HTTP');
@@ -168,6 +232,7 @@ export class Cockpit {
       case 'hello':
       case 'state':
         this.#record(event.state);
+        this.#showLearningMessage(event.state, event.type === 'hello');
         this.state = event.state;
         break;
       case 'error':
@@ -188,6 +253,15 @@ export class Cockpit {
     }
     if (state.odomPose) this.trail.record(state.odomPose, nowMs);
     this.motion.record(motionSample(state, nowMs));
+  }
+
+  /** Each new thing the operator's feedback did is shown once (not what was there before this cockpit connected). */
+  #showLearningMessage(state: CockpitState, first: boolean): void {
+    const message = state.learning?.lastMessage;
+    if (!message || message.seq === this.#shownLearningMessage) return;
+    const known = this.#shownLearningMessage !== undefined || !first;
+    this.#shownLearningMessage = message.seq;
+    if (known) this.toasts.push('info', message.text);
   }
 
   #logProblem(message: string): void {

@@ -23,7 +23,10 @@ describe('globalKeyAction', () => {
     expect(globalKeyAction(press('t', 'KeyT', { repeat: true }))).toBeUndefined();
   });
 
-  it('does not bind the rating keys yet', () => {
-    expect(['g', 'b', 'u'].map((key) => globalKeyAction(press(key, `Key${key.toUpperCase()}`)))).toEqual([undefined, undefined, undefined]);
+  it('rates good with G, bad with B and undoes with U, but not while typing, with modifiers or on auto-repeat', () => {
+    expect(['g', 'B', 'u'].map((key) => globalKeyAction(press(key, `Key${key.toUpperCase()}`)))).toEqual(['rate-good', 'rate-bad', 'undo']);
+    expect(globalKeyAction(press('g', 'KeyG', { inEditableField: true }))).toBeUndefined();
+    expect(globalKeyAction(press('b', 'KeyB', { repeat: true }))).toBeUndefined();
+    expect(globalKeyAction(press('u', 'KeyU', { metaKey: true }))).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 // Keys that work anywhere in the cockpit, not just on the drive pad.
-export type GlobalKeyAction = 'estop' | 'take-over' | 'hand-back';
+export type GlobalKeyAction = 'estop' | 'take-over' | 'hand-back' | 'rate-good' | 'rate-bad' | 'undo';
 
 export interface KeyPress {
   key: string;
@@ -25,6 +25,12 @@ export function globalKeyAction(press: KeyPress): GlobalKeyAction | undefined {
       return 'take-over';
     case 'h':
       return 'hand-back';
+    case 'g':
+      return 'rate-good';
+    case 'b':
+      return 'rate-bad';
+    case 'u':
+      return 'undo';
     default:
       return undefined;
   }

@@ -70,7 +70,7 @@ describe('splits', () => {
     const layout = { ...DEFAULT_LAYOUT, splits: { columns: 0.5, rows: 0.75, rail: 0.8 } };
     expect(gridTemplate(layout, 8)).toEqual({
       columns: 'minmax(0, 40.000fr) 8px minmax(0, 40.000fr) 8px minmax(0, 20.000fr)',
-      rows: 'minmax(0, 75.000fr) 8px minmax(0, 25.000fr)',
+      rows: 'minmax(0, 41.250fr) minmax(0, 33.750fr) 8px minmax(0, 25.000fr)',
     });
   });
 

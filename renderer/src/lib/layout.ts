@@ -97,13 +97,19 @@ export function sameLayout(a: Layout, b: Layout): boolean {
   return SLOT_IDS.every((slot) => a.slots[slot] === b.slots[slot]) && SPLIT_IDS.every((split) => a.splits[split] === b.splits[split]);
 }
 
-/** CSS grid tracks for the layout: panels and 8 px gutters (the separators) between them. */
+/** The share of the top row's height that the right slot keeps above the Learning panel beneath it. */
+export const RIGHT_SLOT_SHARE_OF_TOP = 0.55;
+
+/**
+ * CSS grid tracks for the layout: panels and 8 px gutters (the separators) between them. The top
+ * row is two tracks, so that the right column can hold the right slot above the Learning panel.
+ */
 export function gridTemplate(layout: Layout, gutterPx: number): { columns: string; rows: string } {
   const { columns, rows, rail } = layout.splits;
   const fr = (share: number): string => `minmax(0, ${(share * 100).toFixed(3)}fr)`;
   return {
     columns: [fr(rail * columns), `${gutterPx}px`, fr(rail * (1 - columns)), `${gutterPx}px`, fr(1 - rail)].join(' '),
-    rows: [fr(rows), `${gutterPx}px`, fr(1 - rows)].join(' '),
+    rows: [fr(rows * RIGHT_SLOT_SHARE_OF_TOP), fr(rows * (1 - RIGHT_SLOT_SHARE_OF_TOP)), `${gutterPx}px`, fr(1 - rows)].join(' '),
   };
 }
 

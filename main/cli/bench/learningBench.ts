@@ -1,0 +1,426 @@
+// `reins bench learning` (issue 8): does learning from the operator make a policy that drives on its
+// own? On the simulated robot's reach task in lockstep, the scripted operator plays the human: it
+// demonstrates for the first minutes (autonomy off), then watches the policy and takes over when a
+// collision is imminent or the robot is stuck, and answers preference questions (10% wrong, answers
+// landing 200 ms after the question). Three methods run the same stream:
+//   reins — the full learner (weighted behaviour cloning, reward ensemble from interventions and
+//           answers, reward-weighted imitation, a term toward the driving version), with questions;
+//   bc    — behaviour cloning on the operator's ticks only (HG-DAgger), same network, data and
+//           gradient budget, no questions;
+//   none  — no learning: the initial policy drives throughout.
+// After each training budget (simulated minutes) the driving version is evaluated on held-out seeded
+// episodes with nobody to take over; evaluation counts toward no budget.
+import { DEFAULT_TOPIC_MAP } from '../../links/link.ts';
+import { twistFromDrive, type DriveCommand } from '../../links/messages.ts';
+import type { Driver } from '../../loop/arbiter.ts';
+import { Synchroniser } from '../../loop/synchroniser.ts';
+import type { FeedbackSignals, InterventionSignal, PreferenceSignal, Segment } from '../../learning/feedbackTypes.ts';
+import type { LearnedPolicy } from '../../learning/learnedPolicy.ts';
+import { DEFAULT_POLICY_LEARNER_OPTIONS, PolicyLearner, type LearningMethod } from '../../learning/policyLearner.ts';
+import { TickBuffer } from '../../learning/tickBuffer.ts';
+import { SeededRandom } from '../../memory/seededRandom.ts';
+import { DEFAULT_MANIFEST_PATH, loadPerception, type OnnxPerception } from '../../perception/onnxPerception.ts';
+import { SafetyFilter } from '../../safety/safetyFilter.ts';
+import { createSimLink, type LockstepLink } from '../../sim/lockstepLink.ts';
+import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
+import { selectWorldModelBackend } from '../../worldmodel/backend/selectBackend.ts';
+import type { BenchRow } from './report.ts';
+
+export const LEARNING_METHODS = ['reins', 'bc', 'none'] as const;
+export type BenchMethod = (typeof LEARNING_METHODS)[number];
+
+export interface LearningBenchOptions {
+  methods: readonly BenchMethod[];
+  /** Simulated minutes of training after which each method is evaluated. */
+  budgetsSimMinutes: readonly number[];
+  evalEpisodes: number;
+  /** The operator drives alone (autonomy off) for this long at the start. */
+  demoSimMinutes: number;
+  /** A fast-path update (and a new version, promoted automatically) this often. */
+  updateEverySimSecs: number;
+  actorStepsPerUpdate: number;
+  /** Reins asks a preference question this often while the policy drives. */
+  questionEverySimSecs: number;
+  /** Each side of a question, in ticks. */
+  questionSegmentTicks: number;
+  /** Candidate pairs scored for disagreement per question. */
+  questionCandidates: number;
+  controlRateHz: number;
+  arenaSeed: number;
+  trainEpisodeSeed: number;
+  evalEpisodeSeed: number;
+  seed: number;
+  encoders: string;
+}
+
+export const DEFAULT_LEARNING_BENCH_OPTIONS: Readonly<LearningBenchOptions> = Object.freeze({
+  methods: LEARNING_METHODS,
+  budgetsSimMinutes: [5, 10, 15, 20, 30],
+  evalEpisodes: 50,
+  demoSimMinutes: 3,
+  updateEverySimSecs: 5,
+  actorStepsPerUpdate: 30,
+  questionEverySimSecs: 15,
+  questionSegmentTicks: 20,
+  questionCandidates: 8,
+  controlRateHz: 10,
+  arenaSeed: 1,
+  trainEpisodeSeed: 1000,
+  evalEpisodeSeed: 900_000,
+  seed: 1,
+  encoders: DEFAULT_MANIFEST_PATH,
+});
+
+export interface BudgetFigures {
+  simMinutes: number;
+  wallMinutes: number;
+  interventions: number;
+  preferenceAnswers: number;
+  successRate: number;
+  /** Beyond the required fields: what the evaluation episodes ended in. */
+  collisions: number;
+  timeouts: number;
+  policyVersion: string;
+}
+
+export interface MethodFigures {
+  name: BenchMethod;
+  budgets: BudgetFigures[];
+}
+
+export interface LearningBenchOutcome {
+  results: BenchRow[];
+  methods: MethodFigures[];
+  hyperparameters: Record<string, unknown>;
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+/** Ticks between a reset and the first frame with every stream: the synchroniser needs one of each. */
+const SETTLE_TICKS = 2;
+/** The policy's ticks before a takeover that form its side of the intervention's pair. */
+const POLICY_SEGMENT_TICKS = 20;
+/** The scripted operator answers 200 ms after a question: two ticks at 10 Hz. */
+const ANSWER_DELAY_TICKS = 2;
+
+export async function runLearningBench(given: Partial<LearningBenchOptions> = {}): Promise<LearningBenchOutcome> {
+  const options = { ...DEFAULT_LEARNING_BENCH_OPTIONS, ...given };
+  checkOptions(options);
+  const backend = await selectWorldModelBackend();
+  log(`learning: TF.js backend ${backend.backend}`);
+  const perception = await loadPerception(options.encoders, {});
+  try {
+    const methods: MethodFigures[] = [];
+    for (const method of options.methods) methods.push(await runMethod(method, options, perception));
+    const results: BenchRow[] = methods.flatMap((figures) =>
+      figures.budgets.map((budget) => ({ name: `${figures.name}-success-${budget.simMinutes}min`, unit: 'fraction', p50: null, p95: null, p99: null, value: budget.successRate })),
+    );
+    return { results, methods, hyperparameters: hyperparameters(options) };
+  } finally {
+    await perception.close();
+  }
+}
+
+function checkOptions(options: LearningBenchOptions): void {
+  const budgets = options.budgetsSimMinutes;
+  if (budgets.length === 0 || budgets.some((m, i) => !(m > 0) || (i > 0 && m <= budgets[i - 1]!))) throw new RangeError(`budgets must be rising simulated minutes > 0, got ${budgets.join(', ')}`);
+  if (!(Number.isInteger(options.evalEpisodes) && options.evalEpisodes >= 1)) throw new RangeError(`evalEpisodes must be a whole number ≥ 1, got ${options.evalEpisodes}`);
+  for (const method of options.methods) if (!LEARNING_METHODS.includes(method)) throw new RangeError(`unknown method "${method}"; methods: ${LEARNING_METHODS.join(', ')}`);
+}
+
+function hyperparameters(options: LearningBenchOptions): Record<string, unknown> {
+  const { method: _method, reward: _reward, ...learner } = DEFAULT_POLICY_LEARNER_OPTIONS;
+  return {
+    stream: { demoSimMinutes: options.demoSimMinutes, updateEverySimSecs: options.updateEverySimSecs, actorStepsPerUpdate: options.actorStepsPerUpdate, controlRateHz: options.controlRateHz, arenaSeed: options.arenaSeed, trainEpisodeSeed: options.trainEpisodeSeed, evalEpisodeSeed: options.evalEpisodeSeed, evalEpisodes: options.evalEpisodes },
+    learner,
+    reinsOnly: { questionEverySimSecs: options.questionEverySimSecs, questionSegmentTicks: options.questionSegmentTicks, questionCandidates: options.questionCandidates, rewardEnsembleMembers: 5 },
+    bc: 'behaviour cloning (the same squashed-Gaussian negative log-likelihood) on every operator tick with weight 1: the demonstrations and every takeover; the same actor network, optimiser, learning rate, batch of operator ticks and actor steps per update as reins; no reward model, no questions, no reference term',
+  };
+}
+
+interface TickTruth {
+  progress: number;
+  collisions: number;
+}
+
+/** The training stream of one method: the robot, the operator, the learner and the counts. */
+class TrainingStream {
+  readonly link: LockstepLink;
+  private readonly synchroniser: Synchroniser;
+  private readonly safety = new SafetyFilter();
+  private readonly operator: ScriptedOperator;
+  readonly buffer: TickBuffer;
+  readonly learner: PolicyLearner | undefined;
+  policy: LearnedPolicy;
+  private readonly truths: TickTruth[];
+  private readonly random: SeededRandom;
+  private lastCommand: DriveCommand = { linearMps: 0, angularRadps: 0 };
+  private lastDriver: Driver = 'idle';
+  private episodeIndex = -1;
+  private step = 0;
+  private ticks = 0;
+  private versionNumber = 1;
+  private open: InterventionSignal | undefined;
+  private readonly interventionList: InterventionSignal[] = [];
+  private readonly preferenceList: PreferenceSignal[] = [];
+  private pendingAnswers: Array<{ dueTick: number; signal: PreferenceSignal }> = [];
+  private lastQuestionTick = 0;
+  private lastUpdateTick = 0;
+  wallMs = 0;
+
+  constructor(
+    readonly method: BenchMethod,
+    private readonly options: LearningBenchOptions,
+    private readonly perception: OnnxPerception,
+  ) {
+    this.link = createSimLink({ arenaSeed: options.arenaSeed, episodeSeed: options.trainEpisodeSeed, epochMs: 0, autoReset: true });
+    this.synchroniser = new Synchroniser(this.link, DEFAULT_TOPIC_MAP);
+    this.operator = new ScriptedOperator(this.link.robot.arena, { seed: options.seed });
+    const capacity = Math.ceil(Math.max(...options.budgetsSimMinutes) * 60 * options.controlRateHz) + 100;
+    this.buffer = new TickBuffer(capacity, perception.embeddingSize);
+    this.truths = new Array<TickTruth>(capacity);
+    this.random = new SeededRandom(options.seed * 31 + 7);
+    const learnerMethod: LearningMethod = method === 'bc' ? 'bc' : 'reins';
+    const learner = new PolicyLearner(this.buffer, { method: learnerMethod, seed: options.seed });
+    // `none` keeps the learner only for its untrained version 1, the same initial actor the others start from.
+    this.policy = learner.candidate('v1');
+    this.learner = method === 'none' ? undefined : learner;
+    if (method === 'none') learner.dispose();
+  }
+
+  get simSecs(): number {
+    return this.ticks / this.options.controlRateHz;
+  }
+
+  get interventions(): number {
+    return this.interventionList.length;
+  }
+
+  get preferenceAnswers(): number {
+    return this.preferenceList.length;
+  }
+
+  signals(): FeedbackSignals {
+    return { interventions: this.interventionList, preferences: this.preferenceList, ratings: [] };
+  }
+
+  /** Runs the stream until `simMinutes` of it have passed. */
+  async runUntil(simMinutes: number): Promise<void> {
+    const startedMs = performance.now();
+    const endTick = Math.round(simMinutes * 60 * this.options.controlRateHz);
+    while (this.ticks < endTick) await this.tick();
+    this.wallMs += performance.now() - startedMs;
+  }
+
+  close(): Promise<void> {
+    this.synchroniser.close();
+    this.learner?.dispose();
+    return this.link.close();
+  }
+
+  private async tick(): Promise<void> {
+    const { link, options } = this;
+    link.advance(1 / options.controlRateHz);
+    this.ticks++;
+    const truth = link.robot.groundTruth();
+    if (truth.episode.index !== this.episodeIndex) {
+      this.episodeIndex = truth.episode.index;
+      this.step = 0;
+      this.closeIntervention();
+    }
+    const frame = this.synchroniser.frame(link.clockMs());
+    if (frame.missing.some((role) => role !== 'odom')) {
+      // Just after a reset: not every stream has published yet. Nobody drives.
+      this.lastCommand = this.safety.filter({ linearMps: 0, angularRadps: 0 }, link.clockMs());
+      link.publish(DEFAULT_TOPIC_MAP.command, twistFromDrive(this.lastCommand));
+      return;
+    }
+    const embedding = await this.perception.encode(frame, this.lastCommand);
+    const demonstrating = this.simSecs <= options.demoSimMinutes * 60;
+    let driver: Driver;
+    let command: DriveCommand;
+    if (demonstrating) {
+      driver = 'operator';
+      command = this.operator.drive(truth);
+    } else {
+      const proposed = this.policy.act({ embedding, frame });
+      const decision = this.operator.supervise(truth, proposed);
+      driver = decision.driver;
+      command = decision.command;
+    }
+    this.lastCommand = this.safety.filter(command, link.clockMs());
+    link.publish(DEFAULT_TOPIC_MAP.command, twistFromDrive(this.lastCommand));
+
+    const episodeId = `train-${this.episodeIndex}`;
+    const step = this.step++;
+    const slot = this.buffer.total % this.buffer.capacity;
+    this.buffer.add({ episodeId, step, embedding: embedding.values, action: this.lastCommand, driver });
+    this.truths[slot] = { progress: truth.episode.progress, collisions: truth.collisionCount };
+    this.trackIntervention(driver, episodeId, step);
+    this.lastDriver = driver;
+
+    this.deliverAnswers();
+    if (this.learner === undefined) return;
+    if (this.method === 'reins' && driver === 'policy' && this.ticks - this.lastQuestionTick >= options.questionEverySimSecs * options.controlRateHz) {
+      if (this.ask()) this.lastQuestionTick = this.ticks;
+    }
+    if (this.ticks - this.lastUpdateTick >= options.updateEverySimSecs * options.controlRateHz) {
+      this.lastUpdateTick = this.ticks;
+      const report = this.learner.train(options.actorStepsPerUpdate, this.signals());
+      if (report.actorSteps > 0) {
+        // Auto-promote, as the simulated robot's default: the new version drives from the next tick.
+        this.policy.dispose();
+        this.policy = this.learner.candidate(`v${++this.versionNumber}`);
+      }
+    }
+  }
+
+  /** One takeover, once: opened when the operator takes the wheel from the policy, closed on hand-back. */
+  private trackIntervention(driver: Driver, episodeId: string, step: number): void {
+    if (driver === 'operator' && this.lastDriver === 'policy' && this.open === undefined) {
+      let start = step;
+      while (start > 0 && step - start < POLICY_SEGMENT_TICKS) {
+        const slot = this.buffer.slotOf(episodeId, start - 1);
+        if (slot === undefined || this.buffer.drivers[slot] !== 'policy') break;
+        start--;
+      }
+      this.open = {
+        id: `intervention-${this.interventionList.length + 1}`,
+        atStep: step,
+        episodeId,
+        policySegment: start < step ? { episodeId, startStep: start, endStep: step - 1 } : undefined,
+        operatorSegment: { episodeId, startStep: step, endStep: step },
+      };
+      this.interventionList.push(this.open);
+    } else if (this.open !== undefined) {
+      if (driver === 'operator' && this.open.episodeId === episodeId) this.open.operatorSegment.endStep = step;
+      else this.closeIntervention();
+    }
+  }
+
+  private closeIntervention(): void {
+    this.open = undefined;
+  }
+
+  /** Picks the pair of recent policy segments the reward ensemble disagrees about most, and asks. */
+  private ask(): boolean {
+    const learner = this.learner!;
+    const length = this.options.questionSegmentTicks;
+    const policySlots = this.buffer.slotsWhere((driver) => driver === 'policy');
+    const recent = policySlots.slice(-this.options.controlRateHz * 600);
+    if (recent.length < length * 4) return false;
+    let best: { a: Segment; b: Segment; disagreement: number } | undefined;
+    for (let i = 0; i < this.options.questionCandidates; i++) {
+      const a = this.segmentEndingAt(recent[Math.floor(this.random.next() * recent.length)]!, length);
+      const b = this.segmentEndingAt(recent[Math.floor(this.random.next() * recent.length)]!, length);
+      if (a === undefined || b === undefined || (a.episodeId === b.episodeId && a.startStep <= b.endStep && b.startStep <= a.endStep)) continue;
+      const disagreement = learner.disagreement(a, b) ?? 0;
+      if (best === undefined || disagreement > best.disagreement) best = { a, b, disagreement };
+    }
+    if (best === undefined) return false;
+    const truthOf = (segment: Segment) => {
+      const slots = this.buffer.segmentSlots(segment)!;
+      const first = this.truths[slots[0]!]!;
+      const last = this.truths[slots[slots.length - 1]!]!;
+      return { startProgress: first.progress, endProgress: last.progress, collided: last.collisions > first.collisions };
+    };
+    const answer = this.operator.prefer(truthOf(best.a), truthOf(best.b));
+    const signal: PreferenceSignal = { id: `question-${this.ticks}`, first: best.a, second: best.b, answer: answer === 'a' ? 'first' : 'second' };
+    this.pendingAnswers.push({ dueTick: this.ticks + ANSWER_DELAY_TICKS, signal });
+    return true;
+  }
+
+  /** A policy-driven segment of `length` ticks ending at a slot, within one episode; undefined if there is none. */
+  private segmentEndingAt(slot: number, length: number): Segment | undefined {
+    const episodeId = this.buffer.episodeIds[slot]!;
+    const endStep = this.buffer.steps[slot]!;
+    const segment = { episodeId, startStep: endStep - length + 1, endStep };
+    if (segment.startStep < 0) return undefined;
+    const slots = this.buffer.segmentSlots(segment);
+    if (slots === undefined || slots.some((s) => this.buffer.drivers[s] !== 'policy')) return undefined;
+    return segment;
+  }
+
+  private deliverAnswers(): void {
+    const due = this.pendingAnswers.filter((pending) => pending.dueTick <= this.ticks);
+    if (due.length === 0) return;
+    this.pendingAnswers = this.pendingAnswers.filter((pending) => pending.dueTick > this.ticks);
+    for (const { signal } of due) this.preferenceList.push(signal);
+  }
+}
+
+async function runMethod(method: BenchMethod, options: LearningBenchOptions, perception: OnnxPerception): Promise<MethodFigures> {
+  const stream = new TrainingStream(method, options, perception);
+  const budgets: BudgetFigures[] = [];
+  let lastEvaluated: { version: string; outcome: EvaluationOutcome } | undefined;
+  try {
+    for (const simMinutes of options.budgetsSimMinutes) {
+      await stream.runUntil(simMinutes);
+      // `none` never changes its policy: its one evaluation stands for every budget.
+      const outcome = lastEvaluated?.version === stream.policy.version ? lastEvaluated.outcome : await evaluate(stream.policy, options, perception);
+      lastEvaluated = { version: stream.policy.version, outcome };
+      const figures: BudgetFigures = {
+        simMinutes,
+        wallMinutes: stream.wallMs / 60_000,
+        interventions: stream.interventions,
+        preferenceAnswers: stream.preferenceAnswers,
+        successRate: outcome.succeeded / options.evalEpisodes,
+        collisions: outcome.collisions,
+        timeouts: outcome.timeouts,
+        policyVersion: stream.policy.version,
+      };
+      budgets.push(figures);
+      log(
+        `learning: ${method} at ${simMinutes} sim min: success ${figures.successRate.toFixed(2)} (${outcome.collisions} collisions, ${outcome.timeouts} timeouts), ${figures.interventions} interventions, ${figures.preferenceAnswers} answers, ${figures.wallMinutes.toFixed(2)} wall min, ${figures.policyVersion}`,
+      );
+    }
+  } finally {
+    await stream.close();
+  }
+  return { name: method, budgets };
+}
+
+interface EvaluationOutcome {
+  succeeded: number;
+  collisions: number;
+  timeouts: number;
+}
+
+/** The policy alone on held-out episodes: nobody takes over, and nothing learns. */
+async function evaluate(policy: LearnedPolicy, options: LearningBenchOptions, perception: OnnxPerception): Promise<EvaluationOutcome> {
+  const outcome: EvaluationOutcome = { succeeded: 0, collisions: 0, timeouts: 0 };
+  for (let episode = 0; episode < options.evalEpisodes; episode++) {
+    const link = createSimLink({ arenaSeed: options.arenaSeed, episodeSeed: options.evalEpisodeSeed + episode, epochMs: 0, autoReset: false });
+    const synchroniser = new Synchroniser(link, DEFAULT_TOPIC_MAP);
+    const safety = new SafetyFilter();
+    let last: DriveCommand = { linearMps: 0, angularRadps: 0 };
+    try {
+      for (let i = 0; i < SETTLE_TICKS; i++) link.advance(1 / options.controlRateHz);
+      while (link.robot.groundTruth().episode.status === 'running') {
+        const frame = synchroniser.frame(link.clockMs());
+        const embedding = await perception.encode(frame, last);
+        last = safety.filter(policy.act({ embedding, frame }), link.clockMs());
+        link.publish(DEFAULT_TOPIC_MAP.command, twistFromDrive(last));
+        link.advance(1 / options.controlRateHz);
+      }
+      const ended = link.robot.groundTruth().episode;
+      if (ended.status === 'succeeded') outcome.succeeded++;
+      else if (ended.reason === 'collision') outcome.collisions++;
+      else outcome.timeouts++;
+    } finally {
+      synchroniser.close();
+      await link.close();
+    }
+  }
+  return outcome;
+}
+
+/** The methods' figures as a table: one line per method and budget. */
+export function formatLearningTable(methods: readonly MethodFigures[]): string {
+  const header = ['method', 'sim min', 'wall min', 'interventions', 'answers', 'success', 'collisions', 'timeouts', 'version'];
+  const rows = methods.flatMap((method) =>
+    method.budgets.map((b) => [method.name, String(b.simMinutes), b.wallMinutes.toFixed(2), String(b.interventions), String(b.preferenceAnswers), b.successRate.toFixed(2), String(b.collisions), String(b.timeouts), b.policyVersion]),
+  );
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}

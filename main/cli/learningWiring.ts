@@ -1,0 +1,87 @@
+// Learning from the operator in `reins start`: the session beside the control loop, its feedback
+// written to the memory's corrections table, its questions' clips read back from the live recording.
+// The learner (a PolicyImprover) is optional: without one, feedback is recorded and learning is off.
+import type { Logger } from 'pino';
+import type { Link } from '../links/link.ts';
+import type { ControlLoop } from '../loop/controlLoop.ts';
+import { LearningSession, type LearningSessionOptions } from '../learning/learningSession.ts';
+import type { Policy } from '../learning/policy.ts';
+import type { PolicyImprover } from '../learning/policyImprover.ts';
+import type { ClipTopics } from '../learning/questionClips.ts';
+import { Memory } from '../memory/memory.ts';
+import { LiveRecordingReader } from '../recording/liveRecordingReader.ts';
+import type { SessionRecording } from '../recording/sessionRecording.ts';
+
+export interface LearningWiring {
+  loop: ControlLoop;
+  link: Link;
+  /** The policy the loop was built with: v1. */
+  initialPolicy: Policy;
+  improver?: PolicyImprover;
+  /** The session's recording, for the questions' clips. */
+  recording?: SessionRecording;
+  /** The memory's URI, for the corrections table; undefined with --no-memory. */
+  memoryUri?: string;
+  /** The topics the clips read (the attached robot's). */
+  topics: () => ClipTopics;
+  log: Logger;
+  /** The session's episode, as memory names its ticks. */
+  episodeId: string;
+  /** Overrides for tests (question pace, segment length…). */
+  session?: Partial<Pick<LearningSessionOptions, 'picker' | 'ledger' | 'minDrivingSecsForRate' | 'clock'>>;
+}
+
+export interface LiveLearning {
+  session: LearningSession;
+  close(): Promise<void>;
+}
+
+export async function startLearning(wiring: LearningWiring): Promise<LiveLearning> {
+  const { loop, link, log } = wiring;
+  // A connection of its own to the memory, for the low-rate corrections table; the tick writer's
+  // memory does the maintenance.
+  const memory = wiring.memoryUri === undefined ? undefined : await Memory.open({ uri: wiring.memoryUri, maintenance: { periodMs: 0 } });
+  const recording = wiring.recording;
+  const clipTopics = () => {
+    const topics = wiring.topics();
+    return new Set([topics.camera, topics.scan, topics.odom]);
+  };
+  let reader: LiveRecordingReader | undefined;
+  let readerTopics = '';
+  const clipRecording = recording && {
+    messages: (range: { topics: readonly string[]; startMs: number; endMs: number }) => {
+      // A robot switched at runtime may name its topics differently: index afresh for the new names.
+      const topics = clipTopics();
+      const key = [...topics].join(' ');
+      if (!reader || key !== readerTopics) {
+        reader = new LiveRecordingReader(() => recording.stats().files, topics);
+        readerTopics = key;
+      }
+      return reader.messages(range);
+    },
+  };
+  const autoPromote = link.capabilities.simulated;
+  const session = new LearningSession({
+    loop,
+    initialPolicy: wiring.initialPolicy,
+    ...(wiring.improver ? { improver: wiring.improver } : {}),
+    episodeId: wiring.episodeId,
+    autoPromote,
+    ...(memory ? { sink: (row) => memory.records.addCorrection(row) } : {}),
+    ...(clipRecording ? { clips: { recording: clipRecording, topics: wiring.topics } } : {}),
+    ...wiring.session,
+  });
+  const stopAlerts = loop.addAlertSource(() => session.alerts());
+  log.info({ learning: wiring.improver !== undefined, autoPromote, corrections: memory?.uri ?? 'not kept (--no-memory)', clips: recording ? 'from the recording' : 'none (--no-record)' }, 'learning from the operator');
+  return {
+    session,
+    async close() {
+      stopAlerts();
+      try {
+        await session.close();
+      } finally {
+        await memory?.close();
+      }
+    },
+  };
+}

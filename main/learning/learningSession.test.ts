@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import type { Driver } from '../loop/arbiter.ts';
+import type { TickReport } from '../loop/controlLoop.ts';
+import type { FeedbackSignals, Segment } from './feedbackTypes.ts';
+import { LearningSession, type LearningLoop } from './learningSession.ts';
+import { ReactiveBaselinePolicy, type Policy } from './policy.ts';
+import type { PolicyCandidate, PolicyImprover } from './policyImprover.ts';
+
+/** The loop as the session sees it: ticks pushed by the test, the policy it was told to drive. */
+function loopForTest() {
+  const listeners = new Set<(report: TickReport) => void>();
+  let autonomy = true;
+  let nowMs = 0;
+  const loop: LearningLoop & { policy: Policy | undefined } = {
+    policy: undefined,
+    onTick: (listener) => (listeners.add(listener), () => listeners.delete(listener)),
+    setPolicy(policy) {
+      this.policy = policy;
+    },
+    lastSent: () => undefined,
+    arbiter: { isAutonomous: () => autonomy },
+  };
+  const tick = (driver: Driver, count = 1) => {
+    for (let i = 0; i < count; i++) {
+      nowMs += 100;
+      const report: TickReport = { frame: { timeMs: nowMs, missing: [] }, embedding: { values: new Float32Array(2), mask: { camera: true, lidar: true, proprio: true } }, belief: undefined, driver, sent: undefined, durationMs: 1 };
+      for (const listener of listeners) listener(report);
+    }
+  };
+  return { loop, tick, now: () => nowMs, setAutonomy: (on: boolean) => (autonomy = on) };
+}
+
+/** A learner that offers a new version each time it is told about feedback with an intervention in it. */
+class VersionPerIntervention implements PolicyImprover {
+  observed = 0;
+  seen: FeedbackSignals[] = [];
+  private readonly listeners = new Set<(candidate: PolicyCandidate) => void>();
+  private offered = 0;
+  observe(): void {
+    this.observed++;
+  }
+  disagreement(a: Segment, b: Segment): number {
+    return Math.abs(a.startStep - b.startStep);
+  }
+  rewardEstimate(): undefined {
+    return undefined;
+  }
+  feedbackChanged(signals: FeedbackSignals): void {
+    this.seen.push(signals);
+    if (signals.interventions.length > this.offered) {
+      this.offered = signals.interventions.length;
+      const policy: Policy = { version: `learned-${this.offered}`, act: () => ({ linearMps: 0, angularRadps: 0 }) };
+      for (const listener of this.listeners) listener({ policy, trainedOn: { interventions: this.offered, preferences: 0, ratings: 0, operatorTicks: 5 } });
+    }
+  }
+  onCandidate(listener: (candidate: PolicyCandidate) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  async close(): Promise<void> {}
+}
+
+describe('LearningSession', () => {
+  it('records feedback without a learner and says learning is off', () => {
+    const { loop, tick } = loopForTest();
+    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), episodeId: 'e', autoPromote: true });
+    tick('policy', 10);
+    expect(session.rate('good')).toMatchObject({ ok: true });
+    expect(session.status()).toMatchObject({ learning: false, note: expect.stringMatching(/Learning is off/), counts: { ratings: 1 }, versions: [{ number: 1, driving: true, good: 1 }] });
+  });
+
+  it('turns a takeover into a new driving version with auto-promote, and rolls back to the one before', () => {
+    const { loop, tick } = loopForTest();
+    const improver = new VersionPerIntervention();
+    const initial = new ReactiveBaselinePolicy();
+    const session = new LearningSession({ loop, initialPolicy: initial, improver, episodeId: 'e', autoPromote: true });
+    tick('policy', 20);
+    tick('operator', 5);
+    tick('policy', 5);
+    expect(improver.observed).toBe(30);
+    expect(session.status()).toMatchObject({ counts: { interventions: 1 }, drivingVersion: 2, versionCount: 2, lastMessage: { text: expect.stringMatching(/v2 is ready and drives now/) } });
+    expect(loop.policy?.version).toBe('learned-1');
+    expect(session.rollback()).toMatchObject({ ok: true });
+    expect(loop.policy).toBe(initial);
+    expect(session.status().versions.map((version) => [version.number, version.driving, version.interventions])).toEqual([
+      [1, true, 1],
+      [2, false, 0],
+    ]);
+  });
+
+  it('leaves a new version waiting for approval without auto-promote', () => {
+    const { loop, tick } = loopForTest();
+    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver: new VersionPerIntervention(), episodeId: 'e', autoPromote: false });
+    tick('policy', 20);
+    tick('operator', 5);
+    tick('policy', 1);
+    expect(session.status()).toMatchObject({ drivingVersion: 1, versionCount: 2 });
+    expect(loop.policy).toBeUndefined();
+    expect(session.promote(2)).toMatchObject({ ok: true });
+    expect(loop.policy?.version).toBe('learned-1');
+  });
+
+  it('asks a question while the policy drives, takes one answer to it, and tells the learner', () => {
+    const { loop, tick, now } = loopForTest();
+    const improver = new VersionPerIntervention();
+    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver, episodeId: 'e', autoPromote: true, clock: now, picker: { everySecs: 5, segmentTicks: 10, settleSecs: 0 } });
+    tick('policy', 60);
+    const question = session.status().question!;
+    expect(question).toBeDefined();
+    expect(session.answer(question.id, 'left')).toMatchObject({ ok: true, message: 'Recorded: left is better' });
+    expect(session.answer(question.id, 'right')).toEqual({ ok: false, message: 'That question was already answered' });
+    expect(session.answer('question-never', 'left')).toEqual({ ok: false, message: 'No such question was asked' });
+    expect(improver.seen.at(-1)!.preferences).toEqual([expect.objectContaining({ first: expect.objectContaining({ startStep: question.left.startStep }), answer: 'first' })]);
+    expect(session.undo()).toMatchObject({ ok: true });
+    expect(improver.seen.at(-1)!.preferences).toEqual([]);
+  });
+
+  it('keeps driving and raises an alert when the learner throws', () => {
+    const { loop, tick } = loopForTest();
+    const improver = new VersionPerIntervention();
+    improver.observe = () => {
+      throw new Error('out of memory');
+    };
+    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver, episodeId: 'e', autoPromote: true });
+    tick('policy', 3);
+    expect(session.alerts()).toEqual([expect.objectContaining({ key: 'learning-observe', message: expect.stringMatching(/out of memory/) })]);
+  });
+});

@@ -1,0 +1,274 @@
+// Learning from the operator in a running core (DESIGN §3): follows the control loop's ticks, keeps
+// the operator's feedback (ledger), asks preference questions (picker), numbers the policy versions
+// and swaps the driving one into the loop. The improver, when there is one, learns from the ticks and
+// the feedback and hands over candidates; without one, feedback is still recorded and the status
+// says learning is off. Nothing here may hold up or break a tick: failures become alerts.
+import type { LearningStatus, PolicyVersionStatus } from '../api/contract.ts';
+import type { LinkAlert } from '../links/link.ts';
+import { ZERO_DRIVE } from '../links/messages.ts';
+import type { SentCommand } from '../loop/commandPath.ts';
+import type { TickReport } from '../loop/controlLoop.ts';
+import type { PreferenceAnswer } from './feedbackTypes.ts';
+import { FeedbackLedger, type CorrectionSink, type FeedbackLedgerOptions, type LedgerTick } from './feedbackLedger.ts';
+import type { Policy } from './policy.ts';
+import type { PolicyImprover } from './policyImprover.ts';
+import { PolicyVersions, type PolicyVersion } from './policyVersions.ts';
+import { readClip, type Clip, type ClipRecording, type ClipTopics } from './questionClips.ts';
+import { QuestionPicker, type PreferenceQuestion, type QuestionPickerOptions } from './questionPicker.ts';
+
+/** The part of the control loop the session uses (ControlLoop has it). */
+export interface LearningLoop {
+  onTick(listener: (report: TickReport) => void): () => void;
+  setPolicy(policy: Policy): void;
+  lastSent(): SentCommand | undefined;
+  readonly arbiter: { isAutonomous(): boolean };
+}
+
+export interface LearningSessionOptions {
+  loop: LearningLoop;
+  /** The policy the loop starts with: v1. */
+  initialPolicy: Policy;
+  improver?: PolicyImprover;
+  /** The episode the ticks belong to (the memory's rows use the same). */
+  episodeId: string;
+  /** New versions drive at once (default on for the simulated robot, off for real robots). */
+  autoPromote: boolean;
+  /** Where accepted feedback is written as corrections rows (the memory). */
+  sink?: CorrectionSink;
+  /** The session's recording, for the questions' clips; without it, questions show no clips. */
+  clips?: { recording: ClipRecording; topics: () => ClipTopics };
+  clock?: () => number;
+  picker?: Partial<QuestionPickerOptions>;
+  ledger?: Partial<Omit<FeedbackLedgerOptions, 'sink' | 'clock'>>;
+  /** A version's intervention rate is shown after it has driven this long. */
+  minDrivingSecsForRate?: number;
+}
+
+export type LearningResult = { ok: true; message: string } | { ok: false; message: string };
+export type ClipResult = { ok: true; clip: Clip } | { ok: false; message: string };
+
+/** The versions table shows at most this many of the newest versions (plus v1 and the driving one). */
+const SHOWN_VERSIONS = 30;
+const ANSWERS: Record<'left' | 'right' | 'same' | 'skip', PreferenceAnswer | 'unsure'> = { left: 'first', right: 'second', same: 'equal', skip: 'unsure' };
+
+export class LearningSession {
+  readonly ledger: FeedbackLedger;
+  readonly versions: PolicyVersions;
+  readonly picker: QuestionPicker;
+  private readonly clock: () => number;
+  private readonly stops: Array<() => void> = [];
+  private readonly problems = new Map<string, LinkAlert>();
+  private clipCache: { questionId: string; clips: Promise<{ left: Clip; right: Clip }> } | undefined;
+  private step = 0;
+  private lastMessage: LearningStatus['lastMessage'];
+  private messageSeq = 0;
+
+  constructor(private readonly options: LearningSessionOptions) {
+    this.clock = options.clock ?? Date.now;
+    this.ledger = new FeedbackLedger({ ...options.ledger, clock: this.clock, ...(options.sink ? { sink: options.sink } : {}) });
+    this.versions = new PolicyVersions(options.initialPolicy, { autoPromote: options.autoPromote, clock: this.clock, ...(options.minDrivingSecsForRate === undefined ? {} : { minDrivingSecsForRate: options.minDrivingSecsForRate }) });
+    this.picker = new QuestionPicker(options.picker);
+    this.stops.push(
+      options.loop.onTick((report) => this.onTick(report)),
+      this.versions.onDrivingChange((version) => options.loop.setPolicy(version.policy)),
+      this.ledger.onIntervention((_signal, drivingVersion) => this.versions.noteIntervention(drivingVersion)),
+      this.ledger.onChange(() => this.tellImprover()),
+    );
+    const improver = options.improver;
+    if (improver) this.stops.push(improver.onCandidate((candidate) => this.guard('candidate', () => this.announce(this.versions.add(candidate)))));
+  }
+
+  // ── The operator's feedback ───────────────────────────────────────────────────────────────────
+
+  rate(value: 'good' | 'bad', atMs?: number): LearningResult {
+    const result = this.ledger.rate(value, atMs === undefined ? undefined : { atMs });
+    if (!result.ok) return result;
+    const { rating, tick } = result.value;
+    if (tick.driver === 'policy') this.versions.noteRating(tick.drivingVersion, rating.rating);
+    return this.accepted(result.message);
+  }
+
+  undo(): LearningResult {
+    const result = this.ledger.undo();
+    if (!result.ok) return result;
+    const undone = result.value;
+    if (undone.kind === 'rating' && undone.tick.driver === 'policy') this.versions.noteRating(undone.tick.drivingVersion, undone.rating.rating, true);
+    return this.accepted(result.message);
+  }
+
+  answer(questionId: string, answer: keyof typeof ANSWERS): LearningResult {
+    const nowMs = this.clock();
+    const open = this.picker.open(nowMs);
+    if (open?.id === questionId && !(this.ledger.keepsSegment(open.first) && this.ledger.keepsSegment(open.second))) {
+      this.picker.withdraw(questionId, nowMs);
+      return { ok: false, message: 'The clips of that question are gone: it was withdrawn' };
+    }
+    const taken = this.picker.take(questionId, nowMs);
+    if (!taken.ok) return taken;
+    this.clipCache = undefined;
+    const { question } = taken;
+    const result = this.ledger.answer(question.first, question.second, ANSWERS[answer], question.id);
+    return result.ok ? this.accepted(result.message) : result;
+  }
+
+  // ── Versions ──────────────────────────────────────────────────────────────────────────────────
+
+  promote(version: number): LearningResult {
+    return this.acceptedIfOk(this.versions.promote(version));
+  }
+
+  rollback(): LearningResult {
+    return this.acceptedIfOk(this.versions.rollback());
+  }
+
+  hold(held: boolean): LearningResult {
+    return this.acceptedIfOk(this.versions.hold(held));
+  }
+
+  setAutoPromote(enabled: boolean): LearningResult {
+    return this.acceptedIfOk(this.versions.setAutoPromote(enabled));
+  }
+
+  setQuestionPace(everySecs: number | undefined): LearningResult {
+    this.picker.setPace(everySecs);
+    return this.accepted(everySecs === undefined ? 'Preference questions off' : `A preference question at most every ${everySecs} s`);
+  }
+
+  // ── Clips of the open question ────────────────────────────────────────────────────────────────
+
+  async clip(questionId: string, side: 'left' | 'right'): Promise<ClipResult> {
+    const question = this.picker.open(this.clock());
+    if (!question || question.id !== questionId) return { ok: false, message: `No open question ${questionId}: it was answered, expired or never asked` };
+    const source = this.options.clips;
+    if (!source) return { ok: false, message: 'This session is not recorded: there are no clips to show' };
+    if (this.clipCache?.questionId !== questionId) {
+      const topics = source.topics();
+      const read = async () => ({ left: await readClip(source.recording, topics, question.firstSpanMs), right: await readClip(source.recording, topics, question.secondSpanMs) });
+      this.clipCache = { questionId, clips: read() };
+    }
+    const cache = this.clipCache;
+    try {
+      const clips = await cache.clips;
+      return { ok: true, clip: clips[side] };
+    } catch (error) {
+      if (this.clipCache === cache) this.clipCache = undefined;
+      return { ok: false, message: `The clip could not be read from the recording: ${(error as Error).message}` };
+    }
+  }
+
+  // ── What the cockpit shows ────────────────────────────────────────────────────────────────────
+
+  status(): LearningStatus {
+    const nowMs = this.clock();
+    const counts = this.ledger.counts();
+    const question = this.picker.open(nowMs);
+    const driving = this.versions.driving();
+    const all = this.versions.all();
+    const shown = all.filter((version, index) => version.number === 1 || version === driving || index >= all.length - SHOWN_VERSIONS);
+    const everySecs = this.picker.everySecs;
+    const note = this.options.improver ? undefined : 'Learning is off: no learner is attached. Feedback is still recorded.';
+    return {
+      learning: this.options.improver !== undefined,
+      ...(note ? { note } : {}),
+      counts: { interventions: counts.interventions, answers: counts.preferences, ratings: counts.ratings },
+      interventionActive: this.ledger.interventionActive(),
+      canUndo: this.ledger.canUndo(),
+      ...(question ? { question: this.questionStatus(question) } : {}),
+      ...(everySecs === undefined ? {} : { questionEverySecs: everySecs }),
+      versions: shown.map((version) => this.versionStatus(version, driving)),
+      versionCount: all.length,
+      drivingVersion: driving.number,
+      held: this.versions.isHeld(),
+      autoPromote: this.versions.autoPromotes(),
+      ...(this.lastMessage ? { lastMessage: this.lastMessage } : {}),
+    };
+  }
+
+  alerts(): LinkAlert[] {
+    return [...this.ledger.alerts(), ...this.problems.values()];
+  }
+
+  async close(): Promise<void> {
+    for (const stop of this.stops.splice(0)) stop();
+    await this.ledger.flush();
+    await this.options.improver?.close();
+  }
+
+  // ── Inside ────────────────────────────────────────────────────────────────────────────────────
+
+  private onTick(report: TickReport): void {
+    const { loop, improver, episodeId } = this.options;
+    const timeMs = report.frame.timeMs;
+    const tick: LedgerTick = { episodeId, step: this.step++, timeMs, driver: report.driver, autonomy: loop.arbiter.isAutonomous(), drivingVersion: this.versions.driving().number };
+    this.ledger.noteTick(tick);
+    this.versions.noteTick(timeMs, report.driver === 'policy', tick.drivingVersion);
+    this.picker.noteTick(tick);
+    if (!improver) return;
+    this.guard('observe', () =>
+      improver.observe({ episodeId, step: tick.step, timeMs, embedding: report.embedding.values, latent: report.belief?.latent, action: loop.lastSent()?.command ?? ZERO_DRIVE, driver: report.driver }),
+    );
+    this.guard('question', () => {
+      if (this.picker.maybeAsk(timeMs, report.driver, (a, b) => improver.disagreement(a, b))) this.clipCache = undefined;
+    });
+  }
+
+  private tellImprover(): void {
+    const improver = this.options.improver;
+    if (improver) this.guard('feedback', () => improver.feedbackChanged(this.ledger.signals()));
+  }
+
+  private announce({ version, promoted }: { version: PolicyVersion; promoted: boolean }): void {
+    this.accepted(promoted ? `v${version.number} is ready and drives now (auto-promote)` : `v${version.number} is ready: promote it to let it drive`);
+  }
+
+  /** Runs a call into the learner; a failure becomes one keyed alert, cleared when the call works again. */
+  private guard(what: string, call: () => void): void {
+    const key = `learning-${what}`;
+    try {
+      call();
+      this.problems.delete(key);
+    } catch (error) {
+      this.problems.set(key, {
+        key,
+        severity: 'warn',
+        message: `Learning failed (${what}): ${error instanceof Error ? error.message : String(error)}`,
+        hint: 'The robot and the driving version are unaffected; feedback is still recorded.',
+      });
+    }
+  }
+
+  private accepted(text: string): LearningResult {
+    this.lastMessage = { seq: ++this.messageSeq, text, atMs: this.clock() };
+    return { ok: true, message: text };
+  }
+
+  private acceptedIfOk(result: LearningResult): LearningResult {
+    return result.ok ? this.accepted(result.message) : result;
+  }
+
+  private questionStatus(question: PreferenceQuestion): NonNullable<LearningStatus['question']> {
+    return {
+      id: question.id,
+      askedAtMs: question.askedAtMs,
+      expiresAtMs: question.expiresAtMs,
+      left: { ...question.first, ...question.firstSpanMs },
+      right: { ...question.second, ...question.secondSpanMs },
+    };
+  }
+
+  private versionStatus(version: PolicyVersion, driving: PolicyVersion): PolicyVersionStatus {
+    const rate = this.versions.interventionRatePerMin(version);
+    return {
+      number: version.number,
+      name: version.policy.version,
+      createdAtMs: version.createdAtMs,
+      ...(version.trainedOn ? { trainedOn: { ...version.trainedOn } } : {}),
+      policyDrivingSecs: version.policyDrivingMs / 1000,
+      ...(rate === undefined ? {} : { interventionRatePerMin: rate }),
+      interventions: version.interventions,
+      good: version.good,
+      bad: version.bad,
+      driving: version === driving,
+    };
+  }
+}

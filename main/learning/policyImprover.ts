@@ -1,0 +1,44 @@
+// The learning side of the live loop, as the learning session sees it: something that reads the
+// ticks, keeps a reward model and a policy learning from the operator's feedback, and hands over a
+// new candidate policy when an update is ready. The session owns the feedback and the versions; the
+// improver owns the networks and their training.
+import type { DriveCommand } from '../links/messages.ts';
+import type { Driver } from '../loop/arbiter.ts';
+import type { Policy } from './policy.ts';
+import type { FeedbackSignals, Segment } from './feedbackTypes.ts';
+
+/** One control tick as the learners keep it. */
+export interface LearningTick {
+  episodeId: string;
+  step: number;
+  timeMs: number;
+  embedding: Float32Array;
+  /** The world model's [h, z] after this tick; undefined without a world model. */
+  latent: Float32Array | undefined;
+  /** The command in effect after the tick (what the robot was told to do next). */
+  action: DriveCommand;
+  driver: Driver;
+}
+
+export interface PolicyCandidate {
+  policy: Policy;
+  /** What the update learned from, for the versions table. */
+  trainedOn: { interventions: number; preferences: number; ratings: number; operatorTicks: number };
+}
+
+export interface PolicyImprover {
+  /** Keeps a tick for learning. Never blocks the control loop. */
+  observe(tick: LearningTick): void;
+  /**
+   * How much the reward ensemble disagrees about which of two segments is better (its members'
+   * spread, ≥ 0); undefined when it cannot score them (ticks it no longer holds).
+   */
+  disagreement(a: Segment, b: Segment): number | undefined;
+  /** The reward ensemble's mean estimate for a tick's state, undefined before it has learned anything. */
+  rewardEstimate(tick: LearningTick): number | undefined;
+  /** The feedback as it stands now (new, or with something undone): learn from it. */
+  feedbackChanged(signals: FeedbackSignals): void;
+  /** Called when the improver has a new candidate policy ready. Returns a function that stops the calls. */
+  onCandidate(listener: (candidate: PolicyCandidate) => void): () => void;
+  close(): Promise<void>;
+}

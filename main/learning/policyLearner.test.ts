@@ -1,0 +1,96 @@
+// The learners on small synthetic data where the right answer is known: the actor clones what the
+// operator did, weights up the ticks after a takeover, and the reward ensemble ranks the preferred
+// kind of tick higher and disagrees less about what it was taught than about what it never saw.
+import * as tf from '@tensorflow/tfjs-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FeedbackSignals } from './feedbackTypes.ts';
+import { NO_FEEDBACK } from './feedbackTypes.ts';
+import { PolicyLearner } from './policyLearner.ts';
+import { TickBuffer } from './tickBuffer.ts';
+import type { Driver } from '../loop/arbiter.ts';
+
+const SIZE = 8;
+
+beforeAll(async () => {
+  await tf.setBackend('cpu');
+});
+
+/** Feature 0 says which way to turn: the operator turns left when it is positive, right when negative. */
+function fill(buffer: TickBuffer, count: number, driver: Driver, episodeId: string, seed: number, firstStep = 0): void {
+  let state = seed;
+  const next = () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+  for (let i = 0; i < count; i++) {
+    const embedding = Float32Array.from({ length: SIZE }, () => next() * 2 - 1);
+    const turn = embedding[0]! > 0 ? 1.2 : -1.2;
+    buffer.add({ episodeId, step: firstStep + i, embedding, action: { linearMps: 0.3, angularRadps: turn }, driver });
+  }
+}
+
+describe('PolicyLearner', () => {
+  const learners: PolicyLearner[] = [];
+  afterAll(() => learners.forEach((learner) => learner.dispose()));
+
+  it('clones the operator: the trained policy turns the way the operator did', () => {
+    const buffer = new TickBuffer(1000, SIZE);
+    fill(buffer, 400, 'operator', 'e1', 7);
+    const learner = new PolicyLearner(buffer, { method: 'bc', hidden: 32, layers: 1, operatorBatch: 64, minTicksToFit: 50, seed: 3 });
+    learners.push(learner);
+    const before = learner.candidate('v1');
+    const report = learner.train(150, NO_FEEDBACK);
+    expect(report.actorSteps).toBe(150);
+    expect(report.operatorTicks).toBe(400);
+    const after = learner.candidate('v2');
+    const probe = (policy: typeof after, sign: number) => {
+      const values = new Float32Array(SIZE);
+      values[0] = sign * 0.8;
+      return policy.act({ embedding: { values, mask: { camera: true, lidar: true, proprio: true } }, frame: { timeMs: 0, missing: [] } } as never).angularRadps;
+    };
+    expect(probe(after, 1)).toBeGreaterThan(0.5);
+    expect(probe(after, -1)).toBeLessThan(-0.5);
+    expect(Math.abs(probe(before, 1))).toBeLessThan(0.5);
+    expect(after.version).toBe('v2');
+    [before, after].forEach((policy) => policy.dispose());
+  });
+
+  it('waits for enough ticks before fitting its statistics, and trains nothing until then', () => {
+    const buffer = new TickBuffer(100, SIZE);
+    fill(buffer, 10, 'operator', 'e1', 1);
+    const learner = new PolicyLearner(buffer, { minTicksToFit: 50, hidden: 16, layers: 1 });
+    learners.push(learner);
+    expect(learner.begin(NO_FEEDBACK)).toBeUndefined();
+    expect(learner.train(5, NO_FEEDBACK).actorSteps).toBe(0);
+    expect(learner.featureNorm).toBeUndefined();
+  });
+
+  it('learns a reward from preferences: the preferred segments score higher than the others', () => {
+    const buffer = new TickBuffer(2000, SIZE);
+    // Episode "good" ticks have feature 1 high, "bad" ticks low; the operator prefers good segments.
+    for (const [episodeId, level] of [['good', 0.9], ['bad', -0.9]] as const) {
+      for (let step = 0; step < 300; step++) {
+        const embedding = Float32Array.from({ length: SIZE }, (_, k) => (k === 1 ? level + (step % 7) * 0.01 : Math.sin(step * (k + 1))));
+        buffer.add({ episodeId, step, embedding, action: { linearMps: 0.2, angularRadps: 0 }, driver: 'policy' });
+      }
+    }
+    const preferences = Array.from({ length: 20 }, (_, i) => ({
+      id: `q${i}`,
+      first: { episodeId: i % 2 === 0 ? 'good' : 'bad', startStep: i * 10, endStep: i * 10 + 9 },
+      second: { episodeId: i % 2 === 0 ? 'bad' : 'good', startStep: i * 10, endStep: i * 10 + 9 },
+      answer: (i % 2 === 0 ? 'first' : 'second') as 'first' | 'second',
+    }));
+    const signals: FeedbackSignals = { interventions: [], preferences, ratings: [] };
+    const learner = new PolicyLearner(buffer, { method: 'reins', hidden: 16, layers: 1, minTicksToFit: 50, rewardStepsPerActorStep: 1, seed: 5, reward: { hidden: 16, layers: 1, learningRate: 3e-3 } });
+    learners.push(learner);
+    const report = learner.train(60, signals);
+    expect(report.rewardSteps).toBe(60);
+    const rows = (episodeId: string) => buffer.gather(Array.from({ length: 50 }, (_, i) => buffer.slotOf(episodeId, 250 + i)!));
+    const good = learner.rewardEstimates(rows('good'), 50)!;
+    const bad = learner.rewardEstimates(rows('bad'), 50)!;
+    const mean = (values: Float32Array) => values.reduce((a, b) => a + b, 0) / values.length;
+    expect(mean(good)).toBeGreaterThan(mean(bad) + 1);
+    expect(learner.disagreement({ episodeId: 'good', startStep: 0, endStep: 9 }, { episodeId: 'bad', startStep: 0, endStep: 9 })).toBeGreaterThanOrEqual(0);
+    expect(learner.disagreement({ episodeId: 'gone', startStep: 0, endStep: 9 }, { episodeId: 'bad', startStep: 0, endStep: 9 })).toBeUndefined();
+  });
+});

@@ -1,0 +1,389 @@
+// Trains the actor and the reward model from the ticks and the operator's feedback (DESIGN §3):
+//   (a) behaviour cloning on the operator's ticks, weighted up just after each takeover;
+//   (b) reward-weighted imitation of the policy's own ticks: the reward ensemble scores them and the
+//       actor is pulled toward what scored above the usual (advantage-weighted regression, with the
+//       ensemble's spread counted against a tick, so unknown ground earns nothing); ticks just before
+//       a takeover are never imitated;
+//   (c) a behaviour-cloning term toward the reference (the version that drives), so an update moves
+//       the policy a step, never a leap.
+// With `method: 'bc'` only (a) runs with uniform weights: the HG-DAgger baseline, same network and
+// gradient budget. Every snapshot is a candidate version.
+import * as tf from '@tensorflow/tfjs-core';
+import { actorOutput, actorShape, behaviourCloningLoss, initialActorWeights } from './actor.ts';
+import type { FeedbackSignals, Segment } from './feedbackTypes.ts';
+import { fitFeatureNorm, standardise, type FeatureNorm } from './featureNorm.ts';
+import { LearnedPolicy, type ActorSnapshot } from './learnedPolicy.ts';
+import { ClippedAdamStep, readWeights, frozenWeights, type MlpShape } from './networks.ts';
+import { RewardEnsemble, type LabelItem, type PairItem, type RewardEnsembleOptions } from './rewardEnsemble.ts';
+import { SeededRandom } from '../memory/seededRandom.ts';
+import type { TickBuffer } from './tickBuffer.ts';
+
+export type LearningMethod = 'reins' | 'bc';
+
+export interface PolicyLearnerOptions {
+  method: LearningMethod;
+  hidden: number;
+  layers: number;
+  learningRate: number;
+  /** Operator ticks per actor step. */
+  operatorBatch: number;
+  /** The policy's own ticks per actor step (reins only). */
+  policyBatch: number;
+  /** Operator ticks this soon after a takeover weigh this much more (reins only). */
+  nearTakeoverTicks: number;
+  nearTakeoverWeight: number;
+  /** Advantage-weighted regression's temperature and weight cap (reins only). */
+  advantageTemperature: number;
+  maxAdvantageWeight: number;
+  /** How much one unit of the ensemble's spread counts against a tick's reward. */
+  uncertaintyPenalty: number;
+  /** Weight of the behaviour-cloning term toward the reference version (reins only). */
+  referenceWeight: number;
+  /** Policy ticks this close before a takeover count as bad and are never imitated. */
+  beforeTakeoverTicks: number;
+  /** Reward-weighted imitation reads at most this many of the newest policy ticks. */
+  imitationWindowTicks: number;
+  /** Reward-ensemble steps per actor step. */
+  rewardStepsPerActorStep: number;
+  /** Feature statistics are fitted once this many ticks are held. */
+  minTicksToFit: number;
+  limits: readonly [number, number];
+  seed: number;
+  reward: Partial<RewardEnsembleOptions>;
+}
+
+export const DEFAULT_POLICY_LEARNER_OPTIONS: Readonly<PolicyLearnerOptions> = Object.freeze({
+  method: 'reins',
+  hidden: 128,
+  layers: 2,
+  learningRate: 1e-3,
+  operatorBatch: 128,
+  policyBatch: 64,
+  nearTakeoverTicks: 20,
+  nearTakeoverWeight: 3,
+  advantageTemperature: 0.5,
+  maxAdvantageWeight: 3,
+  uncertaintyPenalty: 1,
+  referenceWeight: 0.1,
+  beforeTakeoverTicks: 10,
+  imitationWindowTicks: 3000,
+  rewardStepsPerActorStep: 0.25,
+  minTicksToFit: 200,
+  limits: [0.5, 1.5] as const,
+  seed: 1,
+  reward: {},
+});
+
+export interface TrainReport {
+  actorSteps: number;
+  rewardSteps: number;
+  bcLoss: number;
+  rewardLoss: number;
+  operatorTicks: number;
+  policyTicksImitated: number;
+}
+
+/** One round of training, stepped in slices so that a live loop is never held up for long. */
+export interface TrainingRound {
+  readonly report: TrainReport;
+  steps(count: number): void;
+  end(): void;
+}
+
+function emptyReport(): TrainReport {
+  return { actorSteps: 0, rewardSteps: 0, bcLoss: Number.NaN, rewardLoss: Number.NaN, operatorTicks: 0, policyTicksImitated: 0 };
+}
+
+export class PolicyLearner {
+  readonly options: PolicyLearnerOptions;
+  readonly shape: MlpShape;
+  readonly reward: RewardEnsemble | undefined;
+  private readonly actor: tf.Variable[];
+  private readonly optimiser: ClippedAdamStep;
+  private readonly random: SeededRandom;
+  private norm: FeatureNorm | undefined;
+  private reference: tf.Tensor[] | undefined;
+  private versions = 0;
+  private rewardCredit = 0;
+
+  constructor(
+    readonly buffer: TickBuffer,
+    options: Partial<PolicyLearnerOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_POLICY_LEARNER_OPTIONS, ...options };
+    this.shape = actorShape(buffer.embeddingSize, this.options.hidden, this.options.layers);
+    this.actor = initialActorWeights(this.shape, this.options.seed);
+    this.optimiser = new ClippedAdamStep(this.actor, this.options.learningRate, 100);
+    this.random = new SeededRandom(this.options.seed * 7 + 3);
+    this.reward = this.options.method === 'reins' ? new RewardEnsemble(buffer.embeddingSize, { seed: this.options.seed, ...this.options.reward }) : undefined;
+  }
+
+  get featureNorm(): FeatureNorm | undefined {
+    return this.norm;
+  }
+
+  /** The untrained actor as version 1, with identity statistics until data has been seen. */
+  snapshot(version: string): ActorSnapshot {
+    const size = this.shape.inputs;
+    const norm = this.norm ?? { mean: new Float32Array(size), scale: new Float32Array(size).fill(1) };
+    return { version, shape: this.shape, weights: readWeights(this.actor), norm: { mean: norm.mean.slice(), scale: norm.scale.slice() }, limits: this.options.limits };
+  }
+
+  /** A frozen policy of the current weights; it also becomes the reference the next updates stay near. */
+  candidate(version: string): LearnedPolicy {
+    this.versions++;
+    const snapshot = this.snapshot(version);
+    tf.dispose(this.reference ?? []);
+    this.reference = frozenWeights(this.shape, snapshot.weights);
+    return new LearnedPolicy(snapshot);
+  }
+
+  /** `steps` actor steps (and the reward model's share) from the buffer and the feedback. */
+  train(steps: number, signals: FeedbackSignals): TrainReport {
+    const round = this.begin(signals);
+    if (round === undefined) return emptyReport();
+    try {
+      round.steps(steps);
+      return round.report;
+    } finally {
+      round.end();
+    }
+  }
+
+  /**
+   * Prepares a round of training on the buffer and feedback as they stand now (the features are
+   * copied, so ticks added meanwhile do not disturb it), to be stepped in slices; undefined until
+   * enough ticks are held to fit the feature statistics. The caller must end() it.
+   */
+  begin(signals: FeedbackSignals): TrainingRound | undefined {
+    if (this.norm === undefined) {
+      if (this.buffer.size < this.options.minTicksToFit) return undefined;
+      const all = this.buffer.slotsWhere(() => true);
+      this.norm = fitFeatureNorm(this.buffer.gather(all), all.length, this.buffer.embeddingSize);
+    }
+    const held = this.buffer.slotsWhere(() => true);
+    const rowOfSlot = new Map(held.map((slot, row) => [slot, row]));
+    const features = tf.tensor2d(standardise(this.norm, this.buffer.gather(held)), [held.length, this.buffer.embeddingSize]);
+    const marks = this.takeoverMarks(signals);
+    const operatorRows: number[] = [];
+    const operatorWeights: number[] = [];
+    const policyRows: number[] = [];
+    held.forEach((slot, row) => {
+      const driver = this.buffer.drivers[slot];
+      if (driver === 'operator') {
+        operatorRows.push(row);
+        const near = this.options.method === 'reins' && marks.nearTakeover.has(slot);
+        operatorWeights.push(near ? this.options.nearTakeoverWeight : 1);
+      } else if (driver === 'policy' && !marks.beforeTakeover.has(slot)) {
+        policyRows.push(row);
+      }
+    });
+    const report = emptyReport();
+    report.operatorTicks = operatorRows.length;
+    const rewardItems = this.reward === undefined ? { pairs: [], labels: [] } : this.rewardItems(signals, rowOfSlot, marks);
+    const actions = this.scaledActions(held);
+    let advantage: { rows: number[]; weights: number[] } | undefined;
+    let advantageScored = false;
+    const round: TrainingRound = {
+      report,
+      steps: (count: number) => {
+        if (this.reward !== undefined && (rewardItems.pairs.length > 0 || rewardItems.labels.length > 0)) {
+          this.rewardCredit += count * this.options.rewardStepsPerActorStep;
+          while (this.rewardCredit >= 1) {
+            this.rewardCredit -= 1;
+            report.rewardLoss = this.reward.train(features, sampleItems(rewardItems.pairs, 64, this.random), sampleItems(rewardItems.labels, 256, this.random));
+            report.rewardSteps++;
+          }
+        }
+        if (!advantageScored && this.reward?.trained) {
+          // The newest policy ticks only: older ones were driven by versions long gone.
+          const recentPolicyRows = policyRows.slice(-this.options.imitationWindowTicks);
+          advantage = recentPolicyRows.length > 0 ? this.advantageWeights(features, recentPolicyRows) : undefined;
+          advantageScored = true;
+          report.policyTicksImitated = advantage?.rows.length ?? 0;
+        }
+        if (operatorRows.length === 0 && advantage === undefined) return;
+        for (let step = 0; step < count; step++) {
+          const batch = this.actorBatch(operatorRows, operatorWeights, advantage);
+          const loss = this.optimiser.minimise(() =>
+            tf.tidy(() => {
+              const rows = tf.tensor1d(batch.rows, 'int32');
+              const x = tf.gather(features, rows) as tf.Tensor2D;
+              const bc = behaviourCloningLoss(this.actor, x, tf.gather(actions, rows) as tf.Tensor2D, tf.tensor1d(batch.weights));
+              if (this.options.method !== 'reins' || this.reference === undefined) return bc;
+              const mean = actorOutput(this.actor, x).mean;
+              const referenceMean = actorOutput(this.reference, x).mean;
+              const toReference = tf.mean(tf.square(tf.sub(tf.tanh(mean), tf.tanh(referenceMean))));
+              return tf.add(bc, tf.mul(this.options.referenceWeight, toReference)) as tf.Scalar;
+            }),
+          );
+          if (Number.isFinite(loss)) report.bcLoss = loss;
+          report.actorSteps++;
+        }
+      },
+      end: () => tf.dispose([features, actions]),
+    };
+    return round;
+  }
+
+  /** Reward-ensemble estimate for each embedding (rows of `embeddings`); undefined before it has learned. */
+  rewardEstimates(embeddings: Float32Array, count: number): Float32Array | undefined {
+    if (this.reward === undefined || !this.reward.trained || this.norm === undefined) return undefined;
+    const features = tf.tensor2d(standardise(this.norm, embeddings.slice(0, count * this.buffer.embeddingSize)), [count, this.buffer.embeddingSize]);
+    try {
+      return this.reward.meanReward(features);
+    } finally {
+      features.dispose();
+    }
+  }
+
+  /** The ensemble's disagreement about two held segments; undefined when either is gone or nothing is learned. */
+  disagreement(a: Segment, b: Segment): number | undefined {
+    if (this.reward === undefined || this.norm === undefined) return undefined;
+    const first = this.buffer.segmentSlots(a);
+    const second = this.buffer.segmentSlots(b);
+    if (first === undefined || second === undefined) return undefined;
+    const slots = [...first, ...second];
+    const features = tf.tensor2d(standardise(this.norm, this.buffer.gather(slots)), [slots.length, this.buffer.embeddingSize]);
+    try {
+      const rows = slots.map((_, row) => row);
+      return this.reward.pairDisagreement(features, rows.slice(0, first.length), rows.slice(first.length));
+    } finally {
+      features.dispose();
+    }
+  }
+
+  dispose(): void {
+    this.optimiser.dispose();
+    tf.dispose([...this.actor, ...(this.reference ?? [])]);
+    this.reward?.dispose();
+  }
+
+  private scaledActions(held: readonly number[]): tf.Tensor2D {
+    const [maxForward, maxTurn] = this.options.limits;
+    const values = new Float32Array(held.length * 2);
+    held.forEach((slot, row) => {
+      values[row * 2] = this.buffer.actions[slot * 2]! / maxForward;
+      values[row * 2 + 1] = this.buffer.actions[slot * 2 + 1]! / maxTurn;
+    });
+    return tf.tensor2d(values, [held.length, 2]);
+  }
+
+  /** Slots just after each takeover (operator) and just before it (policy). */
+  private takeoverMarks(signals: FeedbackSignals): { nearTakeover: Set<number>; beforeTakeover: Set<number> } {
+    const nearTakeover = new Set<number>();
+    const beforeTakeover = new Set<number>();
+    for (const intervention of signals.interventions) {
+      const { operatorSegment: after, policySegment: before } = intervention;
+      for (let step = after.startStep; step <= Math.min(after.endStep, after.startStep + this.options.nearTakeoverTicks - 1); step++) {
+        const slot = this.buffer.slotOf(after.episodeId, step);
+        if (slot !== undefined) nearTakeover.add(slot);
+      }
+      if (before !== undefined) {
+        for (let step = Math.max(before.startStep, before.endStep - this.options.beforeTakeoverTicks + 1); step <= before.endStep; step++) {
+          const slot = this.buffer.slotOf(before.episodeId, step);
+          if (slot !== undefined) beforeTakeover.add(slot);
+        }
+      }
+    }
+    return { nearTakeover, beforeTakeover };
+  }
+
+  private rewardItems(signals: FeedbackSignals, rowOfSlot: Map<number, number>, marks: { beforeTakeover: Set<number> }): { pairs: PairItem[]; labels: LabelItem[] } {
+    const rows = (segment: Segment | undefined): number[] | undefined => {
+      if (segment === undefined) return undefined;
+      const slots = this.buffer.segmentSlots(segment);
+      if (slots === undefined) return undefined;
+      return slots.map((slot) => rowOfSlot.get(slot)!);
+    };
+    const pairs: PairItem[] = [];
+    const labels: LabelItem[] = [];
+    for (const intervention of signals.interventions) {
+      const before = rows(intervention.policySegment);
+      const after = rows(intervention.operatorSegment);
+      if (before !== undefined && after !== undefined && before.length > 0 && after.length > 0) {
+        pairs.push({ id: `${intervention.id}:pair`, first: after, second: before, firstPreferred: 1, weight: 1 });
+      }
+      for (const slot of marks.beforeTakeover) {
+        const row = rowOfSlot.get(slot);
+        if (row !== undefined) labels.push({ id: `before:${slot}`, row, good: 0, weight: 1 });
+      }
+      for (const row of after ?? []) labels.push({ id: `${intervention.id}:${row}`, row, good: 1, weight: 0.25 });
+    }
+    for (const preference of signals.preferences) {
+      const first = rows(preference.first);
+      const second = rows(preference.second);
+      if (first === undefined || second === undefined) continue;
+      pairs.push({ id: preference.id, first, second, firstPreferred: preference.answer === 'first' ? 1 : preference.answer === 'second' ? 0 : 0.5, weight: 1 });
+    }
+    for (const rating of signals.ratings) {
+      // A rating speaks for the moment and the second around it.
+      for (let step = rating.step - 5; step <= rating.step + 5; step++) {
+        const slot = this.buffer.slotOf(rating.episodeId, step);
+        const row = slot === undefined ? undefined : rowOfSlot.get(slot);
+        if (row !== undefined) labels.push({ id: `${rating.id}:${step}`, row, good: rating.rating > 0 ? 1 : 0, weight: step === rating.step ? 1 : 0.5 });
+      }
+    }
+    return { pairs, labels: dedupeLabels(labels) };
+  }
+
+  /** The policy's own ticks worth imitating, each with exp(advantage / T) capped. */
+  private advantageWeights(features: tf.Tensor2D, policyRows: readonly number[]): { rows: number[]; weights: number[] } | undefined {
+    const reward = this.reward!;
+    const rowsTensor = tf.tensor1d([...policyRows], 'int32');
+    const gathered = tf.gather(features, rowsTensor) as tf.Tensor2D;
+    const all = reward.rewards(gathered);
+    tf.dispose([rowsTensor, gathered]);
+    const scores = policyRows.map((_, i) => {
+      const values = all.map((member) => member[i]!);
+      const mean = values.reduce((a, b) => a + b, 0) / values.length;
+      const spread = Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / values.length);
+      return mean - this.options.uncertaintyPenalty * spread;
+    });
+    const baseline = [...scores].sort((a, b) => a - b)[Math.floor(scores.length / 2)]!;
+    const rows: number[] = [];
+    const weights: number[] = [];
+    scores.forEach((score, i) => {
+      const advantage = score - baseline;
+      if (advantage <= 0) return;
+      rows.push(policyRows[i]!);
+      weights.push(Math.min(this.options.maxAdvantageWeight, Math.exp(advantage / this.options.advantageTemperature) - 1));
+    });
+    return rows.length > 0 ? { rows, weights } : undefined;
+  }
+
+  private actorBatch(operatorRows: readonly number[], operatorWeights: readonly number[], advantage: { rows: number[]; weights: number[] } | undefined): { rows: number[]; weights: number[] } {
+    const rows: number[] = [];
+    const weights: number[] = [];
+    if (operatorRows.length > 0) {
+      for (let i = 0; i < this.options.operatorBatch; i++) {
+        const pick = pickIndex(this.random, operatorRows.length);
+        rows.push(operatorRows[pick]!);
+        weights.push(operatorWeights[pick]!);
+      }
+    }
+    if (advantage !== undefined && this.options.method === 'reins') {
+      for (let i = 0; i < this.options.policyBatch; i++) {
+        const pick = pickIndex(this.random, advantage.rows.length);
+        rows.push(advantage.rows[pick]!);
+        weights.push(advantage.weights[pick]!);
+      }
+    }
+    return { rows, weights };
+  }
+}
+
+function sampleItems<T>(items: readonly T[], count: number, random: SeededRandom): T[] {
+  if (items.length <= count) return [...items];
+  return Array.from({ length: count }, () => items[pickIndex(random, items.length)]!);
+}
+
+function dedupeLabels(labels: LabelItem[]): LabelItem[] {
+  const seen = new Map<string, LabelItem>();
+  for (const label of labels) seen.set(label.id, label);
+  return [...seen.values()];
+}
+
+function pickIndex(random: SeededRandom, count: number): number {
+  return Math.min(count - 1, Math.floor(random.next() * count));
+}

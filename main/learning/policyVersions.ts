@@ -1,0 +1,152 @@
+// The numbered policy versions of a session (DESIGN §3): v1 is the policy the session started with,
+// every learner update is a candidate. Each keeps how it did while it drove — interventions per
+// minute of policy driving, and its good/bad ratings — so the operator can see the rate fall and
+// pick. The driving version changes only on promote (operator approval), on a new candidate with
+// auto-promote on and not held, or on roll back.
+import type { Policy } from './policy.ts';
+import type { PolicyCandidate } from './policyImprover.ts';
+
+export interface PolicyVersion {
+  number: number;
+  policy: Policy;
+  createdAtMs: number;
+  /** What the update learned from; undefined for v1. */
+  trainedOn: PolicyCandidate['trainedOn'] | undefined;
+  /** Wall time this version drove (driver 'policy'), in ms. */
+  policyDrivingMs: number;
+  interventions: number;
+  good: number;
+  bad: number;
+}
+
+export interface PolicyVersionsOptions {
+  autoPromote: boolean;
+  /** An intervention rate is shown only after a version has driven this long. */
+  minDrivingSecsForRate: number;
+  clock: () => number;
+}
+
+export type VersionsResult = { ok: true; message: string } | { ok: false; message: string };
+
+/** Longest gap between two ticks that counts as driving time (a stalled loop is not driving). */
+const MAX_TICK_GAP_MS = 1000;
+
+export class PolicyVersions {
+  private readonly versions: PolicyVersion[] = [];
+  private readonly options: PolicyVersionsOptions;
+  private readonly drivingListeners = new Set<(version: PolicyVersion) => void>();
+  /** Versions that drove before the current one, most recent last (for roll back). */
+  private readonly previous: number[] = [];
+  private drivingNumber = 1;
+  private held = false;
+  private lastTickMs: number | undefined;
+
+  constructor(initial: Policy, options: Partial<PolicyVersionsOptions> = {}) {
+    this.options = { autoPromote: false, minDrivingSecsForRate: 10, clock: Date.now, ...options };
+    this.versions.push(newVersion(1, initial, this.options.clock(), undefined));
+  }
+
+  all(): readonly PolicyVersion[] {
+    return this.versions;
+  }
+
+  get(number: number): PolicyVersion | undefined {
+    return this.versions[number - 1];
+  }
+
+  driving(): PolicyVersion {
+    return this.versions[this.drivingNumber - 1]!;
+  }
+
+  isHeld(): boolean {
+    return this.held;
+  }
+
+  autoPromotes(): boolean {
+    return this.options.autoPromote;
+  }
+
+  /** Interventions per minute of policy driving; undefined until the version has driven long enough. */
+  interventionRatePerMin(version: PolicyVersion): number | undefined {
+    if (version.policyDrivingMs < this.options.minDrivingSecsForRate * 1000) return undefined;
+    return version.interventions / (version.policyDrivingMs / 60_000);
+  }
+
+  /** Registers a candidate; it drives at once when auto-promote is on and versions are not held. */
+  add(candidate: PolicyCandidate): { version: PolicyVersion; promoted: boolean } {
+    const version = newVersion(this.versions.length + 1, candidate.policy, this.options.clock(), candidate.trainedOn);
+    this.versions.push(version);
+    const promoted = this.options.autoPromote && !this.held;
+    if (promoted) this.drive(version.number, true);
+    return { version, promoted };
+  }
+
+  promote(number: number): VersionsResult {
+    const version = this.get(number);
+    if (!version) return { ok: false, message: `There is no version ${number} (the newest is v${this.versions.length})` };
+    if (this.held) return { ok: false, message: 'Versions are held: release the hold before promoting' };
+    if (number === this.drivingNumber) return { ok: false, message: `v${number} is already driving` };
+    this.drive(number, true);
+    return { ok: true, message: `v${number} drives now` };
+  }
+
+  rollback(): VersionsResult {
+    if (this.held) return { ok: false, message: 'Versions are held: release the hold before rolling back' };
+    const to = this.previous.pop();
+    if (to === undefined) return { ok: false, message: `Nothing to roll back to: v${this.drivingNumber} is the first version that drove` };
+    const from = this.drivingNumber;
+    this.drive(to, false);
+    return { ok: true, message: `Rolled back from v${from} to v${to}` };
+  }
+
+  hold(held: boolean): VersionsResult {
+    this.held = held;
+    return { ok: true, message: held ? `Holding v${this.drivingNumber}: no version change until released` : 'Hold released' };
+  }
+
+  setAutoPromote(enabled: boolean): VersionsResult {
+    this.options.autoPromote = enabled;
+    return { ok: true, message: enabled ? 'Auto-promote on: new versions drive as they arrive' : 'Auto-promote off: promote new versions yourself' };
+  }
+
+  /** Counts driving time for the version that drove the tick. */
+  noteTick(timeMs: number, policyDrove: boolean, drivingNumber: number): void {
+    const gapMs = this.lastTickMs === undefined ? 0 : timeMs - this.lastTickMs;
+    this.lastTickMs = timeMs;
+    if (!policyDrove || gapMs <= 0) return;
+    const version = this.get(drivingNumber);
+    if (version) version.policyDrivingMs += Math.min(gapMs, MAX_TICK_GAP_MS);
+  }
+
+  noteIntervention(drivingNumber: number): void {
+    const version = this.get(drivingNumber);
+    if (version) version.interventions++;
+  }
+
+  /** A rating of a moment the version drove; `withdrawn` takes one back (undo). */
+  noteRating(drivingNumber: number, rating: 1 | -1, withdrawn = false): void {
+    const version = this.get(drivingNumber);
+    if (!version) return;
+    const delta = withdrawn ? -1 : 1;
+    if (rating > 0) version.good = Math.max(0, version.good + delta);
+    else version.bad = Math.max(0, version.bad + delta);
+  }
+
+  /** Told whenever the driving version changes. */
+  onDrivingChange(listener: (version: PolicyVersion) => void): () => void {
+    this.drivingListeners.add(listener);
+    return () => this.drivingListeners.delete(listener);
+  }
+
+  private drive(number: number, remember: boolean): void {
+    if (number === this.drivingNumber) return;
+    if (remember) this.previous.push(this.drivingNumber);
+    this.drivingNumber = number;
+    const version = this.driving();
+    for (const listener of this.drivingListeners) listener(version);
+  }
+}
+
+function newVersion(number: number, policy: Policy, createdAtMs: number, trainedOn: PolicyCandidate['trainedOn'] | undefined): PolicyVersion {
+  return { number, policy, createdAtMs, trainedOn, policyDrivingMs: 0, interventions: 0, good: 0, bad: 0 };
+}
