@@ -30,6 +30,11 @@ export interface SessionStores {
   recording: SessionRecording | undefined;
   /** The episode every tick of this session belongs to (memory rows and feedback name it). */
   episodeId: string;
+  /**
+   * Gives each memory row the reward model's estimate for its tick from now on (the world model's
+   * reward head learns it on replay, DESIGN §3). A failing estimator leaves the row without one.
+   */
+  setRewardEstimator(estimate: (embedding: Float32Array) => number | undefined): void;
   close(): Promise<void>;
 }
 
@@ -60,6 +65,14 @@ function writerAlerts(writer: MemoryWriter<unknown>): LinkAlert[] {
 export async function openSessionStores(link: Link, loop: ControlLoop, perception: Perception, args: SessionStoreArgs, log: Logger): Promise<SessionStores> {
   const closers: Array<() => Promise<void>> = [];
   const episodeId = `${link.robotName}-${new Date().toISOString()}`;
+  let rewardEstimator: ((embedding: Float32Array) => number | undefined) | undefined;
+  const estimateReward = (embedding: Float32Array): number | undefined => {
+    try {
+      return rewardEstimator?.(embedding);
+    } catch {
+      return undefined;
+    }
+  };
   let memoryFacts: SessionStores['memory'];
   let recording: SessionRecording | undefined;
   if (args.record) {
@@ -88,6 +101,7 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
           encoderVersion: perception.version,
           policyVersion: loop.policyVersion,
           commandInEffect: loop.lastSent(),
+          rewardEstimate: estimateReward(report.embedding.values),
           mcapFile: recording?.path,
           mcapLogTimeNs: recording ? BigInt(Math.round(report.frame.timeMs)) * 1_000_000n : undefined,
         }),
@@ -106,6 +120,9 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
     memory: memoryFacts,
     recording,
     episodeId,
+    setRewardEstimator(estimate) {
+      rewardEstimator = estimate;
+    },
     async close() {
       for (const close of closers.reverse()) await close();
     },

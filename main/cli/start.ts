@@ -10,6 +10,7 @@ import { startApiServer } from '../api/server.ts';
 import { OnlineImprover } from '../learning/onlineImprover.ts';
 import { ReactiveBaselinePolicy } from '../learning/policy.ts';
 import { DEFAULT_SAFETY_LIMITS } from '../safety/safetyFilter.ts';
+import { selectWorldModelBackend } from '../worldmodel/backend/selectBackend.ts';
 import { SwitchableLink } from '../links/switchableLink.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import { DEFAULT_MANIFEST_PATH, loadPerception } from '../perception/onnxPerception.ts';
@@ -88,7 +89,11 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
   const learning = worldModel && stores.memory ? startWorldModelLearning(worldModel, loop, stores.memory, defaultCheckpointFolder(reinsDataFolder()), args.worldModel, log, stores.recording?.recordSurprise) : undefined;
   if (worldModel && !stores.memory) log.warn('the world model runs without learning: its learner replays memory, and --no-memory keeps none');
   if (learning) loop.addAlertSource(() => learning.alerts());
-  // Learning from the operator; the policy learner plugs in here as `improver` (without one, feedback is recorded and learning is off).
+  // Learning from the operator: the online learner trains the reward ensemble and the policy; memory rows carry its reward estimate.
+  // The learner's networks want the fastest TF.js backend too; the world model has chosen it when it runs.
+  if (!worldModel) log.info({ backend: (await selectWorldModelBackend()).backend }, 'policy learner backend');
+  const improver = new OnlineImprover({ embeddingSize: perception.embeddingSize, limits: [DEFAULT_SAFETY_LIMITS.maxLinearMps, DEFAULT_SAFETY_LIMITS.maxAngularRadps] });
+  stores.setRewardEstimator((embedding) => improver.rewardEstimate(embedding));
   const teaching = await startLearning({
     loop,
     link,
@@ -98,7 +103,7 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
     topics: () => connections.topics(),
     log,
     episodeId: stores.episodeId,
-    improver: new OnlineImprover({ embeddingSize: perception.embeddingSize, limits: [DEFAULT_SAFETY_LIMITS.maxLinearMps, DEFAULT_SAFETY_LIMITS.maxAngularRadps] }),
+    improver,
   });
   loop.start();
   const token = args.token ?? newToken();

@@ -68,9 +68,10 @@ export class OnlineImprover implements PolicyImprover {
     return this.learner.disagreement(a, b);
   }
 
-  rewardEstimate(tick: LearningTick): number | undefined {
-    if (tick.embedding.length !== this.options.embeddingSize) return undefined;
-    return this.learner.rewardEstimates(tick.embedding, 1)?.[0];
+  rewardEstimate(embedding: Float32Array): number | undefined {
+    if (embedding.length !== this.options.embeddingSize || !embedding.every(Number.isFinite)) return undefined;
+    const estimate = this.learner.rewardEstimates(embedding, 1)?.[0];
+    return estimate !== undefined && Number.isFinite(estimate) ? estimate : undefined;
   }
 
   feedbackChanged(signals: FeedbackSignals): void {

@@ -34,8 +34,8 @@ export interface PolicyImprover {
    * spread, ≥ 0); undefined when it cannot score them (ticks it no longer holds).
    */
   disagreement(a: Segment, b: Segment): number | undefined;
-  /** The reward ensemble's mean estimate for a tick's state, undefined before it has learned anything. */
-  rewardEstimate(tick: LearningTick): number | undefined;
+  /** The reward ensemble's mean estimate for a tick's embedding, undefined before it has learned anything. */
+  rewardEstimate(embedding: Float32Array): number | undefined;
   /** The feedback as it stands now (new, or with something undone): learn from it. */
   feedbackChanged(signals: FeedbackSignals): void;
   /** Called when the improver has a new candidate policy ready. Returns a function that stops the calls. */

@@ -93,4 +93,34 @@ describe('PolicyLearner', () => {
     expect(learner.disagreement({ episodeId: 'good', startStep: 0, endStep: 9 }, { episodeId: 'bad', startStep: 0, endStep: 9 })).toBeGreaterThanOrEqual(0);
     expect(learner.disagreement({ episodeId: 'gone', startStep: 0, endStep: 9 }, { episodeId: 'bad', startStep: 0, endStep: 9 })).toBeUndefined();
   });
+
+  it('stays finite and keeps learning under contradictory, flooding and dangling feedback', () => {
+    const buffer = new TickBuffer(600, SIZE);
+    fill(buffer, 200, 'operator', 'e1', 9);
+    fill(buffer, 200, 'policy', 'e2', 13);
+    const same = { episodeId: 'e2', startStep: 0, endStep: 9 };
+    const other = { episodeId: 'e2', startStep: 20, endStep: 29 };
+    const gone = { episodeId: 'never-seen', startStep: 0, endStep: 9 };
+    const signals: FeedbackSignals = {
+      // The same pair answered both ways, over and over; and pairs pointing at ticks that are gone.
+      preferences: [
+        ...Array.from({ length: 40 }, (_, i) => ({ id: `flip${i}`, first: same, second: other, answer: (i % 2 === 0 ? 'first' : 'second') as 'first' | 'second' })),
+        { id: 'dangling', first: gone, second: same, answer: 'first' as const },
+      ],
+      // A flood of opposite ratings on one moment, and a rating of a tick that is gone.
+      ratings: [...Array.from({ length: 100 }, (_, i) => ({ id: `r${i}`, episodeId: 'e2', step: 50, rating: (i % 2 === 0 ? 1 : -1) as 1 | -1 })), { id: 'r-gone', episodeId: 'never-seen', step: 3, rating: 1 as const }],
+      interventions: [{ id: 'i1', atStep: 100, episodeId: 'e2', policySegment: { episodeId: 'e2', startStep: 80, endStep: 99 }, operatorSegment: gone }],
+    };
+    const learner = new PolicyLearner(buffer, { method: 'reins', hidden: 16, layers: 1, minTicksToFit: 50, rewardStepsPerActorStep: 1, seed: 2, reward: { hidden: 16, layers: 1 } });
+    learners.push(learner);
+    const report = learner.train(30, signals);
+    expect(report.actorSteps).toBe(30);
+    expect(report.rewardSteps).toBe(30);
+    expect(Number.isFinite(report.rewardLoss) && Number.isFinite(report.bcLoss)).toBe(true);
+    const policy = learner.candidate('v2');
+    const command = policy.act({ embedding: { values: new Float32Array(SIZE).fill(0.3), mask: { camera: true, lidar: true, proprio: true } }, frame: { timeMs: 0, missing: [] } } as never);
+    expect(Number.isFinite(command.linearMps) && Number.isFinite(command.angularRadps)).toBe(true);
+    expect(policy.nonFiniteOutputs).toBe(0);
+    policy.dispose();
+  });
 });

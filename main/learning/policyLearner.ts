@@ -43,8 +43,10 @@ export interface PolicyLearnerOptions {
   beforeTakeoverTicks: number;
   /** Reward-weighted imitation reads at most this many of the newest policy ticks. */
   imitationWindowTicks: number;
-  /** Reward-ensemble steps per actor step. */
+  /** Reward-ensemble steps per actor step, and what each step samples. */
   rewardStepsPerActorStep: number;
+  rewardPairsPerStep: number;
+  rewardLabelsPerStep: number;
   /** Feature statistics are fitted once this many ticks are held. */
   minTicksToFit: number;
   limits: readonly [number, number];
@@ -68,6 +70,8 @@ export const DEFAULT_POLICY_LEARNER_OPTIONS: Readonly<PolicyLearnerOptions> = Ob
   beforeTakeoverTicks: 10,
   imitationWindowTicks: 3000,
   rewardStepsPerActorStep: 0.25,
+  rewardPairsPerStep: 16,
+  rewardLabelsPerStep: 64,
   minTicksToFit: 200,
   limits: [0.5, 1.5] as const,
   seed: 1,
@@ -191,7 +195,7 @@ export class PolicyLearner {
           this.rewardCredit += count * this.options.rewardStepsPerActorStep;
           while (this.rewardCredit >= 1) {
             this.rewardCredit -= 1;
-            report.rewardLoss = this.reward.train(features, sampleItems(rewardItems.pairs, 64, this.random), sampleItems(rewardItems.labels, 256, this.random));
+            report.rewardLoss = this.reward.train(features, sampleItems(rewardItems.pairs, this.options.rewardPairsPerStep, this.random), sampleItems(rewardItems.labels, this.options.rewardLabelsPerStep, this.random));
             report.rewardSteps++;
           }
         }
@@ -304,11 +308,11 @@ export class PolicyLearner {
       if (before !== undefined && after !== undefined && before.length > 0 && after.length > 0) {
         pairs.push({ id: `${intervention.id}:pair`, first: after, second: before, firstPreferred: 1, weight: 1 });
       }
-      for (const slot of marks.beforeTakeover) {
-        const row = rowOfSlot.get(slot);
-        if (row !== undefined) labels.push({ id: `before:${slot}`, row, good: 0, weight: 1 });
-      }
       for (const row of after ?? []) labels.push({ id: `${intervention.id}:${row}`, row, good: 1, weight: 0.25 });
+    }
+    for (const slot of marks.beforeTakeover) {
+      const row = rowOfSlot.get(slot);
+      if (row !== undefined) labels.push({ id: `before:${slot}`, row, good: 0, weight: 1 });
     }
     for (const preference of signals.preferences) {
       const first = rows(preference.first);
