@@ -1,6 +1,6 @@
 // The live learner: it keeps operator and policy ticks (never idle or e-stopped ones, never a tick
-// with a non-finite embedding), runs a round when there is something new, and hands over a numbered
-// candidate that says what it learned from.
+// with a non-finite embedding), runs a round in its worker thread when there is something new, and
+// hands over a numbered candidate that says what it learned from; the reward ensemble answers here.
 import * as tf from '@tensorflow/tfjs-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OnlineImprover } from './onlineImprover.ts';
@@ -39,6 +39,13 @@ describe('OnlineImprover', () => {
       await improver.update();
       expect(candidates.map((candidate) => candidate.policy.version)).toEqual(['learned-1', 'learned-2']);
       expect(improver.lastError).toBeUndefined();
+      // The worker trains; this thread answers from its frozen copy of the reward ensemble at once.
+      expect(typeof (await improver.backend())).toBe('string');
+      const spread = improver.disagreement({ episodeId: 'session-1', startStep: 10, endStep: 19 }, { episodeId: 'session-1', startStep: 25, endStep: 34 });
+      expect(spread).toBeGreaterThanOrEqual(0);
+      expect(improver.disagreement({ episodeId: 'session-1', startStep: 45, endStep: 50 }, { episodeId: 'session-1', startStep: 10, endStep: 19 })).toBeUndefined();
+      expect(Number.isFinite(improver.rewardEstimate(tick(5, 'operator').embedding))).toBe(true);
+      expect(improver.rewardEstimate(Float32Array.of(1, 2, Number.NaN, 4, 5, 6))).toBeUndefined();
     } finally {
       await improver.close();
     }

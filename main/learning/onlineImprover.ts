@@ -1,12 +1,23 @@
-// The live learner behind the learning session (DESIGN §3's fast path): it keeps the recent ticks,
-// and every few seconds, when there is something new to learn from (operator ticks, feedback), runs
-// a round of training — the reward ensemble and the actor — in slices of a gradient step or two,
-// yielding to the event loop between slices so that operator input and ticks go first. Each round
-// ends in a numbered candidate policy. The slow path (retraining from the whole memory) is not here.
+// The live learner behind the learning session (DESIGN §3's fast path). Training runs in a worker
+// thread: ticks go over in batches, and every few seconds, when there is something new to learn from
+// (operator ticks, feedback), a round trains the reward ensemble and the actor there and comes back as
+// a numbered candidate. This thread keeps only what answers at once: the recent ticks and a frozen
+// copy of the reward ensemble, for the question picker's disagreement and memory's reward estimate.
+// The slow path (retraining from the whole memory) is not here.
+import { Worker } from 'node:worker_threads';
+import * as tf from '@tensorflow/tfjs-core';
 import { NO_FEEDBACK, type FeedbackSignals, type Segment } from './feedbackTypes.ts';
-import { PolicyLearner, type PolicyLearnerOptions } from './policyLearner.ts';
+import { standardise, type FeatureNorm } from './featureNorm.ts';
+import { LearnedPolicy } from './learnedPolicy.ts';
+import { DEFAULT_POLICY_LEARNER_OPTIONS, type PolicyLearnerOptions } from './policyLearner.ts';
 import type { LearningTick, PolicyCandidate, PolicyImprover } from './policyImprover.ts';
-import { TickBuffer } from './tickBuffer.ts';
+import type { FromPolicyWorker, RoundCandidate, ToPolicyWorker } from './policyWorkerProtocol.ts';
+import { RewardEnsemble } from './rewardEnsemble.ts';
+import { TickBuffer, type BufferedTick } from './tickBuffer.ts';
+
+const WORKER_BOOTSTRAP = new URL('./policyWorkerBootstrap.mjs', import.meta.url);
+/** Ticks are sent to the worker in batches of this many (and before every round). */
+const TICK_BATCH = 50;
 
 export interface OnlineImproverOptions {
   embeddingSize: number;
@@ -15,8 +26,6 @@ export interface OnlineImproverOptions {
   /** How often a round may start when there is something new. */
   updateEverySecs: number;
   stepsPerUpdate: number;
-  /** Gradient steps per slice between yields to the event loop. */
-  stepsPerSlice: number;
   /** Ticks kept for learning (the newest). */
   capacityTicks: number;
   /** Version names are `${prefix}${n}`. */
@@ -27,7 +36,6 @@ export interface OnlineImproverOptions {
 export const DEFAULT_ONLINE_IMPROVER_OPTIONS: Omit<OnlineImproverOptions, 'embeddingSize' | 'limits'> = Object.freeze({
   updateEverySecs: 5,
   stepsPerUpdate: 30,
-  stepsPerSlice: 1,
   capacityTicks: 18_000,
   versionPrefix: 'learned-',
   learner: {},
@@ -36,42 +44,91 @@ export const DEFAULT_ONLINE_IMPROVER_OPTIONS: Omit<OnlineImproverOptions, 'embed
 export class OnlineImprover implements PolicyImprover {
   readonly options: OnlineImproverOptions;
   private readonly buffer: TickBuffer;
-  private readonly learner: PolicyLearner;
+  private readonly reward: RewardEnsemble;
+  private norm: FeatureNorm | undefined;
+  private readonly worker: Worker;
+  private readonly ready: Promise<string>;
   private readonly listeners = new Set<(candidate: PolicyCandidate) => void>();
+  private readonly pendingRounds = new Map<number, { resolve: (candidate: RoundCandidate | undefined) => void; reject: (error: Error) => void }>();
+  private unsent: BufferedTick[] = [];
   private signals: FeedbackSignals = NO_FEEDBACK;
   private somethingNew = false;
   private running: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private rounds = 0;
   private versions = 0;
   private closed = false;
   /** The last round's failure, if it failed; the next round tries again. */
   lastError: string | undefined;
+  /** Why the last round gave no candidate, if it gave none. */
+  lastReason: string | undefined;
 
   constructor(options: Pick<OnlineImproverOptions, 'embeddingSize' | 'limits'> & Partial<OnlineImproverOptions>) {
     this.options = { ...DEFAULT_ONLINE_IMPROVER_OPTIONS, ...options };
     if (!(this.options.updateEverySecs > 0)) throw new RangeError(`updateEverySecs must be > 0, got ${this.options.updateEverySecs}`);
     if (!(Number.isInteger(this.options.stepsPerUpdate) && this.options.stepsPerUpdate >= 1)) throw new RangeError(`stepsPerUpdate must be a whole number ≥ 1, got ${this.options.stepsPerUpdate}`);
     this.buffer = new TickBuffer(this.options.capacityTicks, this.options.embeddingSize);
-    this.learner = new PolicyLearner(this.buffer, { ...this.options.learner, limits: this.options.limits });
+    const learner: Partial<PolicyLearnerOptions> = { ...this.options.learner, limits: this.options.limits };
+    this.reward = new RewardEnsemble(this.options.embeddingSize, { seed: learner.seed ?? DEFAULT_POLICY_LEARNER_OPTIONS.seed, ...learner.reward });
+    this.worker = new Worker(WORKER_BOOTSTRAP);
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.on('message', (message: FromPolicyWorker) => {
+        if (message.type === 'ready') resolve(message.backend);
+        else this.onWorkerMessage(message);
+      });
+      this.worker.on('error', (error) => {
+        this.lastError = `the policy learner's thread failed: ${error.message}`;
+        reject(error);
+        for (const pending of this.pendingRounds.values()) pending.reject(error);
+        this.pendingRounds.clear();
+      });
+    });
+    // A failed start is reported by the first round (lastError); nobody may be awaiting `ready` yet.
+    this.ready.catch(() => undefined);
+    this.post({ type: 'init', embeddingSize: this.options.embeddingSize, capacityTicks: this.options.capacityTicks, learner });
     this.timer = setInterval(() => void this.update(), this.options.updateEverySecs * 1000);
     this.timer.unref();
+  }
+
+  /** The TF.js backend the worker trains on, once it has started. */
+  backend(): Promise<string> {
+    return this.ready;
   }
 
   observe(tick: LearningTick): void {
     if (this.closed || (tick.driver !== 'operator' && tick.driver !== 'policy')) return;
     if (tick.embedding.length !== this.options.embeddingSize || !tick.embedding.every(Number.isFinite)) return;
-    this.buffer.add({ episodeId: tick.episodeId, step: tick.step, embedding: tick.embedding, action: tick.action, driver: tick.driver });
+    const buffered: BufferedTick = { episodeId: tick.episodeId, step: tick.step, embedding: tick.embedding.slice(), action: { ...tick.action }, driver: tick.driver };
+    this.buffer.add(buffered);
+    this.unsent.push(buffered);
+    if (this.unsent.length >= TICK_BATCH) this.flush();
     if (tick.driver === 'operator') this.somethingNew = true;
   }
 
   disagreement(a: Segment, b: Segment): number | undefined {
-    return this.learner.disagreement(a, b);
+    if (this.norm === undefined) return undefined;
+    const first = this.buffer.segmentSlots(a);
+    const second = this.buffer.segmentSlots(b);
+    if (first === undefined || second === undefined) return undefined;
+    const features = tf.tensor2d(standardise(this.norm, this.buffer.gather([...first, ...second])), [first.length + second.length, this.options.embeddingSize]);
+    try {
+      const rows = [...first, ...second].map((_, row) => row);
+      return this.reward.pairDisagreement(features, rows.slice(0, first.length), rows.slice(first.length));
+    } finally {
+      features.dispose();
+    }
   }
 
   rewardEstimate(embedding: Float32Array): number | undefined {
+    if (this.norm === undefined || !this.reward.trained) return undefined;
     if (embedding.length !== this.options.embeddingSize || !embedding.every(Number.isFinite)) return undefined;
-    const estimate = this.learner.rewardEstimates(embedding, 1)?.[0];
-    return estimate !== undefined && Number.isFinite(estimate) ? estimate : undefined;
+    const features = tf.tensor2d(standardise(this.norm, embedding.slice()), [1, embedding.length]);
+    try {
+      const estimate = this.reward.meanReward(features)[0];
+      return estimate !== undefined && Number.isFinite(estimate) ? estimate : undefined;
+    } finally {
+      features.dispose();
+    }
   }
 
   feedbackChanged(signals: FeedbackSignals): void {
@@ -97,37 +154,63 @@ export class OnlineImprover implements PolicyImprover {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
     await this.running;
-    this.learner.dispose();
+    await this.worker.terminate();
+    this.reward.dispose();
   }
 
   private async round(): Promise<void> {
+    await this.ready;
+    this.flush();
     const signals = this.signals;
-    const round = this.learner.begin(signals);
-    if (round === undefined) {
-      // Too few ticks to learn from yet: try again next time.
+    const id = ++this.rounds;
+    const version = `${this.options.versionPrefix}${this.versions + 1}`;
+    const done = new Promise<RoundCandidate | undefined>((resolve, reject) => this.pendingRounds.set(id, { resolve, reject }));
+    this.post({ type: 'round', id, signals, steps: this.options.stepsPerUpdate, version });
+    const result = await done;
+    if (this.closed) return;
+    if (result === undefined) {
+      // Nothing learned this time (too few ticks): the next round tries again.
       this.somethingNew = true;
       return;
     }
-    try {
-      while (round.report.actorSteps < this.options.stepsPerUpdate && !this.closed) {
-        const before = round.report.actorSteps;
-        round.steps(Math.min(this.options.stepsPerSlice, this.options.stepsPerUpdate - round.report.actorSteps));
-        if (round.report.actorSteps === before) break;
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-    } finally {
-      round.end();
-    }
-    if (this.closed || round.report.actorSteps === 0) return;
+    const policy = new LearnedPolicy(result.snapshot);
+    this.versions++;
+    this.norm = result.snapshot.norm;
+    if (result.reward !== undefined) this.reward.load(result.reward);
     this.lastError = undefined;
-    const policy = this.learner.candidate(`${this.options.versionPrefix}${++this.versions}`);
+    this.lastReason = undefined;
     const candidate: PolicyCandidate = {
       policy,
-      trainedOn: { interventions: signals.interventions.length, preferences: signals.preferences.length, ratings: signals.ratings.length, operatorTicks: round.report.operatorTicks },
+      trainedOn: { interventions: signals.interventions.length, preferences: signals.preferences.length, ratings: signals.ratings.length, operatorTicks: result.operatorTicks },
     };
     for (const listener of this.listeners) listener(candidate);
+  }
+
+  private onWorkerMessage(message: FromPolicyWorker): void {
+    if (message.type === 'round-done') {
+      if (message.reason !== undefined) this.lastReason = message.reason;
+      this.pendingRounds.get(message.id)?.resolve(message.candidate);
+      this.pendingRounds.delete(message.id);
+    } else if (message.type === 'failed') {
+      this.lastError = message.message;
+      if (message.id !== undefined) {
+        this.pendingRounds.get(message.id)?.reject(new Error(message.message));
+        this.pendingRounds.delete(message.id);
+      }
+    }
+  }
+
+  private flush(): void {
+    if (this.unsent.length === 0 || this.closed) return;
+    this.post({ type: 'ticks', ticks: this.unsent });
+    this.unsent = [];
+  }
+
+  private post(message: ToPolicyWorker): void {
+    this.worker.postMessage(message);
   }
 }

@@ -107,7 +107,6 @@ export class PolicyLearner {
   private readonly random: SeededRandom;
   private norm: FeatureNorm | undefined;
   private reference: tf.Tensor[] | undefined;
-  private versions = 0;
   private rewardCredit = 0;
 
   constructor(
@@ -135,11 +134,20 @@ export class PolicyLearner {
 
   /** A frozen policy of the current weights; it also becomes the reference the next updates stay near. */
   candidate(version: string): LearnedPolicy {
-    this.versions++;
+    return new LearnedPolicy(this.publish(version));
+  }
+
+  /** The current weights as a version's snapshot; they become the reference the next updates stay near. */
+  publish(version: string): ActorSnapshot {
     const snapshot = this.snapshot(version);
     tf.dispose(this.reference ?? []);
     this.reference = frozenWeights(this.shape, snapshot.weights);
-    return new LearnedPolicy(snapshot);
+    return snapshot;
+  }
+
+  /** The reward ensemble's weights, member by member; undefined for `bc` or before it has learned. */
+  rewardWeights(): Float32Array[][] | undefined {
+    return this.reward?.trained ? this.reward.memberWeights() : undefined;
   }
 
   /** `steps` actor steps (and the reward model's share) from the buffer and the feedback. */

@@ -5,7 +5,7 @@
 // sees its own bootstrap share of the feedback; their mean is the learned reward and their spread
 // the uncertainty that picks questions.
 import * as tf from '@tensorflow/tfjs-core';
-import { applyMlp, ClippedAdamStep, initialMlpWeights, type MlpShape } from './networks.ts';
+import { applyMlp, ClippedAdamStep, initialMlpWeights, readWeights, type MlpShape } from './networks.ts';
 
 export interface RewardEnsembleOptions {
   members: number;
@@ -85,6 +85,25 @@ export class RewardEnsemble {
     });
     if (counted > 0) this.trainedSteps++;
     return counted > 0 ? total / counted : Number.NaN;
+  }
+
+  /** Copies of every member's weights, for a frozen copy elsewhere (another thread). */
+  memberWeights(): Float32Array[][] {
+    return this.members.map((weights) => readWeights(weights));
+  }
+
+  /** Takes weights trained elsewhere (memberWeights() of an ensemble of the same shape); throws if they do not fit. */
+  load(members: readonly (readonly Float32Array[])[]): void {
+    if (members.length !== this.members.length) throw new RangeError(`reward ensemble: ${members.length} members offered, it has ${this.members.length}`);
+    members.forEach((values, member) => {
+      const weights = this.members[member]!;
+      if (values.length !== weights.length) throw new RangeError(`reward ensemble: member ${member} has ${values.length} weights, expected ${weights.length}`);
+      values.forEach((value, index) => {
+        if (value.length !== weights[index]!.size || !value.every(Number.isFinite)) throw new RangeError(`reward ensemble: member ${member} weight ${index} does not fit or is not finite`);
+      });
+    });
+    tf.tidy(() => members.forEach((values, member) => values.forEach((value, index) => this.members[member]![index]!.assign(tf.tensor(value, this.members[member]![index]!.shape)))));
+    this.trainedSteps = Math.max(this.trainedSteps, 1);
   }
 
   /** Every member's reward for every row: [members][rows]. */

@@ -1,0 +1,24 @@
+// Messages between the online improver (the core's thread) and the policy learner's worker thread.
+// Ticks go over in batches; a round carries the feedback as it stands and comes back with a candidate
+// (the actor's snapshot and the reward ensemble's weights) or the reason there is none.
+import type { FeedbackSignals } from './feedbackTypes.ts';
+import type { ActorSnapshot } from './learnedPolicy.ts';
+import type { PolicyLearnerOptions } from './policyLearner.ts';
+import type { BufferedTick } from './tickBuffer.ts';
+
+export type ToPolicyWorker =
+  | { type: 'init'; embeddingSize: number; capacityTicks: number; learner: Partial<PolicyLearnerOptions> }
+  | { type: 'ticks'; ticks: BufferedTick[] }
+  | { type: 'round'; id: number; signals: FeedbackSignals; steps: number; version: string };
+
+export interface RoundCandidate {
+  snapshot: ActorSnapshot;
+  /** The reward ensemble's weights member by member; undefined before it has learned anything. */
+  reward: Float32Array[][] | undefined;
+  operatorTicks: number;
+}
+
+export type FromPolicyWorker =
+  | { type: 'ready'; backend: string }
+  | { type: 'round-done'; id: number; candidate: RoundCandidate | undefined; reason: string | undefined }
+  | { type: 'failed'; id: number | undefined; message: string };
