@@ -3,13 +3,11 @@
 // networks of the default shapes) written to a temporary folder.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createControlLoop } from '../../main/cli/wiring.ts';
-import type { Twist } from '../../main/links/messages.ts';
 import type { ControlLoop } from '../../main/loop/controlLoop.ts';
-import { loadPerception } from '../../main/perception/onnxPerception.ts';
 import type { Perception } from '../../main/perception/perception.ts';
 import { createSimLink } from '../../main/sim/lockstepLink.ts';
 import { HeldPerception } from '../fakes/heldPerception.ts';
-import { testEncoderManifest } from '../support/testEncoders.ts';
+import { lockstepLoop } from '../support/lockstepLoop.ts';
 
 const openLoops: ControlLoop[] = [];
 afterEach(async () => {
@@ -17,33 +15,9 @@ afterEach(async () => {
 });
 
 async function rig(rateHz = 10, perception?: Perception) {
-  let nowMs = 1_000_000;
-  const link = createSimLink({ epochMs: nowMs });
-  const published: Array<{ atMs: number; linearMps: number; angularRadps: number }> = [];
-  const publish = link.publish.bind(link);
-  link.publish = (topic: string, twist: Twist) => {
-    published.push({ atMs: nowMs, linearMps: twist.linearMps.x, angularRadps: twist.angularRadps.z });
-    return publish(topic, twist);
-  };
-  const loop = await createControlLoop(link, { rateHz, clock: () => nowMs, perception: perception ?? (await loadPerception(testEncoderManifest())) });
-  openLoops.push(loop);
-  const periodMs = 1000 / rateHz;
-  return {
-    link,
-    loop,
-    published,
-    now: () => nowMs,
-    /** Advances the robot and the clock by whole ticks, with the operator's heartbeat kept alive. */
-    async ticks(count: number, heartbeat = true) {
-      for (let i = 0; i < count; i++) {
-        link.advance(periodMs / 1000);
-        nowMs += periodMs;
-        if (heartbeat) loop.heartbeat();
-        loop.checkWatchdog();
-        await loop.tick();
-      }
-    },
-  };
+  const rigged = await lockstepLoop({ rateHz, ...(perception ? { perception } : {}) });
+  openLoops.push(rigged.loop);
+  return rigged;
 }
 
 describe('ControlLoop', () => {

@@ -2,17 +2,14 @@
 // speeds drives the simulated robot in lockstep through the real control loop, and every command on
 // the wire must be a finite number within the safety filter's speed and acceleration limits.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createControlLoop } from '../../main/cli/wiring.ts';
 import { actorShape } from '../../main/learning/actor.ts';
 import { LearnedPolicy } from '../../main/learning/learnedPolicy.ts';
 import { mlpWeightShapes } from '../../main/learning/networks.ts';
 import type { Policy } from '../../main/learning/policy.ts';
-import type { DriveCommand, Twist } from '../../main/links/messages.ts';
+import type { DriveCommand } from '../../main/links/messages.ts';
 import type { ControlLoop } from '../../main/loop/controlLoop.ts';
-import { loadPerception } from '../../main/perception/onnxPerception.ts';
 import { DEFAULT_SAFETY_LIMITS } from '../../main/safety/safetyFilter.ts';
-import { createSimLink } from '../../main/sim/lockstepLink.ts';
-import { testEncoderManifest } from '../support/testEncoders.ts';
+import { lockstepLoop, type PublishedCommand } from '../support/lockstepLoop.ts';
 
 const openLoops: ControlLoop[] = [];
 afterEach(async () => {
@@ -30,29 +27,15 @@ class ScriptedPolicy implements Policy {
 }
 
 async function drive(policy: Policy, ticks: number) {
-  let nowMs = 1_000_000;
-  const link = createSimLink({ epochMs: nowMs });
-  const published: Array<{ atMs: number; linearMps: number; angularRadps: number }> = [];
-  const publish = link.publish.bind(link);
-  link.publish = (topic: string, twist: Twist) => {
-    published.push({ atMs: nowMs, linearMps: twist.linearMps.x, angularRadps: twist.angularRadps.z });
-    return publish(topic, twist);
-  };
-  const loop = await createControlLoop(link, { rateHz: 10, clock: () => nowMs, perception: await loadPerception(testEncoderManifest()), policy });
-  openLoops.push(loop);
-  loop.heartbeat();
-  loop.setAutonomy(true);
-  for (let i = 0; i < ticks; i++) {
-    link.advance(0.1);
-    nowMs += 100;
-    loop.heartbeat();
-    loop.checkWatchdog();
-    await loop.tick();
-  }
-  return { published, truth: link.robot.groundTruth() };
+  const rig = await lockstepLoop({ policy });
+  openLoops.push(rig.loop);
+  rig.loop.heartbeat();
+  rig.loop.setAutonomy(true);
+  await rig.ticks(ticks);
+  return { published: rig.published, truth: rig.link.robot.groundTruth() };
 }
 
-function expectWithinLimits(published: Array<{ atMs: number; linearMps: number; angularRadps: number }>) {
+function expectWithinLimits(published: readonly PublishedCommand[]) {
   const limits = DEFAULT_SAFETY_LIMITS;
   expect(published.length).toBeGreaterThan(0);
   let previous = { atMs: -Infinity, linearMps: 0, angularRadps: 0 };
