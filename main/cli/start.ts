@@ -8,6 +8,7 @@ import { CockpitService } from '../api/cockpitService.ts';
 import { RobotConnections } from '../api/robotConnections.ts';
 import { startApiServer } from '../api/server.ts';
 import { OnlineImprover } from '../learning/onlineImprover.ts';
+import { policyCheckpointFolder } from '../learning/policyCheckpoints.ts';
 import { ReactiveBaselinePolicy } from '../learning/policy.ts';
 import { DEFAULT_SAFETY_LIMITS } from '../safety/safetyFilter.ts';
 import { selectWorldModelBackend } from '../worldmodel/backend/selectBackend.ts';
@@ -92,7 +93,11 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
   // Learning from the operator: the online learner trains the reward ensemble and the policy; memory rows carry its reward estimate.
   // The learner's networks want the fastest TF.js backend too; the world model has chosen it when it runs.
   if (!worldModel) log.info({ backend: (await selectWorldModelBackend()).backend }, 'policy learner backend');
-  const improver = new OnlineImprover({ embeddingSize: perception.embeddingSize, limits: [DEFAULT_SAFETY_LIMITS.maxLinearMps, DEFAULT_SAFETY_LIMITS.maxAngularRadps] });
+  const improver = new OnlineImprover({
+    embeddingSize: perception.embeddingSize,
+    limits: [DEFAULT_SAFETY_LIMITS.maxLinearMps, DEFAULT_SAFETY_LIMITS.maxAngularRadps],
+    checkpoints: { folder: policyCheckpointFolder(reinsDataFolder(), perception.version), encoderVersion: perception.version },
+  });
   stores.setRewardEstimator((embedding) => improver.rewardEstimate(embedding));
   const teaching = await startLearning({
     loop,
@@ -105,6 +110,10 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
     episodeId: stores.episodeId,
     improver,
   });
+  // What earlier sessions taught carries on: the newest saved version is offered again.
+  const restored = await improver.restore();
+  if (restored.restored) log.info({ version: restored.restored }, 'policy restored from an earlier session');
+  for (const reason of restored.refused) log.warn({ reason }, 'a saved policy was not used');
   loop.start();
   const token = args.token ?? newToken();
   const server = await startApiServer(new CockpitService(link, loop, Date.now, { connections, worldModelStatus: () => learning?.status(), learning: teaching.session }), {

@@ -2,6 +2,9 @@
 // with a non-finite embedding), runs a round in its worker thread when there is something new, and
 // hands over a numbered candidate that says what it learned from; the reward ensemble answers here.
 import * as tf from '@tensorflow/tfjs-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OnlineImprover } from './onlineImprover.ts';
 import type { PolicyCandidate } from './policyImprover.ts';
@@ -48,6 +51,41 @@ describe('OnlineImprover', () => {
       expect(improver.rewardEstimate(Float32Array.of(1, 2, Number.NaN, 4, 5, 6))).toBeUndefined();
     } finally {
       await improver.close();
+    }
+  });
+
+  it('saves every candidate and carries on from the newest in the next session', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'reins-improver-'));
+    const options = { embeddingSize: 6, limits: [0.5, 1.5] as const, updateEverySecs: 3600, stepsPerUpdate: 4, learner: { hidden: 8, layers: 1, minTicksToFit: 20 }, checkpoints: { folder, encoderVersion: 'enc-1' } };
+    const probe = { embedding: { values: Float32Array.of(0.3, -0.2, 0.1, 0.5, -0.4, 0.2), mask: { camera: true, lidar: true, proprio: true } }, frame: { timeMs: 0, missing: [] } } as never;
+    try {
+      const first = new OnlineImprover(options);
+      const offered: PolicyCandidate[] = [];
+      first.onCandidate((candidate) => offered.push(candidate));
+      expect(await first.restore()).toEqual({ restored: undefined, refused: [] });
+      for (let step = 0; step < 40; step++) first.observe(tick(step, 'operator'));
+      await first.update();
+      await first.close();
+      expect(offered.map((candidate) => candidate.policy.version)).toEqual(['learned-1']);
+      expect(first.lastError).toBeUndefined();
+
+      const second = new OnlineImprover(options);
+      const restored: PolicyCandidate[] = [];
+      second.onCandidate((candidate) => restored.push(candidate));
+      try {
+        expect(await second.restore()).toEqual({ restored: 'learned-1', refused: [] });
+        expect(restored[0]!.policy.act(probe)).toEqual(offered[0]!.policy.act(probe));
+        expect(restored[0]!.trainedOn.operatorTicks).toBe(40);
+        // It trains on from there, and the numbering carries on.
+        for (let step = 0; step < 5; step++) second.observe(tick(100 + step, 'operator'));
+        await second.update();
+        expect(second.lastError).toBeUndefined();
+        expect(restored.map((candidate) => candidate.policy.version)).toEqual(['learned-1', 'learned-2']);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 });

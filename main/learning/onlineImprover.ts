@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { NO_FEEDBACK, type FeedbackSignals, type Segment } from './feedbackTypes.ts';
 import { standardise, type FeatureNorm } from './featureNorm.ts';
 import { LearnedPolicy } from './learnedPolicy.ts';
+import { newestPolicyCheckpoint, writePolicyCheckpoint } from './policyCheckpoints.ts';
 import { DEFAULT_POLICY_LEARNER_OPTIONS, type PolicyLearnerOptions } from './policyLearner.ts';
 import type { LearningTick, PolicyCandidate, PolicyImprover } from './policyImprover.ts';
 import type { FromPolicyWorker, RoundCandidate, ToPolicyWorker } from './policyWorkerProtocol.ts';
@@ -31,6 +32,8 @@ export interface OnlineImproverOptions {
   /** Version names are `${prefix}${n}`. */
   versionPrefix: string;
   learner: Partial<PolicyLearnerOptions>;
+  /** Where every candidate is saved, and restore() looks for the newest (same encoders only). */
+  checkpoints?: { folder: string; encoderVersion: string };
 }
 
 export const DEFAULT_ONLINE_IMPROVER_OPTIONS: Omit<OnlineImproverOptions, 'embeddingSize' | 'limits'> = Object.freeze({
@@ -58,6 +61,7 @@ export class OnlineImprover implements PolicyImprover {
   private rounds = 0;
   private versions = 0;
   private closed = false;
+  private saving: Promise<void> = Promise.resolve();
   /** The last round's failure, if it failed; the next round tries again. */
   lastError: string | undefined;
   /** Why the last round gave no candidate, if it gave none. */
@@ -158,6 +162,7 @@ export class OnlineImprover implements PolicyImprover {
     this.closed = true;
     clearInterval(this.timer);
     await this.running;
+    await this.saving;
     await this.worker.terminate();
     this.reward.dispose();
   }
@@ -187,7 +192,43 @@ export class OnlineImprover implements PolicyImprover {
       policy,
       trainedOn: { interventions: signals.interventions.length, preferences: signals.preferences.length, ratings: signals.ratings.length, operatorTicks: result.operatorTicks },
     };
+    this.save(result, candidate.trainedOn);
     for (const listener of this.listeners) listener(candidate);
+  }
+
+  /**
+   * Carries on from the newest saved version of an earlier session: the worker trains on from its
+   * weights, and it is offered as a candidate (auto-promote decides whether it drives at once).
+   * Returns its version, and the saved files that could not be used with the reason for each.
+   */
+  async restore(): Promise<{ restored: string | undefined; refused: string[] }> {
+    const where = this.options.checkpoints;
+    if (where === undefined || this.closed) return { restored: undefined, refused: [] };
+    const { checkpoint, refused } = await newestPolicyCheckpoint(where.folder, { encoderVersion: where.encoderVersion, embeddingSize: this.options.embeddingSize });
+    if (checkpoint === undefined) return { restored: undefined, refused };
+    await this.ready;
+    const policy = new LearnedPolicy(checkpoint.snapshot);
+    this.post({ type: 'restore', snapshot: checkpoint.snapshot, reward: checkpoint.reward });
+    this.norm = checkpoint.snapshot.norm;
+    if (checkpoint.reward !== undefined) this.reward.load(checkpoint.reward);
+    const numbered = new RegExp(`^${this.options.versionPrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\d+)$`).exec(checkpoint.snapshot.version);
+    if (numbered) this.versions = Math.max(this.versions, Number(numbered[1]));
+    for (const listener of this.listeners) listener({ policy, trainedOn: checkpoint.trainedOn });
+    return { restored: checkpoint.snapshot.version, refused };
+  }
+
+  /** Saves a candidate in the background, one at a time; a failure is reported, never thrown. */
+  private save(result: RoundCandidate, trainedOn: PolicyCandidate['trainedOn']): void {
+    const where = this.options.checkpoints;
+    if (where === undefined) return;
+    this.saving = this.saving
+      .then(() => writePolicyCheckpoint(where.folder, { snapshot: result.snapshot, reward: result.reward, encoderVersion: where.encoderVersion, createdAtMs: Date.now(), trainedOn }))
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          this.lastError = `policy ${result.snapshot.version} was not saved: ${(error as Error).message}`;
+        },
+      );
   }
 
   private onWorkerMessage(message: FromPolicyWorker): void {

@@ -145,6 +145,21 @@ export class PolicyLearner {
     return snapshot;
   }
 
+  /**
+   * Carries on from a saved version: its actor weights and feature statistics (which must fit this
+   * learner's network), and the reward ensemble's weights when there are any.
+   */
+  restore(snapshot: ActorSnapshot, reward: readonly (readonly Float32Array[])[] | undefined): void {
+    const fits = (['inputs', 'hidden', 'layers', 'outputs'] as const).every((key) => snapshot.shape[key] === this.shape[key]);
+    if (!fits) throw new RangeError(`policy ${snapshot.version}: its network (${JSON.stringify(snapshot.shape)}) is not this learner's (${JSON.stringify(this.shape)})`);
+    const frozen = frozenWeights(this.shape, snapshot.weights);
+    tf.tidy(() => this.actor.forEach((variable, index) => variable.assign(frozen[index]!)));
+    tf.dispose(this.reference ?? []);
+    this.reference = frozen;
+    this.norm = { mean: snapshot.norm.mean.slice(), scale: snapshot.norm.scale.slice() };
+    if (reward !== undefined) this.reward?.load(reward);
+  }
+
   /** The reward ensemble's weights, member by member; undefined for `bc` or before it has learned. */
   rewardWeights(): Float32Array[][] | undefined {
     return this.reward?.trained ? this.reward.memberWeights() : undefined;

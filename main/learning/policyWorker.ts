@@ -30,6 +30,10 @@ async function handle(message: ToPolicyWorker): Promise<void> {
       if (buffer === undefined) throw new Error('ticks before init');
       for (const tick of message.ticks) buffer.add(tick);
       return;
+    case 'restore':
+      if (learner === undefined) throw new Error('a restore before init');
+      learner.restore(message.snapshot, message.reward);
+      return;
     case 'round': {
       if (learner === undefined) throw new Error('a round before init');
       const report = learner.train(message.steps, message.signals);

@@ -9,7 +9,8 @@ import type { BufferedTick } from './tickBuffer.ts';
 export type ToPolicyWorker =
   | { type: 'init'; embeddingSize: number; capacityTicks: number; learner: Partial<PolicyLearnerOptions> }
   | { type: 'ticks'; ticks: BufferedTick[] }
-  | { type: 'round'; id: number; signals: FeedbackSignals; steps: number; version: string };
+  | { type: 'round'; id: number; signals: FeedbackSignals; steps: number; version: string }
+  | { type: 'restore'; snapshot: ActorSnapshot; reward: Float32Array[][] | undefined };
 
 export interface RoundCandidate {
   snapshot: ActorSnapshot;

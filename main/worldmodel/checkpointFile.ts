@@ -54,6 +54,31 @@ export class CheckpointError extends Error {
 }
 
 export async function writeCheckpoint(path: string, checkpoint: WorldModelCheckpoint): Promise<void> {
+  const { weights, optimizer, ...rest } = checkpoint;
+  await writeTensorFile(path, MAGIC, { format: CHECKPOINT_FORMAT, ...rest }, { weights, optimizer });
+}
+
+/** Reads and checks a checkpoint; throws a CheckpointError that says what is wrong with it. */
+export async function readCheckpoint(path: string): Promise<WorldModelCheckpoint> {
+  const { header, groups } = await readTensorFile(path, { magic: MAGIC, kind: 'world-model checkpoint', format: CHECKPOINT_FORMAT, groups: ['weights', 'optimizer'] }, headerSchema);
+  return {
+    version: header.version,
+    config: header.config,
+    encoderVersion: header.encoderVersion,
+    trainSteps: header.trainSteps,
+    createdAtMs: header.createdAtMs,
+    weights: groups.weights!,
+    optimizer: groups.optimizer!,
+    optimizerIterations: header.optimizerIterations,
+  };
+}
+
+/**
+ * Writes named float32 arrays in groups behind a magic line and a JSON header (the caller's fields,
+ * each group's entries, the body's SHA-256), to a temporary name then renamed: a crash leaves the
+ * previous file whole.
+ */
+export async function writeTensorFile(path: string, magic: string, fields: Record<string, unknown>, groups: Record<string, readonly NamedArray[]>): Promise<void> {
   let offset = 0;
   const place = (array: NamedArray) => {
     const size = array.shape.reduce((product, side) => product * side, 1);
@@ -62,30 +87,18 @@ export async function writeCheckpoint(path: string, checkpoint: WorldModelCheckp
     offset += size;
     return entry;
   };
-  const weights = checkpoint.weights.map(place);
-  const optimizer = checkpoint.optimizer.map(place);
+  const entries = Object.fromEntries(Object.entries(groups).map(([group, arrays]) => [group, arrays.map(place)]));
   const body = new Float32Array(offset);
-  for (const [index, array] of [...checkpoint.weights, ...checkpoint.optimizer].entries()) body.set(array.values, [...weights, ...optimizer][index]!.offset);
+  for (const [group, arrays] of Object.entries(groups)) arrays.forEach((array, index) => body.set(array.values, entries[group]![index]!.offset));
   const bodyBytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  const header = {
-    format: CHECKPOINT_FORMAT,
-    version: checkpoint.version,
-    config: checkpoint.config,
-    encoderVersion: checkpoint.encoderVersion,
-    trainSteps: checkpoint.trainSteps,
-    createdAtMs: checkpoint.createdAtMs,
-    weights,
-    optimizer,
-    optimizerIterations: checkpoint.optimizerIterations,
-    bodySha256: createHash('sha256').update(bodyBytes).digest('hex'),
-  } satisfies z.infer<typeof headerSchema>;
+  const header = { ...fields, ...entries, bodySha256: createHash('sha256').update(bodyBytes).digest('hex') };
   const headerBytes = Buffer.from(`${JSON.stringify(header)}\n`, 'utf8');
   // The body starts on a 4-byte boundary so it can be read as float32 in place.
-  const padding = Buffer.alloc((4 - ((MAGIC.length + headerBytes.length) % 4)) % 4, ' ');
+  const padding = Buffer.alloc((4 - ((magic.length + headerBytes.length) % 4)) % 4, ' ');
   const temporary = `${path}.partial-${process.pid}`;
   const file = await open(temporary, 'w');
   try {
-    await file.writev([Buffer.from(MAGIC, 'utf8'), padding, headerBytes, bodyBytes]);
+    await file.writev([Buffer.from(magic, 'utf8'), padding, headerBytes, bodyBytes]);
     await file.sync();
   } catch (error) {
     await file.close();
@@ -96,46 +109,46 @@ export async function writeCheckpoint(path: string, checkpoint: WorldModelCheckp
   await rename(temporary, path);
 }
 
-/** Reads and checks a checkpoint; throws a CheckpointError that says what is wrong with it. */
-export async function readCheckpoint(path: string): Promise<WorldModelCheckpoint> {
+export interface TensorFileKind {
+  magic: string;
+  /** What the file is, in the operator's words ("world-model checkpoint"). */
+  kind: string;
+  format: number;
+  groups: readonly string[];
+}
+
+/** Reads and checks a tensor file; throws a CheckpointError that says what is wrong with it. */
+export async function readTensorFile<H extends z.ZodTypeAny>(path: string, expected: TensorFileKind, schema: H): Promise<{ header: z.infer<H>; groups: Record<string, NamedArray[]> }> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
   } catch (error) {
-    throw new CheckpointError(`cannot read world-model checkpoint ${path}: ${(error as Error).message}`);
+    throw new CheckpointError(`cannot read ${expected.kind} ${path}: ${(error as Error).message}`);
   }
-  if (bytes.subarray(0, MAGIC.length).toString('utf8') !== MAGIC) throw new CheckpointError(`${path} is not a Reins world-model checkpoint`);
-  const headerEnd = bytes.indexOf(0x0a, MAGIC.length);
-  if (headerEnd < 0) throw new CheckpointError(`${path}: the checkpoint's header is cut off`);
-  let header: z.infer<typeof headerSchema>;
+  if (bytes.subarray(0, expected.magic.length).toString('utf8') !== expected.magic) throw new CheckpointError(`${path} is not a Reins ${expected.kind}`);
+  const headerEnd = bytes.indexOf(0x0a, expected.magic.length);
+  if (headerEnd < 0) throw new CheckpointError(`${path}: the ${expected.kind}'s header is cut off`);
+  let header: z.infer<H>;
+  let entries: Record<string, Array<z.infer<typeof tensorEntrySchema>>>;
   try {
-    const parsed: unknown = JSON.parse(bytes.subarray(MAGIC.length, headerEnd).toString('utf8'));
+    const parsed: unknown = JSON.parse(bytes.subarray(expected.magic.length, headerEnd).toString('utf8'));
     const format = (parsed as { format?: unknown }).format;
-    if (format !== CHECKPOINT_FORMAT) throw new CheckpointError(`${path}: checkpoint format ${String(format)}, this Reins reads format ${CHECKPOINT_FORMAT}`);
-    header = headerSchema.parse(parsed);
+    if (format !== expected.format) throw new CheckpointError(`${path}: ${expected.kind} format ${String(format)}, this Reins reads format ${expected.format}`);
+    header = schema.parse(parsed) as z.infer<H>;
+    entries = z.object({ bodySha256: z.string().regex(/^[0-9a-f]{64}$/), ...Object.fromEntries(expected.groups.map((group) => [group, z.array(tensorEntrySchema)])) }).parse(parsed) as never;
   } catch (error) {
     if (error instanceof CheckpointError) throw error;
-    throw new CheckpointError(`${path}: the checkpoint's header is damaged (${(error as Error).message.split('\n')[0]})`);
+    throw new CheckpointError(`${path}: the ${expected.kind}'s header is damaged (${(error as Error).message.split('\n')[0]})`);
   }
-  const bodyStart = headerEnd + 1;
-  const bodyBytes = bytes.subarray(bodyStart);
-  if (createHash('sha256').update(bodyBytes).digest('hex') !== header.bodySha256) {
-    throw new CheckpointError(`${path}: the checkpoint's weights do not match their checksum (the file is corrupt or cut short)`);
+  const bodyBytes = bytes.subarray(headerEnd + 1);
+  if (createHash('sha256').update(bodyBytes).digest('hex') !== (entries as unknown as { bodySha256: string }).bodySha256) {
+    throw new CheckpointError(`${path}: the ${expected.kind}'s weights do not match their checksum (the file is corrupt or cut short)`);
   }
   const body = new Float32Array(bodyBytes.buffer.slice(bodyBytes.byteOffset, bodyBytes.byteOffset + bodyBytes.byteLength));
   const read = (entry: z.infer<typeof tensorEntrySchema>): NamedArray => {
     const size = entry.shape.reduce((product, side) => product * side, 1);
-    if (entry.offset + size > body.length) throw new CheckpointError(`${path}: tensor ${entry.name} runs past the end of the checkpoint`);
+    if (entry.offset + size > body.length) throw new CheckpointError(`${path}: tensor ${entry.name} runs past the end of the ${expected.kind}`);
     return { name: entry.name, shape: entry.shape, values: body.subarray(entry.offset, entry.offset + size) };
   };
-  return {
-    version: header.version,
-    config: header.config,
-    encoderVersion: header.encoderVersion,
-    trainSteps: header.trainSteps,
-    createdAtMs: header.createdAtMs,
-    weights: header.weights.map(read),
-    optimizer: header.optimizer.map(read),
-    optimizerIterations: header.optimizerIterations,
-  };
+  return { header, groups: Object.fromEntries(expected.groups.map((group) => [group, entries[group]!.map(read)])) };
 }
