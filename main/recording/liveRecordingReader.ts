@@ -5,16 +5,13 @@
 // when asked for a time range. What is still in the writer's open chunk is not there yet.
 import { open } from 'node:fs/promises';
 import { McapRecordBuilder, McapStreamReader, type McapTypes } from '@mcap/core';
-import { MessageReader } from '@foxglove/rosmsg-serialization';
 import { zstdReady } from './chunkCompression.ts';
-import { DECOMPRESS_HANDLERS, type RecordedMessage } from './recordingReader.ts';
-import { parsedDefinitions } from './rosSchemas.ts';
+import { DECOMPRESS_HANDLERS, messageDecoder, type RecordedMessage } from './recordingReader.ts';
 
 const MAGIC_BYTES = 8;
 const RECORD_HEADER_BYTES = 9;
 const CHUNK_OPCODE = 0x06;
 const READ_BLOCK_BYTES = 4 * 1024 * 1024;
-const textDecoder = new TextDecoder();
 
 interface IndexedMessage {
   logTimeMs: number;
@@ -179,15 +176,7 @@ export class LiveRecordingReader {
     const key = `${file.path}#${channel.id}`;
     let decoder = this.decoders.get(key);
     if (!decoder) {
-      const schema = file.schemas.get(channel.schemaId);
-      if (channel.messageEncoding === 'ros1' && schema?.encoding === 'ros1msg') {
-        const reader = new MessageReader(parsedDefinitions(textDecoder.decode(schema.data)));
-        decoder = (bytes) => reader.readMessage(bytes);
-      } else if (channel.messageEncoding === 'json') {
-        decoder = (bytes) => JSON.parse(textDecoder.decode(bytes)) as unknown;
-      } else {
-        throw new Error(`${channel.topic}: unknown message encoding "${channel.messageEncoding}"`);
-      }
+      decoder = messageDecoder(channel, file.schemas.get(channel.schemaId));
       this.decoders.set(key, decoder);
     }
     return decoder(data);

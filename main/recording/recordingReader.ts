@@ -27,6 +27,16 @@ export interface TimeRange {
 
 const textDecoder = new TextDecoder();
 
+/** How a channel's messages decode: ROS 1 binary with its schema, or JSON; anything else is refused. */
+export function messageDecoder(channel: McapTypes.Channel, schema: McapTypes.Schema | undefined): (data: Uint8Array) => unknown {
+  if (channel.messageEncoding === 'ros1' && schema?.encoding === 'ros1msg') {
+    const reader = new MessageReader(parsedDefinitions(textDecoder.decode(schema.data)));
+    return (data) => reader.readMessage(data);
+  }
+  if (channel.messageEncoding === 'json') return (data) => JSON.parse(textDecoder.decode(data)) as unknown;
+  throw new Error(`${channel.topic}: unknown message encoding "${channel.messageEncoding}"`);
+}
+
 export const DECOMPRESS_HANDLERS: McapTypes.DecompressHandlers = {
   zstd: (buffer) => decompress(buffer),
 };
@@ -94,15 +104,7 @@ export class RecordingReader {
     let decoder = this.decoders.get(channelId);
     if (decoder === undefined) {
       const channel = this.mcap.channelsById.get(channelId)!;
-      const schema = this.mcap.schemasById.get(channel.schemaId);
-      if (channel.messageEncoding === 'ros1' && schema?.encoding === 'ros1msg') {
-        const reader = new MessageReader(parsedDefinitions(textDecoder.decode(schema.data)));
-        decoder = (data) => reader.readMessage(data);
-      } else if (channel.messageEncoding === 'json') {
-        decoder = (data) => JSON.parse(textDecoder.decode(data)) as unknown;
-      } else {
-        throw new Error(`${channel.topic}: unknown message encoding "${channel.messageEncoding}"`);
-      }
+      decoder = messageDecoder(channel, this.mcap.schemasById.get(channel.schemaId));
       this.decoders.set(channelId, decoder);
     }
     return decoder;
