@@ -125,4 +125,14 @@ describe('LearningSession', () => {
     tick('policy', 3);
     expect(session.alerts()).toEqual([expect.objectContaining({ key: 'learning-observe', message: expect.stringMatching(/out of memory/) })]);
   });
+
+  it('tells the operator when the learner has stopped learning, and stops telling once it recovers', () => {
+    const { loop } = loopForTest();
+    let problem: string | undefined = 'the thread failed: out of memory';
+    const improver = Object.assign(new VersionPerIntervention(), { problem: () => problem });
+    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver, episodeId: 'e', autoPromote: true });
+    expect(session.alerts()).toEqual([expect.objectContaining({ key: 'learning-stalled', message: expect.stringMatching(/not learning: the thread failed: out of memory/) })]);
+    problem = undefined;
+    expect(session.alerts()).toEqual([]);
+  });
 });

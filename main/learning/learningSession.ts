@@ -185,7 +185,11 @@ export class LearningSession {
   }
 
   alerts(): LinkAlert[] {
-    return [...this.ledger.alerts(), ...this.problems.values()];
+    const learnerProblem = this.options.improver?.problem?.();
+    const learner: LinkAlert[] = learnerProblem
+      ? [{ key: 'learning-stalled', severity: 'warn', message: `The policy learner is not learning: ${learnerProblem}`, hint: 'Driving and feedback are unaffected; the driving version stays. Restart the core if this persists.' }]
+      : [];
+    return [...this.ledger.alerts(), ...this.problems.values(), ...learner];
   }
 
   async close(): Promise<void> {

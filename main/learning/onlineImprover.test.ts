@@ -2,7 +2,7 @@
 // with a non-finite embedding), runs a round in its worker thread when there is something new, and
 // hands over a numbered candidate that says what it learned from; the reward ensemble answers here.
 import * as tf from '@tensorflow/tfjs-core';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -87,5 +87,23 @@ describe('OnlineImprover', () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
+  });
+
+  it('says so when a version cannot be saved, and still offers it', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'reins-improver-'));
+    const blocked = join(folder, 'a-file');
+    writeFileSync(blocked, 'in the way');
+    const improver = new OnlineImprover({ embeddingSize: 6, limits: [0.5, 1.5], updateEverySecs: 3600, stepsPerUpdate: 2, learner: { hidden: 8, layers: 1, minTicksToFit: 20 }, checkpoints: { folder: blocked, encoderVersion: 'enc-1' } });
+    const offered: PolicyCandidate[] = [];
+    improver.onCandidate((candidate) => offered.push(candidate));
+    try {
+      for (let step = 0; step < 30; step++) improver.observe(tick(step, 'operator'));
+      await improver.update();
+      expect(offered).toHaveLength(1);
+    } finally {
+      await improver.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+    expect(improver.problem()).toMatch(/policy learned-1 was not saved/);
   });
 });

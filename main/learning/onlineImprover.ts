@@ -94,6 +94,10 @@ export class OnlineImprover implements PolicyImprover {
     this.timer.unref();
   }
 
+  problem(): string | undefined {
+    return this.lastError;
+  }
+
   /** The TF.js backend the worker trains on, once it has started. */
   backend(): Promise<string> {
     return this.ready;

@@ -38,6 +38,8 @@ export interface PolicyImprover {
   rewardEstimate(embedding: Float32Array): number | undefined;
   /** The feedback as it stands now (new, or with something undone): learn from it. */
   feedbackChanged(signals: FeedbackSignals): void;
+  /** What stops it learning now, in words for the operator (a failed round, a dead thread); undefined when all is well. */
+  problem?(): string | undefined;
   /** Called when the improver has a new candidate policy ready. Returns a function that stops the calls. */
   onCandidate(listener: (candidate: PolicyCandidate) => void): () => void;
   close(): Promise<void>;
