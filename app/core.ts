@@ -22,24 +22,27 @@ export interface CoreLaunch {
   robot?: string | undefined;
   /** The encoder manifest (`--encoders PATH`), when not the default models. */
   encoders?: string | undefined;
+  /** A recorded log to review (`--review FILE.mcap`) instead of driving a robot. */
+  review?: string | undefined;
 }
 
 /**
  * Reads what the desktop app forwards to the core from its own argv: the arguments after `--`
  * (`electron . -- --robot X`), or all of them when there is no `--` (a packaged `Reins --robot X`).
- * Only `--robot` and `--encoders` are forwarded; `--token` is used instead of a generated one.
+ * Only `--robot`, `--encoders` and `--review` are forwarded; `--token` is used instead of a generated one.
  */
 export function coreLaunchFromArgv(argv: readonly string[], newToken: () => string = generateToken): CoreLaunch {
   const separator = argv.indexOf('--');
   const args = separator >= 0 ? argv.slice(separator + 1) : argv.slice(1);
   const { values } = parseArgs({
     args: [...args],
-    options: { robot: { type: 'string' }, token: { type: 'string' }, encoders: { type: 'string' } },
+    options: { robot: { type: 'string' }, token: { type: 'string' }, encoders: { type: 'string' }, review: { type: 'string' } },
     strict: false,
     allowPositionals: true,
   });
   const robot = typeof values.robot === 'string' ? values.robot : undefined;
   const encoders = typeof values.encoders === 'string' ? { encoders: values.encoders } : {};
+  if (typeof values.review === 'string') Object.assign(encoders, { review: values.review });
   if (values.token === undefined) return { token: newToken(), robot, ...encoders };
   if (typeof values.token !== 'string' || !TOKEN_PATTERN.test(values.token)) {
     throw new Error("--token needs 16 to 256 characters of A-Z a-z 0-9 . _ ~ -");
@@ -54,7 +57,8 @@ export function generateToken(): string {
 export function coreArgs(launch: CoreLaunch): string[] {
   const robot = launch.robot === undefined ? [] : ['--robot', launch.robot];
   const encoders = launch.encoders === undefined ? [] : ['--encoders', launch.encoders];
-  return ['start', '--headless', '--port', '0', '--token', launch.token, ...robot, ...encoders];
+  const review = launch.review === undefined ? [] : ['--review', launch.review];
+  return ['start', '--headless', '--port', '0', '--token', launch.token, ...robot, ...encoders, ...review];
 }
 
 /**

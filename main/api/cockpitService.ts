@@ -4,7 +4,8 @@ import type { Link } from '../links/link.ts';
 import { listSerialPorts, type SerialPortCandidate } from '../links/serial/portDiscovery.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import type { LearningResult, LearningSession } from '../learning/learningSession.ts';
-import { ESTOP_RELEASE_HOLD_MS, type ClipResponse, type ClipSide, type CockpitState, type ErrorBody, type RobotConnection, type Request, type SerialPortsResponse, type WorldModelStatus } from './contract.ts';
+import { ESTOP_RELEASE_HOLD_MS, type ClipResponse, type ClipSide, type CockpitState, type ErrorBody, type ReviewStatus, type ReviewTimelineResponse, type RobotConnection, type Request, type SerialPortsResponse, type SimilarMomentsResponse, type WorldModelStatus } from './contract.ts';
+import { PointCloudFeed } from './pointCloudFeed.ts';
 import { PreviewCache, type Preview } from './previews.ts';
 import type { RobotConnections } from './robotConnections.ts';
 
@@ -12,6 +13,20 @@ export type HandleResult = { ok: true } | { ok: false; error: ErrorBody };
 export type SerialPortsResult = { ok: true; body: SerialPortsResponse } | { ok: false; error: ErrorBody };
 export type ClipResult = { ok: true; body: ClipResponse } | { ok: false; error: ErrorBody };
 export type ClipFrameResult = { ok: true; contentType: string; bytes: Uint8Array } | { ok: false; error: ErrorBody };
+export type ReviewResult<T> = { ok: true; body: T } | { ok: false; error: ErrorBody };
+
+/** Review mode's controls: the replayed log, its timeline, and the search for similar moments. */
+export interface ReviewControl {
+  status(): ReviewStatus;
+  play(): void;
+  pause(): void;
+  seek(atMs: number): void;
+  setSpeed(speed: number): void;
+  /** Opens a moment another search found: its log (one the memory points at), at its time. */
+  openMoment(file: string, atMs: number): { ok: true } | { ok: false; message: string };
+  timeline(): Promise<ReviewTimelineResponse>;
+  similar(atMs: number): Promise<SimilarMomentsResponse>;
+}
 
 export interface CockpitApi {
   state(): CockpitState;
@@ -19,16 +34,23 @@ export interface CockpitApi {
   serialPorts(): Promise<SerialPortsResult>;
   cameraPreview(): Preview | undefined;
   scanPreview(): Preview | undefined;
-  /** Told when a new camera frame or scan has arrived; returns the unsubscribe. */
+  /** The robot's point cloud, thinned and throttled (previews.ts); undefined until one arrives. */
+  pointCloudPreview(): Preview | undefined;
+  /** Told when a new camera frame, scan or point cloud has arrived; returns the unsubscribe. */
   onPreviewReady(listener: () => void): () => void;
   /** One side of the open preference question, read back from the recording. */
   clip(questionId: string, side: ClipSide): Promise<ClipResult>;
   /** One camera frame of that clip, as an image. */
   clipFrame(questionId: string, side: ClipSide, index: number): Promise<ClipFrameResult>;
+  /** Review mode: the log's markers and plotted series. */
+  reviewTimeline(): Promise<ReviewResult<ReviewTimelineResponse>>;
+  /** Review mode: moments across sessions like the log's moment at `atMs`. */
+  similarMoments(atMs: number): Promise<ReviewResult<SimilarMomentsResponse>>;
 }
 
 export class CockpitService implements CockpitApi {
   private readonly previews = new PreviewCache();
+  private pointCloudFeed: PointCloudFeed | undefined;
 
   constructor(
     private readonly link: Link,
@@ -38,7 +60,16 @@ export class CockpitService implements CockpitApi {
   ) {}
 
   handle(request: Request): HandleResult {
+    const result = this.carryOut(request);
+    if (result.ok && OPERATOR_ACTIONS.has(request.type)) this.extras.recordInput?.({ action: request.type, ...(actionDetail(request) ? { detail: actionDetail(request) } : {}) });
+    return result;
+  }
+
+  private carryOut(request: Request): HandleResult {
     const nowMs = this.clock();
+    if (!this.link.capabilities.sendsCommands && DRIVING_REQUESTS.has(request.type) && !isLetGo(request)) {
+      return refused(request.id, `${this.link.robotName} sends no commands: ${this.extras.review ? 'a replay is for review, nothing drives it' : 'nothing can drive it'}`);
+    }
     switch (request.type) {
       case 'estop':
         this.loop.estop(nowMs);
@@ -88,6 +119,55 @@ export class CockpitService implements CockpitApi {
       case 'set-auto-promote':
       case 'set-question-pace':
         return this.handleLearning(request);
+      case 'replay-play':
+      case 'replay-pause':
+      case 'replay-seek':
+      case 'replay-speed':
+      case 'open-moment':
+        return this.handleReview(request);
+    }
+  }
+
+  private handleReview(request: Extract<Request, { type: 'replay-play' | 'replay-pause' | 'replay-seek' | 'replay-speed' | 'open-moment' }>): HandleResult {
+    const review = this.extras.review;
+    if (!review) return refused(request.id, 'this core drives a robot, not a replay: open a log with "reins review FILE.mcap"');
+    switch (request.type) {
+      case 'replay-play':
+        review.play();
+        return { ok: true };
+      case 'replay-pause':
+        review.pause();
+        return { ok: true };
+      case 'replay-seek':
+        review.seek(request.atMs);
+        return { ok: true };
+      case 'replay-speed':
+        review.setSpeed(request.speed);
+        return { ok: true };
+      case 'open-moment': {
+        const opened = review.openMoment(request.file, request.atMs);
+        return opened.ok ? { ok: true } : refused(request.id, opened.message);
+      }
+    }
+  }
+
+  async reviewTimeline(): Promise<ReviewResult<ReviewTimelineResponse>> {
+    const review = this.extras.review;
+    if (!review) return { ok: false, error: { code: 'not-found', message: 'this core is not in review mode: there is no timeline' } };
+    try {
+      return { ok: true, body: await review.timeline() };
+    } catch (error) {
+      return { ok: false, error: { code: 'unavailable', message: `the log's timeline could not be read: ${(error as Error).message}` } };
+    }
+  }
+
+  async similarMoments(atMs: number): Promise<ReviewResult<SimilarMomentsResponse>> {
+    const review = this.extras.review;
+    if (!review) return { ok: false, error: { code: 'not-found', message: 'this core is not in review mode: there is nothing to search from' } };
+    try {
+      return { ok: true, body: await review.similar(atMs) };
+    } catch (error) {
+      return { ok: false, error: { code: 'unavailable', message: `the search for similar moments failed: ${(error as Error).message}` } };
     }
   }
 
@@ -212,13 +292,19 @@ export class CockpitService implements CockpitApi {
       alerts: this.loop.alerts().map((alert) => ({ ...alert })),
       connection: this.connection(),
       learning: this.extras.learning?.status(),
+      review: this.extras.review?.status(),
     };
   }
 
   onPreviewReady(listener: () => void): () => void {
-    return this.loop.synchroniser.onArrival((role) => {
+    const stopCloud = this.pointClouds().onArrival(listener);
+    const stopSensors = this.loop.synchroniser.onArrival((role) => {
       if (role === 'camera' || role === 'scan') listener();
     });
+    return () => {
+      stopCloud();
+      stopSensors();
+    };
   }
 
   cameraPreview(): Preview | undefined {
@@ -227,6 +313,16 @@ export class CockpitService implements CockpitApi {
 
   scanPreview(): Preview | undefined {
     return this.previews.scanPreview(this.loop.synchroniser.latest('scan'));
+  }
+
+  pointCloudPreview(): Preview | undefined {
+    return this.previews.pointCloudPreview(this.pointClouds().latest(), this.clock());
+  }
+
+  /** Made on first use: the feed subscribes to the robot's cloud only once a UI can show it. */
+  private pointClouds(): PointCloudFeed {
+    this.pointCloudFeed ??= new PointCloudFeed(this.link, this.extras.pointCloudTopic);
+    return this.pointCloudFeed;
   }
 }
 
@@ -239,6 +335,38 @@ export interface CockpitServiceExtras {
   listSerialPorts?: () => Promise<SerialPortCandidate[]>;
   /** Learning from the operator; without it, feedback and version requests are refused. */
   learning?: Pick<LearningSession, 'rate' | 'undo' | 'answer' | 'promote' | 'rollback' | 'hold' | 'setAutoPromote' | 'setQuestionPace' | 'clip' | 'status'>;
+  /** Review mode; without it, replay requests are refused. */
+  review?: ReviewControl;
+  /** The point-cloud topic the operator wants shown; without it, the robot's /points or its first PointCloud2 topic. */
+  pointCloudTopic?: string;
+  /** Where the operator's actions are logged (the session's recording). */
+  recordInput?: (input: { action: string; detail?: Record<string, unknown> }) => void;
+}
+
+/** Requests that would make the robot move: refused on a link that sends nothing (a replay). */
+const DRIVING_REQUESTS = new Set<Request['type']>(['drive', 'take-over', 'set-autonomy']);
+
+/** The operator's actions worth a line in the recording (drive commands are recorded as sent). */
+const OPERATOR_ACTIONS = new Set<Request['type']>(['estop', 'estop-release', 'take-over', 'hand-back', 'set-autonomy', 'set-speed-limits', 'connect-robot']);
+
+/** A zero drive or autonomy off: letting go is never refused. */
+function isLetGo(request: Request): boolean {
+  if (request.type === 'drive') return request.linearMps === 0 && request.angularRadps === 0;
+  if (request.type === 'set-autonomy') return !request.enabled;
+  return false;
+}
+
+function actionDetail(request: Request): Record<string, unknown> | undefined {
+  switch (request.type) {
+    case 'set-autonomy':
+      return { enabled: request.enabled };
+    case 'set-speed-limits':
+      return { maxLinearMps: request.maxLinearMps, maxAngularRadps: request.maxAngularRadps };
+    case 'connect-robot':
+      return { robot: request.robot };
+    default:
+      return undefined;
+  }
 }
 
 function refused(id: string | undefined, message: string): HandleResult {

@@ -168,6 +168,19 @@ export const SetQuestionPaceRequest = z.strictObject({
   everySecs: z.number().finite().min(MIN_QUESTION_EVERY_SECS).max(3600).nullable(),
 });
 
+// Review mode: a recorded log played through the pipeline (DESIGN §5 replay link).
+export const MIN_REPLAY_SPEED = 0.25;
+export const MAX_REPLAY_SPEED = 8;
+export const MAX_REVIEW_PATH_CHARS = 4096;
+
+export const ReplayPlayRequest = z.strictObject({ type: z.literal('replay-play'), id: requestId });
+export const ReplayPauseRequest = z.strictObject({ type: z.literal('replay-pause'), id: requestId });
+/** Moves the replay to a log time (epoch ms); the frame there is shown at once, playing or not. */
+export const ReplaySeekRequest = z.strictObject({ type: z.literal('replay-seek'), id: requestId, atMs: z.number().finite() });
+export const ReplaySpeedRequest = z.strictObject({ type: z.literal('replay-speed'), id: requestId, speed: z.number().finite().min(MIN_REPLAY_SPEED).max(MAX_REPLAY_SPEED) });
+/** Opens a moment found by "find similar": the log it lives in (one the memory points at), at its time. */
+export const OpenMomentRequest = z.strictObject({ type: z.literal('open-moment'), id: requestId, file: z.string().min(1).max(MAX_REVIEW_PATH_CHARS), atMs: z.number().finite() });
+
 export const Request = z.discriminatedUnion('type', [
   DriveRequest,
   EStopRequest,
@@ -186,6 +199,11 @@ export const Request = z.discriminatedUnion('type', [
   HoldVersionsRequest,
   SetAutoPromoteRequest,
   SetQuestionPaceRequest,
+  ReplayPlayRequest,
+  ReplayPauseRequest,
+  ReplaySeekRequest,
+  ReplaySpeedRequest,
+  OpenMomentRequest,
 ]);
 export type Request = z.infer<typeof Request>;
 export type RequestType = Request['type'];
@@ -334,6 +352,23 @@ export const LearningStatus = z.object({
 });
 export type LearningStatus = z.infer<typeof LearningStatus>;
 
+/** The log under review: where the replay stands, and what could not be read of it. */
+export const ReviewStatus = z.object({
+  file: z.string(),
+  fileName: z.string(),
+  /** Log times (epoch ms) of the first and last message. */
+  startMs: z.number(),
+  endMs: z.number(),
+  positionMs: z.number(),
+  playing: z.boolean(),
+  speed: z.number(),
+  /** What was lost or cannot be shown (a truncated file, a bad chunk, an unknown encoding), in words. */
+  problems: z.array(z.string()),
+  /** The replay writes re-scored memory rows (an explicit option); off by default. */
+  rescoring: z.boolean(),
+});
+export type ReviewStatus = z.infer<typeof ReviewStatus>;
+
 export const CockpitState = z.object({
   robotName: z.string(),
   simulated: z.boolean(),
@@ -369,6 +404,8 @@ export const CockpitState = z.object({
   connection: RobotConnection,
   /** Absent when the core runs without a learning session. */
   learning: LearningStatus.optional(),
+  /** Present in review mode: the core plays a recorded log instead of driving a robot. */
+  review: ReviewStatus.optional(),
 });
 export type CockpitState = z.infer<typeof CockpitState>;
 
@@ -426,7 +463,51 @@ export const Paths = {
   serialPorts: '/api/serial-ports',
   /** GET /api/clips/QUESTION/left|right: a ClipResponse; …/frames/N: that camera frame as an image. */
   clips: '/api/clips',
+  /** GET: the log's markers and plotted series (ReviewTimelineResponse). */
+  reviewTimeline: '/api/review/timeline',
+  /** GET ?atMs=T: moments across sessions like the log's moment at T (SimilarMomentsResponse). */
+  reviewSimilar: '/api/review/similar',
 } as const;
+
+export const MarkerKind = z.enum(['intervention', 'surprise', 'answer', 'rating', 'alert']);
+export type MarkerKind = z.infer<typeof MarkerKind>;
+
+export const ReviewMarker = z.object({ kind: MarkerKind, atMs: z.number(), label: z.string() });
+export type ReviewMarker = z.infer<typeof ReviewMarker>;
+
+/** One numeric field over the log's time; null where it has no value. */
+export const ReviewSeries = z.object({ name: z.string(), unit: z.string(), timesMs: z.array(z.number()), values: z.array(z.number().nullable()) });
+export type ReviewSeries = z.infer<typeof ReviewSeries>;
+
+export const ReviewTimelineResponse = z.object({
+  file: z.string(),
+  startMs: z.number(),
+  endMs: z.number(),
+  markers: z.array(ReviewMarker),
+  series: z.array(ReviewSeries),
+});
+export type ReviewTimelineResponse = z.infer<typeof ReviewTimelineResponse>;
+
+export const SimilarMoment = z.object({
+  file: z.string(),
+  fileName: z.string(),
+  atMs: z.number(),
+  /** In the memory's distance (squared L2): smaller is closer. */
+  distance: z.number(),
+  episodeId: z.string(),
+  actedBy: z.string(),
+  /** The match lives in the log under review. */
+  sameFile: z.boolean(),
+});
+export type SimilarMoment = z.infer<typeof SimilarMoment>;
+
+export const SimilarMomentsResponse = z.object({
+  atMs: z.number(),
+  matches: z.array(SimilarMoment),
+  /** Why there are fewer matches than asked, in words (no memory, other encoders…). */
+  note: z.string().optional(),
+});
+export type SimilarMomentsResponse = z.infer<typeof SimilarMomentsResponse>;
 
 export const ClipSide = z.enum(['left', 'right']);
 export type ClipSide = z.infer<typeof ClipSide>;
@@ -465,7 +546,9 @@ export function clipFramePath(questionId: string, side: ClipSide, index: number)
 // Little-endian. Byte 0 is the frame kind; the header is 16 bytes; the payload follows.
 
 export const FRAME_HEADER_BYTES = 16;
-export const FrameKind = { cameraRgb: 1, laserScan: 2 } as const;
+export const FrameKind = { cameraRgb: 1, laserScan: 2, pointCloud: 3 } as const;
+/** The most points a point-cloud frame carries: a larger cloud is thinned to this many (about 240 kB). */
+export const MAX_PREVIEW_POINTS = 20_000;
 
 export interface CameraFrame {
   kind: 'camera';
@@ -486,7 +569,15 @@ export interface ScanFrame {
   rangesM: Float32Array;
 }
 
-export type BinaryFrame = CameraFrame | ScanFrame;
+export interface PointCloudFrame {
+  kind: 'points';
+  /** The source cloud's header stamp (epoch ms); NaN when unknown. */
+  stampMs: number;
+  /** Points in the cloud's own frame (x forward, y left, z up for base_link): x, y, z in metres, 3 per point. */
+  xyzM: Float32Array;
+}
+
+export type BinaryFrame = CameraFrame | ScanFrame | PointCloudFrame;
 
 /** Camera header: kind (byte 0), width (2–3), height (4–5), source stamp in ms as float64 (8–15). */
 export function encodeCameraFrame(width: number, height: number, stampMs: number, rgb: Uint8Array): Uint8Array {
@@ -515,6 +606,18 @@ export function encodeScanFrame(angleMinRad: number, angleIncrementRad: number, 
   return out;
 }
 
+/** Point-cloud header: kind (byte 0), point count as uint32 (4–7), source stamp in ms as float64 (8–15); then x, y, z float32 per point. */
+export function encodePointCloudFrame(stampMs: number, xyzM: Float32Array): Uint8Array {
+  if (xyzM.length % 3 !== 0) throw new RangeError(`point cloud frame needs x, y, z per point; got ${xyzM.length} numbers`);
+  const out = new Uint8Array(FRAME_HEADER_BYTES + xyzM.length * 4);
+  const view = new DataView(out.buffer);
+  view.setUint8(0, FrameKind.pointCloud);
+  view.setUint32(4, xyzM.length / 3, true);
+  view.setFloat64(8, stampMs, true);
+  for (let i = 0; i < xyzM.length; i++) view.setFloat32(FRAME_HEADER_BYTES + i * 4, xyzM[i]!, true);
+  return out;
+}
+
 /** Decodes a binary frame; throws a RangeError naming the problem for anything malformed. */
 export function decodeBinaryFrame(bytes: Uint8Array): BinaryFrame {
   if (bytes.length < FRAME_HEADER_BYTES) throw new RangeError(`binary frame of ${bytes.length} bytes is shorter than its header`);
@@ -540,6 +643,14 @@ export function decodeBinaryFrame(bytes: Uint8Array): BinaryFrame {
       rangeMaxM: view.getFloat32(12, true),
       rangesM,
     };
+  }
+  if (kind === FrameKind.pointCloud) {
+    const count = view.getUint32(4, true);
+    const expected = FRAME_HEADER_BYTES + count * 12;
+    if (bytes.length !== expected) throw new RangeError(`point cloud frame of ${count} points should be ${expected} bytes, is ${bytes.length}`);
+    const xyzM = new Float32Array(count * 3);
+    for (let i = 0; i < xyzM.length; i++) xyzM[i] = view.getFloat32(FRAME_HEADER_BYTES + i * 4, true);
+    return { kind: 'points', stampMs: view.getFloat64(8, true), xyzM };
   }
   throw new RangeError(`unknown binary frame kind ${kind}`);
 }

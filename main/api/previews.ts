@@ -1,9 +1,11 @@
-// Camera and scan previews for the UI as binary frames: converted once per new message, shared by
-// every connected client, and downscaled so a large camera never floods the socket.
-import type { Image, LaserScan, Received } from '../links/messages.ts';
-import { encodeCameraFrame, encodeScanFrame } from './contract.ts';
+// Camera, scan and point-cloud previews for the UI as binary frames: converted once per new message,
+// shared by every connected client, and downscaled so a large camera or cloud never floods the socket.
+import type { Image, LaserScan, PointCloud2, PointField, Received } from '../links/messages.ts';
+import { MAX_PREVIEW_POINTS, encodeCameraFrame, encodePointCloudFrame, encodeScanFrame } from './contract.ts';
 
 export const MAX_PREVIEW_WIDTH_PX = 320;
+/** Clouds closer together than this are skipped: a 3D view redrawn faster shows nothing more. */
+export const MIN_POINT_CLOUD_PERIOD_MS = 1000 / 15;
 
 export interface Preview {
   /** Changes whenever the frame does; clients send only frames they have not sent. */
@@ -16,6 +18,9 @@ export class PreviewCache {
   private scanSource: Received<LaserScan> | undefined;
   private camera: Preview | undefined;
   private scan: Preview | undefined;
+  private cloudSource: Received<PointCloud2> | undefined;
+  private cloud: Preview | undefined;
+  private cloudEncodedAtMs = -Infinity;
   private sequence = 0;
 
   cameraPreview(latest: Received<Image> | undefined): Preview | undefined {
@@ -34,6 +39,56 @@ export class PreviewCache {
     }
     return this.scan;
   }
+
+  /** The newest cloud thinned to MAX_PREVIEW_POINTS, at most one per MIN_POINT_CLOUD_PERIOD_MS (by `nowMs`). */
+  pointCloudPreview(latest: Received<PointCloud2> | undefined, nowMs: number): Preview | undefined {
+    if (latest && latest !== this.cloudSource && nowMs - this.cloudEncodedAtMs >= MIN_POINT_CLOUD_PERIOD_MS) {
+      this.cloudSource = latest;
+      this.cloudEncodedAtMs = nowMs;
+      this.cloud = { sequence: ++this.sequence, bytes: encodePointCloudFrame(latest.sourceTimeMs, previewPointsXyz(latest.msg, MAX_PREVIEW_POINTS)) };
+    }
+    return this.cloud;
+  }
+}
+
+const FIELD_READERS: Readonly<Record<PointField['datatype'], (view: DataView, at: number, littleEndian: boolean) => number>> = {
+  int8: (view, at) => view.getInt8(at),
+  uint8: (view, at) => view.getUint8(at),
+  int16: (view, at, little) => view.getInt16(at, little),
+  uint16: (view, at, little) => view.getUint16(at, little),
+  int32: (view, at, little) => view.getInt32(at, little),
+  uint32: (view, at, little) => view.getUint32(at, little),
+  float32: (view, at, little) => view.getFloat32(at, little),
+  float64: (view, at, little) => view.getFloat64(at, little),
+};
+
+/**
+ * x, y, z of a cloud's points (3 numbers each), every k-th point so that at most `maxPoints` remain;
+ * points with a non-finite coordinate (a sensor's "no return") are left out. Empty without x, y, z fields.
+ */
+export function previewPointsXyz(cloud: PointCloud2, maxPoints: number): Float32Array {
+  const field = (name: string) => cloud.fields.find((candidate) => candidate.name === name);
+  const [x, y, z] = [field('x'), field('y'), field('z')];
+  const total = cloud.width * cloud.height;
+  if (!x || !y || !z || total === 0) return new Float32Array(0);
+  const stride = Math.max(1, Math.ceil(total / maxPoints));
+  const view = new DataView(cloud.data.buffer, cloud.data.byteOffset, cloud.data.byteLength);
+  const little = !cloud.bigEndian;
+  const [readX, readY, readZ] = [FIELD_READERS[x.datatype], FIELD_READERS[y.datatype], FIELD_READERS[z.datatype]];
+  const out = new Float32Array(Math.ceil(total / stride) * 3);
+  let count = 0;
+  for (let index = 0; index < total; index += stride) {
+    const at = Math.floor(index / cloud.width) * cloud.rowStepBytes + (index % cloud.width) * cloud.pointStepBytes;
+    const px = readX(view, at + x.offsetBytes, little);
+    const py = readY(view, at + y.offsetBytes, little);
+    const pz = readZ(view, at + z.offsetBytes, little);
+    if (!Number.isFinite(px) || !Number.isFinite(py) || !Number.isFinite(pz)) continue;
+    out[count * 3] = px;
+    out[count * 3 + 1] = py;
+    out[count * 3 + 2] = pz;
+    count++;
+  }
+  return out.subarray(0, count * 3);
 }
 
 /**

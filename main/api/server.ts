@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import sirv from 'sirv';
 import { WebSocketServer } from 'ws';
 import { bearerToken, ownOrigins, tokensMatch } from './access.ts';
-import type { CockpitApi } from './cockpitService.ts';
+import type { CockpitApi, ReviewResult } from './cockpitService.ts';
 import { API_VERSION, ClipSide, MAX_REQUEST_BYTES, MAX_SOCKET_FRAME_BYTES, Paths, type ErrorBody } from './contract.ts';
 import { validateRequest } from './requestParsing.ts';
 import { SocketSession } from './socketSession.ts';
@@ -86,6 +86,7 @@ export async function startApiServer(api: CockpitApi, options: ApiServerOptions)
       });
     }
     if (path.startsWith(`${Paths.clips}/`)) return handleClip(request, response, path);
+    if (path === Paths.reviewTimeline || path === Paths.reviewSimilar) return handleReview(request, response, path);
     sendError(response, 404, { code: 'not-found', message: `no API at ${path}` });
   };
 
@@ -109,6 +110,16 @@ export async function startApiServer(api: CockpitApi, options: ApiServerOptions)
       response.writeHead(200, { 'Content-Type': result.contentType, 'Content-Length': result.bytes.byteLength, 'Cache-Control': 'private, max-age=300' });
       response.end(result.bytes);
     });
+  };
+
+  /** GET /api/review/timeline and /api/review/similar?atMs=T (review mode only). */
+  const handleReview = (request: IncomingMessage, response: ServerResponse, path: string) => {
+    if (request.method !== 'GET') return sendError(response, 405, { code: 'method-not-allowed', message: `${path} takes GET` });
+    const reply = (result: ReviewResult<unknown>) => (result.ok ? sendJson(response, 200, result.body) : sendError(response, result.error.code === 'unavailable' ? 503 : 404, result.error));
+    if (path === Paths.reviewTimeline) return void api.reviewTimeline().then(reply);
+    const atMs = Number(new URL(request.url ?? '', 'http://core').searchParams.get('atMs') ?? Number.NaN);
+    if (!Number.isFinite(atMs)) return sendError(response, 400, { code: 'bad-request', message: `${Paths.reviewSimilar} needs ?atMs=T, a log time in epoch ms` });
+    void api.similarMoments(atMs).then(reply);
   };
 
   const server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest) : createHttpServer(onRequest);

@@ -14,7 +14,7 @@ const MAX_BUFFERED_BYTES = 2 * 1024 * 1024;
 export class SocketSession {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly stopPreviews: () => void;
-  private readonly sentSequence = { camera: 0, scan: 0 };
+  private readonly sentSequence = { camera: 0, scan: 0, points: 0 };
 
   constructor(
     private readonly socket: WebSocket,
@@ -26,7 +26,7 @@ export class SocketSession {
     socket.on('error', (error) => log.warn({ err: error }, 'UI socket error'));
     this.send({ type: 'hello', apiVersion: API_VERSION, state: api.state() });
     this.timers.push(setInterval(() => this.send({ type: 'state', state: api.state() }), STATE_PERIOD_MS));
-    // Each camera frame and scan goes out as it arrives, so the UI draws at the sensor rate (DESIGN §1).
+    // Each camera frame, scan and point cloud goes out as it arrives, so the UI draws at the sensor rate (DESIGN §1).
     this.stopPreviews = api.onPreviewReady(() => this.sendPreviews());
     this.sendPreviews();
   }
@@ -60,9 +60,10 @@ export class SocketSession {
     if (this.socket.readyState !== this.socket.OPEN || this.socket.bufferedAmount > MAX_BUFFERED_BYTES) return;
     this.sendPreview('camera', this.api.cameraPreview());
     this.sendPreview('scan', this.api.scanPreview());
+    this.sendPreview('points', this.api.pointCloudPreview());
   }
 
-  private sendPreview(stream: 'camera' | 'scan', preview: Preview | undefined): void {
+  private sendPreview(stream: 'camera' | 'scan' | 'points', preview: Preview | undefined): void {
     if (!preview || preview.sequence === this.sentSequence[stream]) return;
     this.sentSequence[stream] = preview.sequence;
     this.socket.send(preview.bytes, { binary: true });

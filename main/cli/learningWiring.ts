@@ -67,7 +67,15 @@ export async function startLearning(wiring: LearningWiring): Promise<LiveLearnin
     ...(wiring.improver ? { improver: wiring.improver } : {}),
     episodeId: wiring.episodeId,
     autoPromote,
-    ...(memory ? { sink: (row) => memory.records.addCorrection(row) } : {}),
+    // Every item taught goes to the memory's corrections table and to the recording (the review's markers).
+    ...(memory || recording
+      ? {
+          sink: async (row) => {
+            recording?.recordFeedback(row);
+            await memory?.records.addCorrection(row);
+          },
+        }
+      : {}),
     ...(clipRecording ? { clips: { recording: clipRecording, topics: wiring.topics } } : {}),
     ...wiring.session,
   });

@@ -23,11 +23,16 @@ const USAGE = `Usage:
               [--world-model wm-xs | --no-world-model] [--replay-ratio 64]
                                                   the world model beside the loop, learning from memory (presets: wm-s, wm-xs, wm-xxs)
   reins sim [--rosbridge-port 9090] [--host 127.0.0.1] [--insecure] [--arena-seed N] [--seed N] [--task reach]
-            [--camera WxH@HZ] [--scan BEAMS@HZ] [--prerendered-camera] [--serial-pty PATH] [--identity TOKEN]
+            [--camera WxH@HZ] [--scan BEAMS@HZ] [--points LAYERSxBEAMS@HZ|off] [--prerendered-camera] [--serial-pty PATH] [--identity TOKEN]
   reins probe ROBOT [--seconds 5] [--json]   ROBOT: sim | ws://HOST:PORT | serial:/dev/PATH?baud=N
+  reins review FILE.mcap [--rescore] [--memory URI | --no-memory] [--world-model wm-xs | --no-world-model]
+              [--headless] [--port 8787] [--host 127.0.0.1] [--token T] [--encoders PATH]
+                                       plays a recorded session through the pipeline (0.25×–8×, seek), its markers and
+                                       "find similar moments" across the memory; sends nothing, writes nothing
+                                       (--rescore: memory rows re-scored with the current models)
   reins record ROBOT -o FILE.mcap [--seconds N]   records the robot's sensor streams (until Ctrl-C without --seconds)
   reins bench SUITE [--json FILE] [--encoders PATH] [--encoder-threads N]
-                                       suites: tick, perception, memory, worldmodel, learning, sim, bridge, ui (--encoders*: tick, perception, memory, learning)
+                                       suites: tick, perception, memory, worldmodel, learning, sim, bridge, ui, recording (--encoders*: tick, perception, memory, learning)
   reins help`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -40,6 +45,11 @@ export async function main(argv: string[]): Promise<number> {
         return await runBench(parseBenchArgs(rest));
       case 'probe':
         return await runProbe(parseProbeArgs(rest), createLogger('reins'));
+      case 'review': {
+        const [file, ...options] = rest;
+        if (file === undefined || file.startsWith('--')) throw new UsageError('reins review needs the MCAP log to open: reins review FILE.mcap');
+        return await runStart(parseStartArgs(['--review', file, ...options]));
+      }
       case 'record':
         return await runRecord(parseRecordArgs(rest), createLogger('reins'));
       case 'sim':
@@ -90,6 +100,10 @@ export interface StartArgs {
   encoderThreads: number | undefined;
   stores: SessionStoreArgs;
   worldModel: WorldModelArgs;
+  /** Review mode: the MCAP log played instead of a robot (absolute); undefined to drive a robot. */
+  review: string | undefined;
+  /** Review mode writes re-scored memory rows with the current models. */
+  rescore: boolean;
 }
 
 export function parseStartArgs(args: string[]): StartArgs {
@@ -118,8 +132,14 @@ export function parseStartArgs(args: string[]): StartArgs {
       'world-model': { type: 'string' },
       'no-world-model': { type: 'boolean', default: false },
       'replay-ratio': { type: 'string' },
+      review: { type: 'string' },
+      rescore: { type: 'boolean', default: false },
     },
   });
+  if (values.review !== undefined && values.robot !== undefined) throw new UsageError('review mode plays a log instead of a robot: --robot does not apply');
+  if (values.review === '') throw new UsageError('review needs the path of an MCAP log');
+  if (values.rescore && values.review === undefined) throw new UsageError('--rescore re-scores a log in review mode: reins review FILE.mcap --rescore');
+  if (values.rescore && values['no-memory']) throw new UsageError('--rescore writes re-scored rows to memory: it cannot go with --no-memory');
   if (values.recordings !== undefined && values['no-record']) throw new UsageError('--recordings and --no-record contradict each other');
   if (values.memory !== undefined && values['no-memory']) throw new UsageError('--memory and --no-memory contradict each other');
   if (values.recordings === '' || values.memory === '') throw new UsageError('--recordings and --memory need a location');
@@ -151,6 +171,8 @@ export function parseStartArgs(args: string[]): StartArgs {
       remember: !values['no-memory'],
     },
     worldModel,
+    review: values.review === undefined ? undefined : resolve(values.review),
+    rescore: values.rescore ?? false,
   };
 }
 

@@ -85,37 +85,46 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
     });
     log.info({ path: recording.path }, 'recording the session');
   }
+  let step = 0;
+  let writer: MemoryWriter<unknown> | undefined;
+  let space: TickSpace | undefined;
   if (args.remember) {
     const memory = await Memory.open({ uri: args.memory ?? defaultMemoryUri() });
-    const space: TickSpace = { encoderVersion: perception.version, embeddingSize: perception.embeddingSize, distance: 'l2' };
+    space = { encoderVersion: perception.version, embeddingSize: perception.embeddingSize, distance: 'l2' };
     const store = await memory.ticks(space);
-    const writer = new MemoryWriter(store);
-    memoryFacts = { uri: memory.uri, space, writtenTicks: () => writer.status().written };
-    let step = 0;
-    const stopTicks = loop.onTick((report) => {
-      writer.append(
-        tickRowFromReport(report, {
-          episodeId,
-          step: step++,
-          robotId: link.robotName,
-          encoderVersion: perception.version,
-          policyVersion: loop.policyVersion,
-          commandInEffect: loop.lastSent(),
-          rewardEstimate: estimateReward(report.embedding.values),
-          mcapFile: recording?.path,
-          mcapLogTimeNs: recording ? BigInt(Math.round(report.frame.timeMs)) * 1_000_000n : undefined,
-        }),
-      );
-    });
-    const stopAlerts = loop.addAlertSource(() => writerAlerts(writer));
+    const tickWriter = new MemoryWriter(store);
+    writer = tickWriter;
+    memoryFacts = { uri: memory.uri, space, writtenTicks: () => tickWriter.status().written };
+    const stopAlerts = loop.addAlertSource(() => writerAlerts(tickWriter));
     closers.push(async () => {
-      stopTicks();
       stopAlerts();
-      await writer.close();
+      await tickWriter.close();
       await memory.close();
     });
     log.info({ uri: memory.uri, episodeId }, 'keeping every tick in memory');
   }
+  // Every tick: a memory row pointing into the recording, and in the recording the tick's step, driver,
+  // policy version and reward estimate (a review places feedback, named by step, in time with them).
+  const stopTicks = loop.onTick((report) => {
+    const tickStep = step++;
+    const rewardEstimate = estimateReward(report.embedding.values);
+    const mcapFile = recording?.currentPath();
+    recording?.recordTick({ episodeId, step: tickStep, driver: report.driver, policyVersion: loop.policyVersion, ...(rewardEstimate === undefined ? {} : { rewardEstimate }) }, report.frame.timeMs);
+    writer?.append(
+      tickRowFromReport(report, {
+        episodeId,
+        step: tickStep,
+        robotId: link.robotName,
+        encoderVersion: perception.version,
+        policyVersion: loop.policyVersion,
+        commandInEffect: loop.lastSent(),
+        rewardEstimate,
+        mcapFile,
+        mcapLogTimeNs: recording ? BigInt(Math.round(report.frame.timeMs)) * 1_000_000n : undefined,
+      }),
+    );
+  });
+  closers.push(async () => stopTicks());
   return {
     memory: memoryFacts,
     recording,

@@ -19,6 +19,7 @@ describe('parseSimArgs', () => {
       task: 'reach',
       camera: undefined,
       scan: undefined,
+      points: undefined,
       prerenderedCamera: false,
       identity: undefined,
     });
@@ -26,7 +27,7 @@ describe('parseSimArgs', () => {
 
   it('reads every option', () => {
     const args = parseSimArgs(
-      ['--rosbridge-port', '0', '--arena-seed', '7', '--seed', '12', '--task', 'reach', '--camera', '640x480@30', '--scan', '720@20', '--prerendered-camera'].concat(['--identity', 'abcdefghijklmnop']),
+      ['--rosbridge-port', '0', '--arena-seed', '7', '--seed', '12', '--task', 'reach', '--camera', '640x480@30', '--scan', '720@20', '--points', '32x1024@20', '--prerendered-camera'].concat(['--identity', 'abcdefghijklmnop']),
     );
     expect(args).toMatchObject({
       rosbridgePort: 0,
@@ -34,6 +35,7 @@ describe('parseSimArgs', () => {
       episodeSeed: 12,
       camera: { widthPx: 640, heightPx: 480, rateHz: 30 },
       scan: { beams: 720, rateHz: 20 },
+      points: { enabled: true, layers: 32, beams: 1024, rateHz: 20 },
       prerenderedCamera: true,
       identity: 'abcdefghijklmnop',
     });
@@ -45,6 +47,8 @@ describe('parseSimArgs', () => {
     [['--camera', '160x120@60'], /--camera/],
     [['--camera', '160x120'], /--camera/],
     [['--scan', '0@10'], /--scan/],
+    [['--points', '16x360'], /--points/],
+    [['--points', '0x360@10'], /--points/],
     [['--scan', '360@500'], /--scan/],
     [['--seed=-3'], /--seed/],
     [['--arena-seed', '1.5'], /--arena-seed/],

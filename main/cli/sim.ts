@@ -21,6 +21,8 @@ export interface SimArgs {
   task: SimTaskName;
   camera: { widthPx: number; heightPx: number; rateHz: number } | undefined;
   scan: { beams: number; rateHz: number } | undefined;
+  /** The 3D point cloud on /points: its size and rate, or off; undefined for the default (16x360@10). */
+  points: { enabled: boolean; layers?: number; beams?: number; rateHz?: number } | undefined;
   /** Publish a small ring of camera frames rendered at start, so a link bench does not measure rendering. */
   prerenderedCamera: boolean;
   identity: string | undefined;
@@ -30,6 +32,7 @@ export interface SimArgs {
 
 const MAX_CAMERA = { widthPx: 640, heightPx: 480, rateHz: 30 };
 const MAX_SCAN = { beams: 2048, rateHz: 50 };
+const MAX_POINTS = { layers: 128, beams: 2048, rateHz: 30 };
 const MAX_SEED = 0xffff_ffff;
 /** Enough that consecutive frames differ (each has its own noise); few enough to render in well under a second. */
 const PRERENDERED_CAMERA_FRAMES = 8;
@@ -49,6 +52,7 @@ export function parseSimArgs(args: string[]): SimArgs {
       task: { type: 'string', default: 'reach' },
       camera: { type: 'string' },
       scan: { type: 'string' },
+      points: { type: 'string' },
       'prerendered-camera': { type: 'boolean', default: false },
       identity: { type: 'string' },
       'serial-pty': { type: 'string' },
@@ -72,6 +76,7 @@ export function parseSimArgs(args: string[]): SimArgs {
     task: task as SimTaskName,
     camera: values.camera === undefined ? undefined : parseCamera(values.camera),
     scan: values.scan === undefined ? undefined : parseScan(values.scan),
+    points: values.points === undefined ? undefined : parsePoints(values.points),
     prerenderedCamera: values['prerendered-camera'] ?? false,
     identity: values.identity,
     serialPty: values['serial-pty'],
@@ -86,6 +91,7 @@ export async function runSim(args: SimArgs): Promise<number> {
     episodeSeed: args.episodeSeed,
     camera: args.camera ?? {},
     scan: args.scan ?? {},
+    points: args.points ?? {},
     prerenderedCameraFrames: args.prerenderedCamera ? PRERENDERED_CAMERA_FRAMES : 0,
   });
   // The serial device first, when asked for: the server's steps feed it the robot's sensor outputs.
@@ -166,6 +172,16 @@ export function parseCamera(text: string): SimArgs['camera'] {
     throw new UsageError(usage);
   }
   return { widthPx, heightPx, rateHz };
+}
+
+function parsePoints(text: string): SimArgs['points'] {
+  if (text === 'off') return { enabled: false };
+  const match = /^(\d+)x(\d+)@(\d+(?:\.\d+)?)$/.exec(text);
+  const usage = `--points takes LAYERSxBEAMS@HZ up to ${MAX_POINTS.layers}x${MAX_POINTS.beams}@${MAX_POINTS.rateHz} (e.g. 16x360@10), or off; got "${text}"`;
+  if (!match) throw new UsageError(usage);
+  const [layers, beams, rateHz] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  if (layers < 1 || layers > MAX_POINTS.layers || beams < 1 || beams > MAX_POINTS.beams || !(rateHz > 0 && rateHz <= MAX_POINTS.rateHz)) throw new UsageError(usage);
+  return { enabled: true, layers, beams, rateHz };
 }
 
 function parseScan(text: string): SimArgs['scan'] {

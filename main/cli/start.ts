@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { newToken } from '../api/access.ts';
 import { CockpitService } from '../api/cockpitService.ts';
 import { RobotConnections } from '../api/robotConnections.ts';
-import { startApiServer } from '../api/server.ts';
+import { startApiServer, type ApiServer } from '../api/server.ts';
 import { OnlineImprover } from '../learning/onlineImprover.ts';
 import { policyCheckpointFolder } from '../learning/policyCheckpoints.ts';
 import { ReactiveBaselinePolicy } from '../learning/policy.ts';
@@ -25,6 +25,7 @@ import { parseRobotSpec, StartupError, UsageError, type RobotSpec } from './robo
 import { openSessionStores, reinsDataFolder } from './sessionStores.ts';
 import { defaultCheckpointFolder, loadWorldModel, startWorldModelLearning } from './worldModelSession.ts';
 import { createControlLoop } from './wiring.ts';
+import { runReview } from './review.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
@@ -35,10 +36,10 @@ export async function runStart(args: StartArgs): Promise<number> {
   checkExposure(args, log);
   if (!args.headless) {
     const electron = findElectron(REPO_ROOT, log);
-    if (electron.ok) return runElectron(electron, [...(args.robot ? ['--robot', args.robot] : []), ...(args.encoders ? ['--encoders', args.encoders] : [])]);
+    if (electron.ok) return runElectron(electron, [...(args.robot ? ['--robot', args.robot] : []), ...(args.encoders ? ['--encoders', args.encoders] : []), ...(args.review ? ['--review', args.review] : [])]);
     log.info({ reason: electron.reason }, 'no desktop window: running headless');
   }
-  return runHeadless(args, robot, log);
+  return args.review ? runReview(args, args.review, log) : runHeadless(args, robot, log);
 }
 
 function checkExposure(args: StartArgs, log: Logger): void {
@@ -50,7 +51,7 @@ function checkExposure(args: StartArgs, log: Logger): void {
 }
 
 /** The encoders first: a bad manifest stops the start before a robot (or the sim's process) is opened. */
-async function loadEncoders(args: StartArgs, log: Logger): Promise<Perception> {
+export async function loadEncoders(args: StartArgs, log: Logger): Promise<Perception> {
   let perception: Perception;
   try {
     perception = await loadPerception(args.encoders ?? DEFAULT_MANIFEST_PATH, args.encoderThreads === undefined ? {} : { intraOpThreads: args.encoderThreads });
@@ -115,36 +116,39 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
   if (restored.restored) log.info({ version: restored.restored }, 'policy restored from an earlier session');
   for (const reason of restored.refused) log.warn({ reason }, 'a saved policy was not used');
   loop.start();
-  const token = args.token ?? newToken();
-  const server = await startApiServer(new CockpitService(link, loop, Date.now, { connections, worldModelStatus: () => learning?.status(), learning: teaching.session }), {
-    host: args.host,
-    port: args.port,
-    token,
-    staticDir: `${REPO_ROOT}renderer/dist`,
-    tls: args.tlsCert && args.tlsKey ? { cert: readFileSync(args.tlsCert), key: readFileSync(args.tlsKey) } : undefined,
-    log,
-  });
-  process.stdout.write(`Reins UI: ${server.uiUrl}\n`);
+  const server = await serveCockpit(new CockpitService(link, loop, Date.now, { connections, worldModelStatus: () => learning?.status(), learning: teaching.session, ...(stores.recording ? { recordInput: stores.recording.recordOperatorInput } : {}) }), args, log);
   log.info({ robot: link.robotName, port: server.port, rateHz: loop.rateHz }, 'core running');
 
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-  });
+  const signal = await untilStopSignal();
   log.info({ signal }, 'shutting down: stopping the robot');
   // The robot's stop comes first and must succeed (it is sent before close() first awaits); after it,
   // a part that fails to close is reported and the rest still close.
   const loopClosed = loop.close();
+  return closeInOrder(
+    [
+      ['the encoders', () => loopClosed],
+      ['the world model’s learner', async () => learning?.close()],
+      ['the learning session', () => teaching.close()],
+      ['the recording and the memory', () => stores.close()],
+      ['the API server', () => server.close()],
+      ['the robot link', () => link.close()],
+      ['the robot', () => connections.close()],
+    ],
+    log,
+  );
+}
+
+export function untilStopSignal(): Promise<NodeJS.Signals> {
+  return new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+}
+
+/** Closes each part in turn; one that fails is logged and the rest still close. Exit status 1 if any failed. */
+export async function closeInOrder(parts: ReadonlyArray<readonly [string, () => Promise<unknown>]>, log: Logger): Promise<number> {
   let failures = 0;
-  for (const [part, close] of [
-    ['the encoders', () => loopClosed],
-    ['the world model’s learner', async () => learning?.close()],
-    ['the learning session', () => teaching.close()],
-    ['the recording and the memory', () => stores.close()],
-    ['the API server', () => server.close()],
-    ['the robot link', () => link.close()],
-    ['the robot', () => connections.close()],
-  ] as const) {
+  for (const [part, close] of parts) {
     try {
       await close();
     } catch (error) {
@@ -153,6 +157,20 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
     }
   }
   return failures === 0 ? 0 : 1;
+}
+
+/** The API server on the options the operator gave: host, port, token, TLS; the UI's address printed. */
+export async function serveCockpit(api: CockpitService, args: StartArgs, log: Logger): Promise<ApiServer> {
+  const server = await startApiServer(api, {
+    host: args.host,
+    port: args.port,
+    token: args.token ?? newToken(),
+    staticDir: `${REPO_ROOT}renderer/dist`,
+    tls: args.tlsCert && args.tlsKey ? { cert: readFileSync(args.tlsCert), key: readFileSync(args.tlsKey) } : undefined,
+    log,
+  });
+  process.stdout.write(`Reins UI: ${server.uiUrl}\n`);
+  return server;
 }
 
 /** The safety filter's interventions, logged at most once a second so a clipping policy cannot flood the log. */

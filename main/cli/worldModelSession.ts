@@ -16,6 +16,9 @@ import type { WorldModelArgs } from './worldModelArgs.ts';
 import { SurpriseScorer } from '../worldmodel/surpriseScorer.ts';
 import type { EmbeddingSlot, Perception } from '../perception/perception.ts';
 import { WorldModelFilter } from '../worldmodel/worldModelFilter.ts';
+import { restoreNewestCheckpoint } from '../worldmodel/learner/learnerCheckpoints.ts';
+import { namedWeights } from '../worldmodel/rssmWeights.ts';
+import { reinsDataFolder } from './sessionStores.ts';
 
 export interface LiveWorldModel {
   filter: WorldModelFilter;
@@ -134,4 +137,26 @@ export function startWorldModelLearning(
       await learner.stop();
     },
   };
+}
+
+/**
+ * Review mode's world model: the loop's filter with the newest trained weights the learner saved for
+ * these encoders, and no learner (a review trains nothing). Without a usable checkpoint the filter
+ * would only say what an untrained model thinks, so there is none, and the log says why.
+ */
+export async function loadReviewWorldModel(args: WorldModelArgs, perception: Pick<Perception, 'embeddingSize' | 'slots' | 'version'>, log: Logger): Promise<WorldModelFilter | undefined> {
+  const live = await loadWorldModel(args, perception, log);
+  if (!live) return undefined;
+  const dir = defaultCheckpointFolder(reinsDataFolder());
+  const { restored, refused } = await restoreNewestCheckpoint(dir, { config: live.config, encoderVersion: perception.version }, 1);
+  for (const reason of refused) log.warn({ reason }, 'a saved world model was not used');
+  if (!restored) {
+    log.info({ dir }, 'no trained world model for these encoders: the review runs without one');
+    return undefined;
+  }
+  const weights = namedWeights(restored.model.rssm.weights).map(([name, variable]) => ({ name, shape: [...variable.shape], values: (variable.dataSync() as Float32Array).slice() }));
+  live.filter.loadWeights(weights, restored.from.version);
+  restored.model.trainer.dispose?.();
+  log.info({ version: restored.from.version }, 'world model loaded for the review');
+  return live.filter;
 }

@@ -1,6 +1,8 @@
 // The session recorder. `record()` and `recordEvent()` only enqueue (the control loop never waits on
 // the disk); a background drain encodes and writes, a bounded queue drops and counts what does not
 // fit, files rotate at a size limit, and a quota deletes the oldest logs with a visible warning.
+// A chunk is written when it is full or when it has held messages for `maxChunkAgeMs` of wall time,
+// whichever comes first, so a crash loses at most about that much of even a slow stream.
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { LinkAlert } from '../links/link.ts';
@@ -20,6 +22,12 @@ export interface RecorderOptions {
   maxQueuedMessages?: number;
   maxQueuedBytes?: number;
   chunkBytes?: number;
+  /**
+   * Wall-clock ms after its first message that a chunk is written even when not full (default
+   * 1000): what a SIGKILL can lose at most. Wall time, not log time: it must also fire when the
+   * streams go quiet, and log times come from the robot's clock.
+   */
+  maxChunkAgeMs?: number;
   /** Told after every finished chunk (the crash test waits on it). */
   onChunkWritten?: (progress: { chunks: number; messages: number }) => void;
 }
@@ -33,7 +41,7 @@ export interface RecorderStats {
   deletedFiles: number;
 }
 
-const DEFAULTS = { maxFileBytes: 1024 ** 3, maxQueuedMessages: 2000, maxQueuedBytes: 64 * 1024 ** 2 };
+const DEFAULTS = { maxFileBytes: 1024 ** 3, maxQueuedMessages: 2000, maxQueuedBytes: 64 * 1024 ** 2, maxChunkAgeMs: 1000 };
 const QUOTA_CHECK_EVERY_CHUNKS = 16;
 
 export class Recorder {
@@ -50,6 +58,7 @@ export class Recorder {
   private chunksAtLastQuotaCheck = 0;
   private deletedFiles = 0;
   private drain: Promise<void> | undefined;
+  private chunkAgeTimer: NodeJS.Timeout | undefined;
   private failed = false;
   private closing = false;
 
@@ -107,6 +116,7 @@ export class Recorder {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    clearTimeout(this.chunkAgeTimer);
     await this.idle();
     // After a failure the writer's state is unknown: the file keeps what its finished chunks hold.
     if (this.failed) await this.file.abandon();
@@ -155,8 +165,26 @@ export class Recorder {
         this.messagesAdded++;
         if (this.file.chunksWritten !== chunksBefore) await this.afterChunk();
       }
+      await this.finishChunkByAge();
     } catch (error) {
       this.fail(error as Error);
+    }
+  }
+
+  /** Writes the open chunk once it is old enough; otherwise makes sure a timer comes back for it. */
+  private async finishChunkByAge(): Promise<void> {
+    const ageMs = this.file.openChunkAgeMs();
+    if (ageMs === 0 || this.closing) return;
+    if (ageMs >= this.options.maxChunkAgeMs) {
+      await this.file.finishChunk();
+      await this.afterChunk();
+    } else if (this.chunkAgeTimer === undefined) {
+      // The timer only wakes the drain: the chunk is written there, in turn with everything else.
+      this.chunkAgeTimer = setTimeout(() => {
+        this.chunkAgeTimer = undefined;
+        if (!this.failed) this.scheduleDrain();
+      }, this.options.maxChunkAgeMs - ageMs);
+      this.chunkAgeTimer.unref();
     }
   }
 

@@ -3,7 +3,6 @@
 // moment"). Uses the chunk and message indexes; decodes `ros1` and `json` messages.
 import { open, type FileHandle } from 'node:fs/promises';
 import { McapIndexedReader, type McapTypes } from '@mcap/core';
-import { FileHandleReadable } from '@mcap/nodejs';
 import { MessageReader } from '@foxglove/rosmsg-serialization';
 import { decompress } from '@bokuweb/zstd-wasm';
 import { zstdReady } from './chunkCompression.ts';
@@ -41,6 +40,27 @@ export const DECOMPRESS_HANDLERS: McapTypes.DecompressHandlers = {
   zstd: (buffer) => decompress(buffer),
 };
 
+/**
+ * The log file as @mcap/core reads it. Each read gets its own buffer: @mcap/nodejs' FileHandleReadable
+ * reuses one, so two reads in flight at once (a replay playing while a search reads a frame) would
+ * overwrite each other's bytes.
+ */
+export class ConcurrentFileReadable implements McapTypes.IReadable {
+  constructor(private readonly handle: FileHandle) {}
+
+  async size(): Promise<bigint> {
+    return BigInt((await this.handle.stat()).size);
+  }
+
+  async read(offset: bigint, length: bigint): Promise<Uint8Array> {
+    if (offset > BigInt(Number.MAX_SAFE_INTEGER) || length > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`read too large: offset ${offset}, length ${length}`);
+    const buffer = new Uint8Array(Number(length));
+    const { bytesRead } = await this.handle.read({ buffer, position: Number(offset) });
+    if (bytesRead !== buffer.length) throw new Error(`read only ${bytesRead} bytes at offset ${offset}, expected ${length}`);
+    return buffer;
+  }
+}
+
 export class RecordingReader {
   private readonly decoders = new Map<number, (data: Uint8Array) => unknown>();
 
@@ -53,7 +73,7 @@ export class RecordingReader {
     await zstdReady();
     const handle = await open(path, 'r');
     try {
-      const mcap = await McapIndexedReader.Initialize({ readable: new FileHandleReadable(handle), decompressHandlers: DECOMPRESS_HANDLERS });
+      const mcap = await McapIndexedReader.Initialize({ readable: new ConcurrentFileReadable(handle), decompressHandlers: DECOMPRESS_HANDLERS });
       return new RecordingReader(handle, mcap);
     } catch (error) {
       await handle.close();

@@ -2,6 +2,7 @@
 // structured fields. One topic per kind of event.
 import type { LinkAlert } from '../links/link.ts';
 import type { DriveCommand } from '../links/messages.ts';
+import type { CorrectionRow } from '../memory/corrections.ts';
 
 export interface CommandSentEvent {
   /** Who drove: the policy, the operator, nobody (`idle`, the stop at the end of driving), or the e-stop. */
@@ -32,6 +33,19 @@ export interface SurpriseEvent {
   surpriseNats: number;
   predictionError: number;
   worldModelVersion: string;
+}
+
+/** Something the operator taught (memory's corrections row, as written): an intervention, an answer, a rating, an undo. */
+export type FeedbackEvent = CorrectionRow;
+
+/** One control tick as memory keeps it, so a review can place feedback (named by step) in time and plot the reward estimate. */
+export interface TickEvent {
+  episodeId: string;
+  step: number;
+  driver: 'idle' | 'operator' | 'policy' | 'estopped';
+  policyVersion: string;
+  /** The reward model's estimate for the tick; absent when it had none. */
+  rewardEstimate?: number;
 }
 
 export interface EventChannel {
@@ -101,6 +115,47 @@ export const SURPRISE_CHANNEL: EventChannel = {
       worldModelVersion: { type: 'string' },
     },
     required: ['score', 'modality', 'surpriseNats', 'predictionError', 'worldModelVersion'],
+  },
+};
+
+export const FEEDBACK_CHANNEL: EventChannel = {
+  topic: '/reins/feedback',
+  schemaName: 'reins.Feedback',
+  jsonSchema: {
+    type: 'object',
+    properties: {
+      correctionId: { type: 'string' },
+      kind: { type: 'string', enum: ['intervention', 'preference', 'rating', 'undo'] },
+      atMs: { type: 'number' },
+      episodeId: { type: 'string' },
+      spanStartStep: { type: 'integer' },
+      spanEndStep: { type: 'integer' },
+      otherEpisodeId: { type: 'string' },
+      otherSpanStartStep: { type: 'integer' },
+      otherSpanEndStep: { type: 'integer' },
+      question: { type: 'string' },
+      answer: { type: 'string', enum: ['first', 'second', 'equal', 'unsure'] },
+      rating: { type: 'integer', enum: [1, -1] },
+      undoesCorrectionId: { type: 'string' },
+      answeredBy: { type: 'string' },
+    },
+    required: ['correctionId', 'kind', 'atMs', 'episodeId', 'spanStartStep', 'spanEndStep', 'answeredBy'],
+  },
+};
+
+export const TICK_CHANNEL: EventChannel = {
+  topic: '/reins/tick',
+  schemaName: 'reins.Tick',
+  jsonSchema: {
+    type: 'object',
+    properties: {
+      episodeId: { type: 'string' },
+      step: { type: 'integer' },
+      driver: { type: 'string', enum: ['idle', 'operator', 'policy', 'estopped'] },
+      policyVersion: { type: 'string' },
+      rewardEstimate: { type: 'number' },
+    },
+    required: ['episodeId', 'step', 'driver', 'policyVersion'],
   },
 };
 

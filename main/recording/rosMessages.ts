@@ -1,6 +1,6 @@
 // Normalised robot messages in their ROS 1 shapes (snake_case fields, stamps as sec/nsec), ready
 // for rosmsg-serialization's writer. The inverse of what the rosbridge link normalises.
-import type { Received, RobotMessage, Twist } from '../links/messages.ts';
+import type { PointFieldDatatype, Received, RobotMessage, Twist } from '../links/messages.ts';
 import type { RosSchemaName } from './rosSchemas.ts';
 
 export interface RosMessage {
@@ -89,7 +89,24 @@ export function rosMessageFor(received: Received<RobotMessage>, seq: number): Ro
     case 'Twist':
       return { schemaName: 'geometry_msgs/Twist', value: rosTwist(msg) };
     case 'PointCloud2':
+      return {
+        schemaName: 'sensor_msgs/PointCloud2',
+        value: {
+          header: header(msg.frameId, stampMs, seq),
+          height: msg.height,
+          width: msg.width,
+          fields: msg.fields.map((field) => ({ name: field.name, offset: field.offsetBytes, datatype: POINT_FIELD_DATATYPES.indexOf(field.datatype) + 1, count: field.count })),
+          is_bigendian: msg.bigEndian,
+          point_step: msg.pointStepBytes,
+          row_step: msg.rowStepBytes,
+          data: msg.data,
+          is_dense: msg.isDense,
+        },
+      };
     case 'AnalogInputs':
       return undefined;
   }
 }
+
+/** sensor_msgs/PointField's datatype constants, in order from INT8 = 1 to FLOAT64 = 8. */
+const POINT_FIELD_DATATYPES: readonly PointFieldDatatype[] = ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'float32', 'float64'];

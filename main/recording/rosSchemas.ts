@@ -10,6 +10,7 @@ export type RosSchemaName =
   | 'sensor_msgs/Image'
   | 'sensor_msgs/CompressedImage'
   | 'sensor_msgs/LaserScan'
+  | 'sensor_msgs/PointCloud2'
   | 'sensor_msgs/JointState'
   | 'sensor_msgs/Imu'
   | 'nav_msgs/Odometry'

@@ -15,7 +15,7 @@ afterEach(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-it('records the link’s sensor topics, every command sent with who drove, alerts and operator inputs', async () => {
+it('records the link’s sensor topics, every command sent with who drove, alerts, operator inputs, ticks and feedback', async () => {
   const link = new ScriptedLink('sim robot', 'present', [
     { topic: '/odom', kind: 'Odometry', type: 'nav_msgs/Odometry' },
     { topic: '/cmd_vel', kind: 'Twist' },
@@ -32,6 +32,9 @@ it('records the link’s sensor topics, every command sent with who drove, alert
   }
   session.recordOperatorInput({ action: 'estop' }, 1_000_150);
   session.recordSurprise({ score: 12.5, modality: 'proprio', surpriseNats: 3.1, predictionError: 0.4, worldModelVersion: 'wm-1' }, 1_000_160);
+  session.recordTick({ episodeId: 'ep', step: 7, driver: 'policy', policyVersion: 'v3', rewardEstimate: 0.25 }, 1_000_170);
+  session.recordFeedback({ correctionId: 'rating-1', kind: 'rating', atMs: 1_000_180, episodeId: 'ep', spanStartStep: 7, spanEndStep: 7, rating: -1, answeredBy: 'operator' });
+  expect(session.currentPath()).toBe(session.path);
   link.raise([{ key: 'camera-stale', severity: 'warn', message: 'camera silent' }]);
   await session.close();
   expect(link.subscribedTopics()).toEqual([]);
@@ -46,6 +49,8 @@ it('records the link’s sensor topics, every command sent with who drove, alert
     ['/cmd_vel', 'geometry_msgs/Twist', 1_000_100],
     ['/reins/operator_input', 'reins.OperatorInput', 1_000_150],
     ['/reins/surprise', 'reins.Surprise', 1_000_160],
+    ['/reins/tick', 'reins.Tick', 1_000_170],
+    ['/reins/feedback', 'reins.Feedback', 1_000_180],
     ['/reins/command_sent', 'reins.CommandSent', 1_000_200],
     ['/cmd_vel', 'geometry_msgs/Twist', 1_000_200],
     ['/reins/alerts', 'reins.Alerts', 1_000_500],

@@ -1,12 +1,13 @@
 // What the core calls to record a session: every sensor topic the link offers (also those that
 // appear after a reconnect), every command sent with who drove, the link's alerts, and operator
-// inputs and the world model's surprise as the caller reports them. One file per session under `folder`, rotated at a size limit, within
+// inputs, the operator's feedback, each tick's step and reward estimate, and the world model's
+// surprise as the caller reports them. One file per session under `folder`, rotated at a size limit, within
 // a quota.
 import { join } from 'node:path';
 import type { Link, LinkAlert } from '../links/link.ts';
 import { twistFromDrive, type RobotMessage } from '../links/messages.ts';
 import { Recorder, type RecorderStats } from './recorder.ts';
-import { ALERTS_CHANNEL, COMMAND_SENT_CHANNEL, OPERATOR_INPUT_CHANNEL, SURPRISE_CHANNEL, type CommandSentEvent, type OperatorInputEvent, type SurpriseEvent } from './reinsEvents.ts';
+import { ALERTS_CHANNEL, COMMAND_SENT_CHANNEL, FEEDBACK_CHANNEL, OPERATOR_INPUT_CHANNEL, SURPRISE_CHANNEL, TICK_CHANNEL, type CommandSentEvent, type FeedbackEvent, type OperatorInputEvent, type SurpriseEvent, type TickEvent } from './reinsEvents.ts';
 
 /** The part of the control loop recording needs (ControlLoop has it). */
 export interface CommandSource {
@@ -33,6 +34,12 @@ export interface SessionRecording {
   recordOperatorInput(input: OperatorInputEvent, atMs?: number): void;
   /** The world model's surprise at a tick, logged at the tick's time. */
   recordSurprise(surprise: SurpriseEvent, atMs: number): void;
+  /** What the operator taught, logged when it was given (row.atMs). */
+  recordFeedback(feedback: FeedbackEvent): void;
+  /** A control tick's step, driver, policy version and reward estimate, logged at the tick's time. */
+  recordTick(tick: TickEvent, atMs: number): void;
+  /** The file being written now (a new one after each size limit). */
+  currentPath(): string;
   /** Recording's own warnings (quota, drops, a failed disk), as keyed alerts with a hint. */
   alerts(): LinkAlert[];
   onAlerts(listener: (alerts: readonly LinkAlert[]) => void): () => void;
@@ -72,6 +79,9 @@ export async function startSessionRecording(options: SessionRecordingOptions): P
     path,
     recordOperatorInput: (input, atMs = clock()) => void recorder.recordEvent(OPERATOR_INPUT_CHANNEL, atMs, input),
     recordSurprise: (surprise, atMs) => void recorder.recordEvent(SURPRISE_CHANNEL, atMs, surprise),
+    recordFeedback: (feedback) => void recorder.recordEvent(FEEDBACK_CHANNEL, feedback.atMs, feedback),
+    recordTick: (tick, atMs) => void recorder.recordEvent(TICK_CHANNEL, atMs, tick),
+    currentPath: () => recorder.stats().files.at(-1) ?? path,
     alerts: () => recorder.alerts(),
     onAlerts: (listener) => recorder.onAlerts(listener),
     stats: () => recorder.stats(),

@@ -7,6 +7,7 @@ import { DiffDriveBase, DIFF_DRIVE_SPEC } from './diffDrive.ts';
 import type { BodyMotion } from './imu.ts';
 import { Lidar, type ScanOptions } from './lidar.ts';
 import { WheelOdometry } from './odometry.ts';
+import { RangeCloudSensor, type RangeCloudOptions } from './rangeCloud.ts';
 import type { BodyStepOutcome, RobotBodyPhysics } from './physics.ts';
 import { deriveSeed, SeededRandom } from './random.ts';
 import { RapierPhysics } from './rapierPhysics.ts';
@@ -28,6 +29,7 @@ export interface EpisodeWorld {
   odometry: WheelOdometry;
   camera: CameraRenderer;
   lidar: Lidar;
+  rangeCloud: RangeCloudSensor;
   task: SimTask;
   state: EpisodeState;
   startSecs: number;
@@ -46,6 +48,7 @@ export interface EpisodeSetup {
   startSecs: number;
   camera: CameraOptions;
   scan: ScanOptions;
+  points: RangeCloudOptions;
   reach: ReachOptions;
   physicsStepSecs: number;
 }
@@ -70,6 +73,7 @@ export function beginEpisodeWorld(setup: EpisodeSetup): EpisodeWorld {
     odometry: new WheelOdometry(new SeededRandom(deriveSeed(setup.noiseSeed, 'odometry'))),
     camera: new CameraRenderer(setup.camera, arena, solids),
     lidar: new Lidar(setup.scan, solids),
+    rangeCloud: new RangeCloudSensor(setup.points, solids),
     task: new ReachTask(arena.sizeM, solids, episode.goal, episode.startPose, setup.reach),
     state: { index: setup.index, seed: setup.seed, status: 'running', reason: undefined, elapsedSecs: 0, progress: 0 },
     startSecs: setup.startSecs,

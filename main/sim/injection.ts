@@ -26,7 +26,7 @@ const MIN_FLOOD_RATE_HZ = 0.1;
 const MAX_FLOOD_RATE_HZ = 10_000;
 const MAX_DURATION_MS = 600_000;
 /** Typed as a record so that a new stream cannot be forgotten here. */
-const KNOWN_STREAMS: Readonly<Record<SensorStream, true>> = { camera: true, scan: true, joints: true, imu: true, odom: true };
+const KNOWN_STREAMS: Readonly<Record<SensorStream, true>> = { camera: true, scan: true, points: true, joints: true, imu: true, odom: true };
 
 /** Throws a RangeError that names the bad field when an injection (e.g. from a service call) makes no sense. */
 export function checkInjection(injection: SimInjection): void {

@@ -17,6 +17,7 @@ import type { ArenaOptions } from './arena.ts';
 import type { CameraOptions } from './camera.ts';
 import type { SimInjection } from './injection.ts';
 import type { ScanOptions } from './lidar.ts';
+import type { RangeCloudOptions } from './rangeCloud.ts';
 import { SimRobot, type SensorOutput, type SensorSink, type SensorStream } from './simRobot.ts';
 import type { ReachOptions } from './tasks/reach.ts';
 
@@ -28,6 +29,11 @@ export interface SimLinkOptions {
   arena: Partial<ArenaOptions>;
   camera: Partial<Pick<CameraOptions, 'widthPx' | 'heightPx' | 'rateHz'>>;
   scan: Partial<Pick<ScanOptions, 'beams' | 'rateHz'>>;
+  /**
+   * The 3D point cloud on `/points`. Off unless `enabled: true`: benches and learning step this link
+   * as fast as they can, and a sweep costs far more than every other sensor of a step together.
+   */
+  points: Partial<Pick<RangeCloudOptions, 'enabled' | 'layers' | 'beams' | 'rateHz'>>;
   reach: Partial<ReachOptions>;
   /** Start the next episode as soon as one ends (default true); see SimRobotOptions. */
   autoReset: boolean;
@@ -36,9 +42,13 @@ export interface SimLinkOptions {
   robotName: string;
 }
 
+/** Where the simulated robot publishes its point cloud (the topic most ROS LiDAR drivers use). */
+export const SIM_POINT_CLOUD_TOPIC = '/points';
+
 const SENSOR_TOPICS: Readonly<Record<SensorStream, TopicInfo>> = Object.freeze({
   camera: { topic: DEFAULT_TOPIC_MAP.camera, kind: 'Image' },
   scan: { topic: DEFAULT_TOPIC_MAP.scan, kind: 'LaserScan' },
+  points: { topic: SIM_POINT_CLOUD_TOPIC, kind: 'PointCloud2' },
   joints: { topic: DEFAULT_TOPIC_MAP.joints, kind: 'JointState' },
   imu: { topic: DEFAULT_TOPIC_MAP.imu, kind: 'Imu' },
   odom: { topic: DEFAULT_TOPIC_MAP.odom, kind: 'Odometry' },
@@ -53,6 +63,7 @@ export function createSimLink(options: Partial<SimLinkOptions> = {}): LockstepLi
     arena: options.arena ?? {},
     camera: options.camera ?? {},
     scan: options.scan ?? {},
+    points: { enabled: false, ...options.points },
     reach: options.reach ?? {},
     autoReset: options.autoReset ?? true,
   });
@@ -117,7 +128,7 @@ export class LockstepLink implements Link {
   }
 
   topics(): readonly TopicInfo[] {
-    return Object.values(SENSOR_TOPICS);
+    return (Object.keys(SENSOR_TOPICS) as SensorStream[]).filter((stream) => this.robot.hasStream(stream)).map((stream) => SENSOR_TOPICS[stream]);
   }
 
   subscribe<M extends RobotMessage>(topic: string, onMessage: (received: Received<M>) => void): Unsubscribe {

@@ -1,7 +1,7 @@
 // The simulated robot: arena, body, drive train and sensors advanced together at a fixed physics
 // step, and the task that judges each episode. It obeys the last drive command until that command is
 // 0.5 s old, then brakes, like a real base whose firmware will not trust a silent operator.
-import { ZERO_DRIVE, type DriveCommand, type Image, type Imu, type JointState, type LaserScan, type Odometry } from '../links/messages.ts';
+import { ZERO_DRIVE, type DriveCommand, type Image, type Imu, type JointState, type LaserScan, type Odometry, type PointCloud2 } from '../links/messages.ts';
 import { clearanceM, createArena, placeEpisode, type Arena, type ArenaOptions, type Episode } from './arena.ts';
 import { DEFAULT_CAMERA_OPTIONS, type CameraOptions } from './camera.ts';
 import { DIFF_DRIVE_SPEC } from './diffDrive.ts';
@@ -10,6 +10,7 @@ import type { Circle, Pose2D } from './geometry.ts';
 import { sampleImu } from './imu.ts';
 import { checkInjection, type SimInjection } from './injection.ts';
 import { DEFAULT_SCAN_OPTIONS, type ScanOptions } from './lidar.ts';
+import { DEFAULT_RANGE_CLOUD_OPTIONS, type RangeCloudOptions } from './rangeCloud.ts';
 import { deriveSeed, SeededRandom } from './random.ts';
 import { RateSchedule } from './schedule.ts';
 import { SensorFaults } from './sensorFaults.ts';
@@ -22,12 +23,13 @@ const JOINTS_RATE_HZ = 50;
 const IMU_RATE_HZ = 100;
 const ODOM_RATE_HZ = 50;
 
-export type SensorStream = 'camera' | 'scan' | 'joints' | 'imu' | 'odom';
-const STREAMS: readonly SensorStream[] = ['camera', 'scan', 'joints', 'imu', 'odom'];
+export type SensorStream = 'camera' | 'scan' | 'points' | 'joints' | 'imu' | 'odom';
+const STREAMS: readonly SensorStream[] = ['camera', 'scan', 'points', 'joints', 'imu', 'odom'];
 
 export type SensorOutput =
   | { stream: 'camera'; simTimeSecs: number; msg: Image }
   | { stream: 'scan'; simTimeSecs: number; msg: LaserScan }
+  | { stream: 'points'; simTimeSecs: number; msg: PointCloud2 }
   | { stream: 'joints'; simTimeSecs: number; msg: JointState }
   | { stream: 'imu'; simTimeSecs: number; msg: Imu }
   | { stream: 'odom'; simTimeSecs: number; msg: Odometry };
@@ -44,6 +46,8 @@ export interface SimRobotOptions {
   arena: Partial<ArenaOptions>;
   camera: Partial<CameraOptions>;
   scan: Partial<ScanOptions>;
+  /** The multi-layer 3D range sensor behind `/points`; `enabled: false` leaves it out altogether. */
+  points: Partial<RangeCloudOptions>;
   reach: Partial<ReachOptions>;
   /**
    * Start the next episode (seed + 1) the moment one ends (the default, as a robot left running
@@ -86,12 +90,15 @@ export class SimRobot {
   readonly arena: Arena;
   readonly cameraOptions: CameraOptions;
   readonly scanOptions: ScanOptions;
+  readonly pointsOptions: RangeCloudOptions;
   private readonly arenaSeed: number;
   /** Whether a new episode starts by itself when one ends. */
   readonly autoReset: boolean;
   private readonly reachOptions: ReachOptions;
   private world: EpisodeWorld;
   private readonly schedules: Readonly<Record<SensorStream, RateSchedule>>;
+  /** The streams this robot has: all of them, less the point cloud when it is off. */
+  private readonly streams: readonly SensorStream[];
   private readonly faults = new SensorFaults();
   private ticks = 0;
   private pendingSecs = 0;
@@ -111,11 +118,14 @@ export class SimRobot {
     this.arena = createArena(this.arenaSeed, options.arena);
     this.cameraOptions = { ...DEFAULT_CAMERA_OPTIONS, ...options.camera };
     this.scanOptions = { ...DEFAULT_SCAN_OPTIONS, ...options.scan };
+    this.pointsOptions = { ...DEFAULT_RANGE_CLOUD_OPTIONS, ...options.points };
+    this.streams = this.pointsOptions.enabled ? STREAMS : STREAMS.filter((stream) => stream !== 'points');
     this.reachOptions = { ...DEFAULT_REACH_OPTIONS, ...options.reach };
     this.autoReset = options.autoReset ?? true;
     this.schedules = {
       camera: new RateSchedule(this.cameraOptions.rateHz),
       scan: new RateSchedule(this.scanOptions.rateHz),
+      points: new RateSchedule(this.pointsOptions.rateHz),
       joints: new RateSchedule(JOINTS_RATE_HZ),
       imu: new RateSchedule(IMU_RATE_HZ),
       odom: new RateSchedule(ODOM_RATE_HZ),
@@ -189,6 +199,11 @@ export class SimRobot {
     }
   }
 
+  /** Whether the robot has this stream at all (the point cloud can be turned off). */
+  hasStream(stream: SensorStream): boolean {
+    return this.streams.includes(stream);
+  }
+
   /** A reading of the present state, off the publishing schedule: for datasets and benches, never the live robot. */
   senseNow(stream: SensorStream): SensorOutput {
     return this.sample(stream, this.simTimeSecs());
@@ -236,6 +251,7 @@ export class SimRobot {
       startSecs: this.simTimeSecs(),
       camera: this.cameraOptions,
       scan: this.scanOptions,
+      points: this.pointsOptions,
       reach: this.reachOptions,
       physicsStepSecs: PHYSICS_STEP_SECS,
     });
@@ -258,7 +274,7 @@ export class SimRobot {
     this.contactDuringStep ||= outcome.contact;
     this.judgeEpisode(world, outcome.contact, nowSecs);
 
-    for (const stream of STREAMS) {
+    for (const stream of this.streams) {
       const due = this.schedules[stream].takeDue(nowSecs);
       const timesSecs = this.faults.publishTimesSecs(stream, nowSecs, PHYSICS_STEP_SECS, due);
       if (timesSecs.length === 0 || !sink.wants(stream)) continue;
@@ -303,6 +319,8 @@ export class SimRobot {
       }
       case 'scan':
         return { stream, simTimeSecs: nowSecs, msg: this.faults.lidarBlind(nowSecs) ? world.lidar.blindScan() : world.lidar.scan(pose, random) };
+      case 'points':
+        return { stream, simTimeSecs: nowSecs, msg: world.rangeCloud.sweep(pose, random) };
       case 'joints':
         return { stream, simTimeSecs: nowSecs, msg: world.drive.jointState() };
       case 'imu':

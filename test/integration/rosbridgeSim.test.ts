@@ -4,7 +4,7 @@
 // 0.5 s after the last one, the identity handshake, and a clock offset near zero on one machine.
 import { decode as decodeCbor } from 'cbor-x';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Image, Imu, JointState, LaserScan, Odometry, Received, RobotMessage } from '../../main/links/messages.ts';
+import type { Image, Imu, JointState, LaserScan, Odometry, PointCloud2, Received, RobotMessage } from '../../main/links/messages.ts';
 import { twistFromDrive } from '../../main/links/messages.ts';
 import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
 import type { RosbridgeLinkOptions, RosbridgeTimings } from '../../main/links/rosbridge/rosbridgeOptions.ts';
@@ -17,6 +17,7 @@ import { WaitableLog } from '../support/waitableLog.ts';
 
 const CAMERA = { widthPx: 64, heightPx: 48, rateHz: 20 };
 const SCAN = { beams: 90, rateHz: 15 };
+const POINTS = { layers: 4, beams: 90, rateHz: 10 };
 const IDENTITY = 'link-test-identity-0123456789';
 const SENSORS = [
   { topic: '/camera/image_raw', type: 'sensor_msgs/Image', kind: 'Image', rateHz: CAMERA.rateHz },
@@ -24,13 +25,14 @@ const SENSORS = [
   { topic: '/joint_states', type: 'sensor_msgs/JointState', kind: 'JointState', rateHz: 50 },
   { topic: '/imu', type: 'sensor_msgs/Imu', kind: 'Imu', rateHz: 100 },
   { topic: '/odom', type: 'nav_msgs/Odometry', kind: 'Odometry', rateHz: 50 },
+  { topic: '/points', type: 'sensor_msgs/PointCloud2', kind: 'PointCloud2', rateHz: POINTS.rateHz },
 ] as const;
 const FAST: Partial<RosbridgeTimings> = { backoff: { initialMs: 20, maxMs: 200, factor: 2, jitter: 0.2 }, serviceTimeoutMs: 1000 };
 
 let robot: SimRobot;
 let server: SimRosbridgeServer;
 beforeAll(async () => {
-  robot = new SimRobot({ arenaSeed: 3, episodeSeed: 5, camera: CAMERA, scan: SCAN });
+  robot = new SimRobot({ arenaSeed: 3, episodeSeed: 5, camera: CAMERA, scan: SCAN, points: POINTS });
   server = await startSimRosbridgeServer({ robot, port: 0, identity: IDENTITY });
 });
 afterAll(async () => {
@@ -125,6 +127,12 @@ describe.each<WireCompression>(['none', 'cbor'])('RosbridgeLink ↔ simulated ro
     expect(joints!.msg.velocitiesRadps).toHaveLength(2);
     const [imu] = streams[3]!.log.items as Array<Received<Imu>>;
     expect(imu!.msg.linearAccelerationMps2.z).toBeCloseTo(9.81, 0);
+    const [cloud] = streams[5]!.log.items as Array<Received<PointCloud2>>;
+    expect(cloud!.msg).toMatchObject({ frameId: 'base_link', height: 1, pointStepBytes: 16, bigEndian: false, isDense: true });
+    expect(cloud!.msg.fields.map((field) => field.name)).toEqual(['x', 'y', 'z', 'intensity']);
+    expect(cloud!.msg.width).toBeGreaterThan(0);
+    expect(cloud!.msg.width).toBeLessThanOrEqual(POINTS.layers * POINTS.beams);
+    expect(cloud!.msg.data).toHaveLength(cloud!.msg.width * 16);
   });
 });
 

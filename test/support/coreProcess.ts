@@ -19,16 +19,24 @@ export interface CoreProcess {
   stop(): Promise<number | null>;
 }
 
-export function startCoreProcess(args: string[] = [], timeoutMs = 30_000): Promise<CoreProcess> {
+export interface CoreProcessOptions {
+  /** The command and its operands; `['start']` unless told (`['review', FILE]` for review mode). */
+  command?: string[];
+  /** The data folder (XDG_DATA_HOME) to use and keep; without it, one of the test's own, removed at exit. */
+  dataHome?: string;
+}
+
+export function startCoreProcess(args: string[] = [], timeoutMs = 30_000, options: CoreProcessOptions = {}): Promise<CoreProcess> {
+  const command = options.command ?? ['start'];
   // Real encoders, independent of the trained default models (one test covers those).
   const encoders = args.includes('--encoders') ? [] : ['--encoders', testEncoderManifest()];
   // Recordings and memory go where they would for a user, under a data folder of the test's own.
-  const dataHome = mkdtempSync(join(tmpdir(), 'reins-core-data-'));
-  const child = spawn(process.execPath, [REINS, 'start', '--headless', '--port', '0', ...encoders, ...args], {
+  const dataHome = options.dataHome ?? mkdtempSync(join(tmpdir(), 'reins-core-data-'));
+  const child = spawn(process.execPath, [REINS, ...command, '--headless', '--port', '0', ...encoders, ...args], {
     env: { ...process.env, REINS_LOG_LEVEL: 'warn', XDG_DATA_HOME: dataHome },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.once('exit', () => rmSync(dataHome, { recursive: true, force: true }));
+  if (options.dataHome === undefined) child.once('exit', () => rmSync(dataHome, { recursive: true, force: true }));
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-20_000)));
   const stop = () =>
@@ -40,11 +48,11 @@ export function startCoreProcess(args: string[] = [], timeoutMs = 30_000): Promi
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`reins start printed no UI line within ${timeoutMs} ms; stderr:\n${stderr}`));
+      reject(new Error(`reins ${command[0]} printed no UI line within ${timeoutMs} ms; stderr:\n${stderr}`));
     }, timeoutMs);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`reins start exited with ${code} before serving; stderr:\n${stderr}`));
+      reject(new Error(`reins ${command[0]} exited with ${code} before serving; stderr:\n${stderr}`));
     });
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const match = line.match(/^Reins UI: (http:\/\/127\.0\.0\.1:\d+)\/#token=(\S+)$/);

@@ -4,6 +4,7 @@ import { UsageError } from '../robotSpec.ts';
 import { runBridgeBench } from './bridgeBench.ts';
 import { runMemoryBench } from './memoryBench.ts';
 import { runPerceptionBench } from './perceptionBench.ts';
+import { runRecordingBench } from './recordingBench.ts';
 import { formatLearningTable, runLearningBench } from './learningBench.ts';
 import { machineFacts, writeReport, type BenchRow } from './report.ts';
 import { runSimBench } from './simBench.ts';
@@ -19,6 +20,7 @@ const SUITES: Record<string, (args: BenchArgs) => Promise<BenchRow[]> | BenchRow
   bridge: () => runBridgeBench(),
   ui: () => runUiBench(),
   worldmodel: () => runWorldModelBench(),
+  recording: () => runRecordingBench(),
 };
 
 /** `--encoders` and `--encoder-threads`, for the suites that run the encoders. */

@@ -12,7 +12,7 @@ export const SimInjectionSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('blackout-lidar'), durationMs: z.number() }),
   z.strictObject({
     kind: z.literal('flood'),
-    stream: z.enum(['camera', 'scan', 'joints', 'imu', 'odom']),
+    stream: z.enum(['camera', 'scan', 'points', 'joints', 'imu', 'odom']),
     rateHz: z.number(),
     durationMs: z.number(),
   }),

@@ -2,7 +2,7 @@
 // fields stay typed arrays (uint8[] as Uint8Array, float32[] as Float32Array, float64[] as
 // Float64Array) so that each wire encoding can choose its form: base64 or a byte string, a JSON
 // array or a tagged CBOR typed array.
-import type { Image, Imu, JointState, LaserScan, Odometry, Quaternion, Vector3 } from '../../links/messages.ts';
+import type { Image, Imu, JointState, LaserScan, Odometry, PointCloud2, PointFieldDatatype, Quaternion, Vector3 } from '../../links/messages.ts';
 import type { SensorOutput } from '../simRobot.ts';
 
 export type RosValue = number | string | boolean | Uint8Array | Float32Array | Float64Array | readonly RosValue[] | RosMessage;
@@ -43,6 +43,8 @@ export function rosMessageOf(output: SensorOutput, stamping: Stamping): RosMessa
       return rosImage(output.msg, stamping);
     case 'scan':
       return rosLaserScan(output.msg, stamping);
+    case 'points':
+      return rosPointCloud2(output.msg, stamping);
     case 'joints':
       return rosJointState(output.msg, stamping);
     case 'imu':
@@ -77,6 +79,23 @@ export function rosLaserScan(scan: LaserScan, { seq, stampMs, scanPeriodSecs }: 
     range_max: Math.fround(scan.rangeMaxM),
     ranges: scan.rangesM,
     intensities: new Float32Array(0),
+  };
+}
+
+/** sensor_msgs/PointField datatype constants. */
+const POINT_FIELD_DATATYPES: Readonly<Record<PointFieldDatatype, number>> = { int8: 1, uint8: 2, int16: 3, uint16: 4, int32: 5, uint32: 6, float32: 7, float64: 8 };
+
+export function rosPointCloud2(cloud: PointCloud2, { seq, stampMs }: Stamping): RosMessage {
+  return {
+    header: rosHeader(seq, stampMs, cloud.frameId),
+    height: cloud.height,
+    width: cloud.width,
+    fields: cloud.fields.map((field) => ({ name: field.name, offset: field.offsetBytes, datatype: POINT_FIELD_DATATYPES[field.datatype], count: field.count })),
+    is_bigendian: cloud.bigEndian,
+    point_step: cloud.pointStepBytes,
+    row_step: cloud.rowStepBytes,
+    data: cloud.data,
+    is_dense: cloud.isDense,
   };
 }
 

@@ -10,6 +10,7 @@ import { RosbridgeSession, type BridgeLog, type SessionHub } from './clientSessi
 import type { OutgoingMessage } from './outgoingMessage.ts';
 import { RealtimeStepper, type RealtimeStepperOptions } from './realtimeStepper.ts';
 import { createServices } from './services.ts';
+import { topicsOffered } from './topicCatalog.ts';
 import { TopicPublisher } from './topicPublisher.ts';
 
 export const DEFAULT_ROSBRIDGE_PORT = 9090;
@@ -118,6 +119,7 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
       inject: (injection) => robot.inject(injection),
       identity: options.identity,
       robotName: options.robotName,
+      topics: topicsOffered((stream) => robot.hasStream(stream)),
     }),
     drive: (command) => robot.drive(command),
     relayCommand: (msg) => publisher.relayCommand(msg),

@@ -7,7 +7,7 @@ import { parseInjection } from './injectionSchema.ts';
 import { fullMessageDefinition } from '../../links/rosMessageDefinitions.ts';
 import { describeIssues } from './protocol.ts';
 import { rosTimeFromMs } from './rosMessages.ts';
-import { ALL_TOPICS, resolveRosName, sameRosType, topicNamed } from './topicCatalog.ts';
+import { ALL_TOPICS, resolveRosName, sameRosType, type KnownTopic } from './topicCatalog.ts';
 
 export type ServiceResult = { ok: true; values: Record<string, unknown> } | { ok: false; error: string };
 
@@ -27,6 +27,8 @@ export interface SimControl {
   /** The token `reins sim --identity` was started with; '' when none was given. */
   identity: string;
   robotName: string;
+  /** The topics rosapi lists (default: every topic the simulated robot can have); a robot with its point cloud off has no /points. */
+  topics?: readonly KnownTopic[];
 }
 
 const NoArgs = z.strictObject({});
@@ -36,22 +38,23 @@ const ServiceArgs = z.strictObject({ service: z.string() });
 const ResetArgs = z.strictObject({ seed: z.number().int().min(0).max(0xffff_ffff).optional() });
 
 export function createServices(sim: SimControl): ReadonlyMap<string, RosService> {
+  const topics = sim.topics ?? ALL_TOPICS;
   const services: RosService[] = [
     service('/rosapi/topics', 'rosapi/Topics', NoArgs, () => ({
-      topics: ALL_TOPICS.map((topic) => topic.name),
-      types: ALL_TOPICS.map((topic) => topic.type),
+      topics: topics.map((topic) => topic.name),
+      types: topics.map((topic) => topic.type),
     })),
     service('/rosapi/topic_type', 'rosapi/TopicType', TopicArgs, ({ topic }) => ({
       // rosapi answers '' for a topic it does not know, and clients rely on that.
-      type: topicNamed(resolveRosName(topic))?.type ?? '',
+      type: topics.find((known) => known.name === resolveRosName(topic))?.type ?? '',
     })),
     service('/rosapi/topics_for_type', 'rosapi/TopicsForType', TypeArgs, ({ type }) => ({
-      topics: ALL_TOPICS.filter((topic) => sameRosType(type, topic.type)).map((topic) => topic.name),
+      topics: topics.filter((topic) => sameRosType(type, topic.type)).map((topic) => topic.name),
     })),
     service('/rosapi/topics_and_raw_types', 'rosapi/TopicsAndRawTypes', NoArgs, () => ({
-      topics: ALL_TOPICS.map((topic) => topic.name),
-      types: ALL_TOPICS.map((topic) => topic.type),
-      typedefs_full_text: ALL_TOPICS.map((topic) => fullMessageDefinition(topic.type)),
+      topics: topics.map((topic) => topic.name),
+      types: topics.map((topic) => topic.type),
+      typedefs_full_text: topics.map((topic) => fullMessageDefinition(topic.type)),
     })),
     service('/rosapi/services', 'rosapi/Services', NoArgs, () => ({ services: services.map((each) => each.name) })),
     service('/rosapi/service_type', 'rosapi/ServiceType', ServiceArgs, ({ service: name }) => ({

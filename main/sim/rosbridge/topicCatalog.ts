@@ -18,6 +18,7 @@ export interface PublishedTopic {
 export const PUBLISHED_TOPICS: readonly PublishedTopic[] = Object.freeze([
   { name: '/camera/image_raw', type: 'sensor_msgs/Image', source: 'camera', defaultQueueLength: 1 },
   { name: '/scan', type: 'sensor_msgs/LaserScan', source: 'scan', defaultQueueLength: 2 },
+  { name: '/points', type: 'sensor_msgs/PointCloud2', source: 'points', defaultQueueLength: 1 },
   { name: '/joint_states', type: 'sensor_msgs/JointState', source: 'joints', defaultQueueLength: 10 },
   { name: '/imu', type: 'sensor_msgs/Imu', source: 'imu', defaultQueueLength: 20 },
   { name: '/odom', type: 'nav_msgs/Odometry', source: 'odom', defaultQueueLength: 10 },
@@ -30,6 +31,11 @@ export const CMD_VEL_TOPIC = Object.freeze({ name: '/cmd_vel', type: 'geometry_m
 export type KnownTopic = { name: string; type: string; defaultQueueLength: number };
 
 export const ALL_TOPICS: readonly KnownTopic[] = Object.freeze([...PUBLISHED_TOPICS, CMD_VEL_TOPIC]);
+
+/** The topics a robot offers: the sensor streams it has (the point cloud may be off), ground truth and /cmd_vel. */
+export function topicsOffered(hasStream: (stream: SensorStream) => boolean): KnownTopic[] {
+  return ALL_TOPICS.filter((topic) => !('source' in topic) || topic.source === 'groundTruth' || hasStream(topic.source as SensorStream));
+}
 
 export function topicNamed(name: string): KnownTopic | undefined {
   return ALL_TOPICS.find((topic) => topic.name === name);

@@ -8,13 +8,16 @@ import {
   clipPath,
   Paths,
   Request,
+  ReviewTimelineResponse,
   SerialPortsResponse,
+  SimilarMomentsResponse,
   type CameraFrame,
   type ClipSide,
   type CockpitState,
   type PreferenceAnswerChoice,
   type DriveValue,
   type Event,
+  type PointCloudFrame,
   type RobotTopicsInput,
   type ScanFrame,
   type SerialPortEntry,
@@ -39,6 +42,9 @@ export class Cockpit {
   cameraFps = $state(0);
   scan = $state.raw<ScanFrame | undefined>(undefined);
   scanHz = $state(0);
+  /** The latest point cloud (thinned by the core); the 3D view copies it into its own buffer. */
+  points = $state.raw<PointCloudFrame | undefined>(undefined);
+  pointsHz = $state(0);
   failedAttempts = $state(0);
   /** Why the core refused the last connect-robot request at once (bad address, someone driving). */
   connectRefusal = $state<string | undefined>(undefined);
@@ -52,6 +58,7 @@ export class Cockpit {
   readonly #clock: Clock;
   readonly #cameraRate = new RateMeter();
   readonly #scanRate = new RateMeter();
+  readonly #pointsRate = new RateMeter();
   readonly #problemLoggedAtMs = new Map<string, number>();
   readonly #fetch: CoreFetch | undefined;
   #rateTimer: number | undefined;
@@ -75,9 +82,12 @@ export class Cockpit {
           if (frame.kind === 'camera') {
             this.camera = frame;
             this.#cameraRate.record(nowMs);
-          } else {
+          } else if (frame.kind === 'scan') {
             this.scan = frame;
             this.#scanRate.record(nowMs);
+          } else {
+            this.points = frame;
+            this.#pointsRate.record(nowMs);
           }
         },
         problem: (message) => this.#logProblem(message),
@@ -96,6 +106,7 @@ export class Cockpit {
       const nowMs = this.#clock.nowMs();
       this.cameraFps = this.#cameraRate.rateHz(nowMs);
       this.scanHz = this.#scanRate.rateHz(nowMs);
+      this.pointsHz = this.#pointsRate.rateHz(nowMs);
       this.failedAttempts = this.#socket.failedAttempts;
     }, RATE_REFRESH_MS);
   }
@@ -207,6 +218,52 @@ export class Cockpit {
     const parsed = SerialPortsResponse.safeParse(body);
     if (!parsed.success) throw new Error('the core sent a serial port list the cockpit cannot read');
     return parsed.data.ports;
+  }
+
+  // ── Review mode (a recorded log played through the pipeline): the core answers refusals as errors ──
+
+  replayPlay(): void {
+    this.#send({ type: 'replay-play' }, 'Play not sent.');
+  }
+
+  replayPause(): void {
+    this.#send({ type: 'replay-pause' }, 'Pause not sent.');
+  }
+
+  /** Moves the replay to a log time; the trail and plots start afresh there, since the robot jumped. */
+  replaySeek(atMs: number): void {
+    this.#forgetMotion();
+    this.#send({ type: 'replay-seek', atMs }, 'Seek not sent.');
+  }
+
+  replaySpeed(speed: number): void {
+    this.#send({ type: 'replay-speed', speed }, 'Playback speed not sent.');
+  }
+
+  /** Opens a moment "find similar" found: in the log under review, or in the log it lives in. */
+  openMoment(file: string, atMs: number): void {
+    this.#forgetMotion();
+    this.#send({ type: 'open-moment', file, atMs }, 'Open moment not sent.');
+  }
+
+  /** The reviewed log's markers and series; throws an Error saying what went wrong. */
+  async fetchReviewTimeline(): Promise<ReviewTimelineResponse> {
+    const parsed = ReviewTimelineResponse.safeParse(await (await this.#fetchOk(Paths.reviewTimeline)).json().catch(() => undefined));
+    if (!parsed.success) throw new Error('the core sent a timeline the cockpit cannot read');
+    return parsed.data;
+  }
+
+  /** Moments in memory like the reviewed log's moment at `atMs`; throws an Error saying what went wrong. */
+  async fetchSimilarMoments(atMs: number): Promise<SimilarMomentsResponse> {
+    const path = `${Paths.reviewSimilar}?atMs=${encodeURIComponent(String(Math.round(atMs)))}`;
+    const parsed = SimilarMomentsResponse.safeParse(await (await this.#fetchOk(path)).json().catch(() => undefined));
+    if (!parsed.success) throw new Error('the core sent search results the cockpit cannot read');
+    return parsed.data;
+  }
+
+  #forgetMotion(): void {
+    this.trail.clear();
+    this.motion.clear();
   }
 
   /** Drive commands are too frequent to report one by one; the connection banner covers them. */

@@ -23,13 +23,14 @@ describe('panel slots', () => {
     const moved = movePanel(DEFAULT_LAYOUT, 'camera', 'right');
     expect(slotOf(moved, 'camera')).toBe('right');
     expect(slotOf(moved, 'status')).toBe('topLeft');
-    expect(slotOf(moved, 'lidar')).toBe('topRight');
+    expect(slotOf(moved, 'lidar')).toBe('topCentre');
+    expect(slotOf(moved, 'pointcloud')).toBe('topRight');
     expect(slotOf(moved, 'drive')).toBe('bottom');
     expect(slotOf(DEFAULT_LAYOUT, 'camera')).toBe('topLeft');
   });
 
   it('leaves the layout as it is when a panel moves to its own slot', () => {
-    expect(movePanel(DEFAULT_LAYOUT, 'lidar', 'topRight')).toBe(DEFAULT_LAYOUT);
+    expect(movePanel(DEFAULT_LAYOUT, 'lidar', 'topCentre')).toBe(DEFAULT_LAYOUT);
   });
 });
 
@@ -67,9 +68,9 @@ describe('splits', () => {
   });
 
   it('turns the splits into grid tracks with gutters between the panels', () => {
-    const layout = { ...DEFAULT_LAYOUT, splits: { columns: 0.5, rows: 0.75, rail: 0.8 } };
+    const layout = { ...DEFAULT_LAYOUT, splits: { columns: 0.5, middle: 0.25, rows: 0.75, rail: 0.8 } };
     expect(gridTemplate(layout, 8)).toEqual({
-      columns: 'minmax(0, 40.000fr) 8px minmax(0, 40.000fr) 8px minmax(0, 20.000fr)',
+      columns: 'minmax(0, 40.000fr) 8px minmax(0, 10.000fr) 8px minmax(0, 30.000fr) 8px minmax(0, 20.000fr)',
       rows: 'minmax(0, 41.250fr) minmax(0, 33.750fr) 8px minmax(0, 25.000fr)',
     });
   });

@@ -1,22 +1,23 @@
-// The cockpit's panel layout: which panel sits in which slot, and where the three splits between the
+// The cockpit's panel layout: which panel sits in which slot, and where the four splits between the
 // slots lie. Pure values and functions; the reactive board and its storage live elsewhere.
 //
-//   ┌──────────┬──────────┬───────┐
-//   │ topLeft  │ topRight │       │   columns split: topLeft | topRight
-//   ├──────────┴──────────┤ right │   rows split:    top row | bottom
-//   │ bottom              │       │   rail split:    left part | right
-//   └─────────────────────┴───────┘
-export const PANEL_IDS = ['camera', 'lidar', 'status', 'drive'] as const;
+//   ┌─────────┬───────────┬──────────┬───────┐
+//   │ topLeft │ topCentre │ topRight │       │   columns split: topLeft | the other two
+//   ├─────────┴───────────┴──────────┤ right │   middle split:  topCentre | topRight
+//   │ bottom                         │       │   rows split:    top row | bottom
+//   └────────────────────────────────┴───────┘   rail split:    left part | right
+export const PANEL_IDS = ['camera', 'lidar', 'pointcloud', 'status', 'drive'] as const;
 export type PanelId = (typeof PANEL_IDS)[number];
 
-export const SLOT_IDS = ['topLeft', 'topRight', 'bottom', 'right'] as const;
+export const SLOT_IDS = ['topLeft', 'topCentre', 'topRight', 'bottom', 'right'] as const;
 export type SlotId = (typeof SLOT_IDS)[number];
 
-export const SPLIT_IDS = ['columns', 'rows', 'rail'] as const;
+export const SPLIT_IDS = ['columns', 'middle', 'rows', 'rail'] as const;
 export type SplitId = (typeof SPLIT_IDS)[number];
 
 export const SLOT_LABEL: Readonly<Record<SlotId, string>> = {
   topLeft: 'Top left',
+  topCentre: 'Top centre',
   topRight: 'Top right',
   bottom: 'Bottom',
   right: 'Right',
@@ -25,6 +26,7 @@ export const SLOT_LABEL: Readonly<Record<SlotId, string>> = {
 /** Where each split may lie, as a fraction of its span from the left (columns, rail) or top (rows). */
 export const SPLIT_LIMITS: Readonly<Record<SplitId, { min: number; max: number }>> = {
   columns: { min: 0.2, max: 0.8 },
+  middle: { min: 0.2, max: 0.8 },
   rows: { min: 0.4, max: 0.88 },
   rail: { min: 0.5, max: 0.85 },
 };
@@ -41,8 +43,8 @@ export interface Layout {
 }
 
 export const DEFAULT_LAYOUT: Layout = {
-  slots: { topLeft: 'camera', topRight: 'lidar', bottom: 'drive', right: 'status' },
-  splits: { columns: 0.57, rows: 0.78, rail: 0.75 },
+  slots: { topLeft: 'camera', topCentre: 'lidar', topRight: 'pointcloud', bottom: 'drive', right: 'status' },
+  splits: { columns: 0.4, middle: 0.5, rows: 0.78, rail: 0.75 },
 };
 
 export function slotOf(layout: Layout, panel: PanelId): SlotId {
@@ -105,10 +107,11 @@ export const RIGHT_SLOT_SHARE_OF_TOP = 0.55;
  * row is two tracks, so that the right column can hold the right slot above the Learning panel.
  */
 export function gridTemplate(layout: Layout, gutterPx: number): { columns: string; rows: string } {
-  const { columns, rows, rail } = layout.splits;
+  const { columns, middle, rows, rail } = layout.splits;
   const fr = (share: number): string => `minmax(0, ${(share * 100).toFixed(3)}fr)`;
+  const rest = rail * (1 - columns);
   return {
-    columns: [fr(rail * columns), `${gutterPx}px`, fr(rail * (1 - columns)), `${gutterPx}px`, fr(1 - rail)].join(' '),
+    columns: [fr(rail * columns), `${gutterPx}px`, fr(rest * middle), `${gutterPx}px`, fr(rest * (1 - middle)), `${gutterPx}px`, fr(1 - rail)].join(' '),
     rows: [fr(rows * RIGHT_SLOT_SHARE_OF_TOP), fr(rows * (1 - RIGHT_SLOT_SHARE_OF_TOP)), `${gutterPx}px`, fr(1 - rows)].join(' '),
   };
 }

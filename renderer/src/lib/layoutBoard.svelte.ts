@@ -1,22 +1,33 @@
 // The live layout the panels and separators share: every change is saved at once, so a reload
-// restores exactly what the operator last saw.
+// restores exactly what the operator last saw. Review mode keeps a layout of its own (another store
+// and default), so arranging a review never disturbs the driving layout.
 import { createContext } from 'svelte';
 import { DEFAULT_LAYOUT, movePanel, sameLayout, setSplit, slotOf, type Layout, type PanelId, type SlotId, type SplitId } from './layout.ts';
 import { clearLayout, loadLayout, saveLayout, type LayoutStore, type Warn } from './layoutStorage.ts';
 
 export class LayoutBoard {
   layout = $state.raw<Layout>(DEFAULT_LAYOUT);
-  readonly #store: LayoutStore;
+  #store: LayoutStore;
+  #defaults: Layout;
   readonly #warn: Warn;
 
-  constructor(store: LayoutStore, warn: Warn = (message) => console.warn(message)) {
+  constructor(store: LayoutStore, warn: Warn = (message) => console.warn(message), defaults: Layout = DEFAULT_LAYOUT) {
     this.#store = store;
     this.#warn = warn;
-    this.layout = loadLayout(store, warn);
+    this.#defaults = defaults;
+    this.layout = this.#load();
   }
 
   get isDefault(): boolean {
-    return sameLayout(this.layout, DEFAULT_LAYOUT);
+    return sameLayout(this.layout, this.#defaults);
+  }
+
+  /** Uses another saved layout and default from now on (review mode's), loading what that store holds. */
+  switchTo(store: LayoutStore, defaults: Layout): void {
+    if (store === this.#store && defaults === this.#defaults) return;
+    this.#store = store;
+    this.#defaults = defaults;
+    this.layout = this.#load();
   }
 
   slotOf(panel: PanelId): SlotId {
@@ -32,8 +43,14 @@ export class LayoutBoard {
   }
 
   reset(): void {
-    this.layout = DEFAULT_LAYOUT;
+    this.layout = this.#defaults;
     clearLayout(this.#store, this.#warn);
+  }
+
+  /** Nothing saved (or nothing usable) means this board's own default. */
+  #load(): Layout {
+    const loaded = loadLayout(this.#store, this.#warn);
+    return loaded === DEFAULT_LAYOUT ? this.#defaults : loaded;
   }
 
   #commit(next: Layout): void {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LAYOUT, SPLIT_LIMITS, movePanel, setSplit } from './layout.ts';
-import { LAYOUT_STORAGE_KEY, clearLayout, loadLayout, parseLayout, saveLayout, serializeLayout, type LayoutStore } from './layoutStorage.ts';
+import { LAYOUT_STORAGE_KEY, LAYOUT_VERSION, clearLayout, loadLayout, parseLayout, saveLayout, serializeLayout, type LayoutStore } from './layoutStorage.ts';
 
 class MemoryStore implements LayoutStore {
   readonly items = new Map<string, string>();
@@ -19,6 +19,9 @@ function collectWarnings(): { warnings: string[]; warn: (message: string) => voi
   const warnings: string[] = [];
   return { warnings, warn: (message) => warnings.push(message) };
 }
+
+/** The default layout as version 1 saved it, before the point cloud. */
+const V1_DEFAULT = { version: 1, slots: { topLeft: 'camera', topRight: 'lidar', bottom: 'drive', right: 'status' }, splits: { columns: 0.57, rows: 0.78, rail: 0.75 } };
 
 describe('the saved layout', () => {
   it('reads back exactly what was saved', () => {
@@ -47,9 +50,11 @@ describe('the saved layout', () => {
   const unusable: [string, string][] = [
     ['text that is not JSON', '{"version":1,'],
     ['a layout from another version', JSON.stringify({ ...JSON.parse(serializeLayout(DEFAULT_LAYOUT)), version: 0 })],
-    ['an unknown panel', JSON.stringify({ version: 1, slots: { ...DEFAULT_LAYOUT.slots, right: 'plots' }, splits: DEFAULT_LAYOUT.splits })],
-    ['a panel in two slots', JSON.stringify({ version: 1, slots: { ...DEFAULT_LAYOUT.slots, right: 'camera' }, splits: DEFAULT_LAYOUT.splits })],
-    ['a split that is not a fraction', JSON.stringify({ version: 1, slots: DEFAULT_LAYOUT.slots, splits: { ...DEFAULT_LAYOUT.splits, rows: 'tall' } })],
+    ['an unknown panel', JSON.stringify({ version: LAYOUT_VERSION, slots: { ...DEFAULT_LAYOUT.slots, right: 'plots' }, splits: DEFAULT_LAYOUT.splits })],
+    ['a panel in two slots', JSON.stringify({ version: LAYOUT_VERSION, slots: { ...DEFAULT_LAYOUT.slots, right: 'camera' }, splits: DEFAULT_LAYOUT.splits })],
+    ['a split that is not a fraction', JSON.stringify({ version: LAYOUT_VERSION, slots: DEFAULT_LAYOUT.slots, splits: { ...DEFAULT_LAYOUT.splits, rows: 'tall' } })],
+    ['a layout without the point cloud saved as the current version', JSON.stringify({ version: LAYOUT_VERSION, slots: V1_DEFAULT.slots, splits: V1_DEFAULT.splits })],
+    ['a version 1 layout with a panel in two slots', JSON.stringify({ ...V1_DEFAULT, slots: { ...V1_DEFAULT.slots, right: 'camera' } })],
     ['null', 'null'],
   ];
   it.each(unusable)('falls back to the default with a warning for %s', (_what, text) => {
@@ -59,8 +64,19 @@ describe('the saved layout', () => {
     expect(warnings[0]).toMatch(/default layout/);
   });
 
+  it('keeps a layout saved before the point cloud existed, and adds the point cloud top right', () => {
+    const { warnings, warn } = collectWarnings();
+    const saved = { version: 1, slots: { topLeft: 'status', topRight: 'camera', bottom: 'lidar', right: 'drive' }, splits: { columns: 0.6, rows: 0.7, rail: 0.8 } };
+    expect(parseLayout(JSON.stringify(saved), warn)).toEqual({
+      slots: { topLeft: 'status', topCentre: 'camera', topRight: 'pointcloud', bottom: 'lidar', right: 'drive' },
+      splits: { columns: 0.6, middle: DEFAULT_LAYOUT.splits.middle, rows: 0.7, rail: 0.8 },
+    });
+    expect(parseLayout(JSON.stringify(V1_DEFAULT), warn).slots).toEqual({ topLeft: 'camera', topCentre: 'lidar', topRight: 'pointcloud', bottom: 'drive', right: 'status' });
+    expect(warnings).toEqual([]);
+  });
+
   it('pulls a saved split back within its limits', () => {
-    const text = JSON.stringify({ version: 1, slots: DEFAULT_LAYOUT.slots, splits: { ...DEFAULT_LAYOUT.splits, rail: 0.99 } });
+    const text = JSON.stringify({ version: LAYOUT_VERSION, slots: DEFAULT_LAYOUT.slots, splits: { ...DEFAULT_LAYOUT.splits, rail: 0.99 } });
     expect(parseLayout(text, () => undefined).splits.rail).toBe(SPLIT_LIMITS.rail.max);
   });
 

@@ -1,25 +1,39 @@
 // The saved layout: written to localStorage on every change and read back, checked, on start. A
-// corrupt, foreign or older layout is never trusted: the default is used and the reason logged.
+// corrupt or foreign layout is never trusted: the default is used and the reason logged. A layout
+// saved before the point-cloud panel existed (version 1) is kept, with the new panel added.
 import { z } from 'zod';
 import { DEFAULT_LAYOUT, PANEL_IDS, SLOT_IDS, clampSplit, type Layout } from './layout.ts';
 
 export const LAYOUT_STORAGE_KEY = 'reins.layout';
 /** Bump when the saved shape changes; a layout saved by another version falls back to the default. */
-export const LAYOUT_VERSION = 1;
+export const LAYOUT_VERSION = 2;
 
 const Panel = z.enum(PANEL_IDS);
 const Position = z.number().min(0).max(1);
+const ONE_SLOT_EACH = { message: 'every panel must be in exactly one slot', path: ['slots'] };
 
 const SavedLayout = z
   .object({
     version: z.literal(LAYOUT_VERSION),
+    slots: z.object({ topLeft: Panel, topCentre: Panel, topRight: Panel, bottom: Panel, right: Panel }),
+    splits: z.object({ columns: Position, middle: Position, rows: Position, rail: Position }),
+  })
+  .refine((saved) => new Set(SLOT_IDS.map((slot) => saved.slots[slot])).size === SLOT_IDS.length, ONE_SLOT_EACH);
+
+/** Version 1: four panels in four slots, before the point cloud. */
+const V1_SLOTS = ['topLeft', 'topRight', 'bottom', 'right'] as const;
+const SavedLayoutV1 = z
+  .object({
+    version: z.literal(1),
     slots: z.object({ topLeft: Panel, topRight: Panel, bottom: Panel, right: Panel }),
     splits: z.object({ columns: Position, rows: Position, rail: Position }),
   })
-  .refine((saved) => new Set(SLOT_IDS.map((slot) => saved.slots[slot])).size === SLOT_IDS.length, {
-    message: 'every panel must be in exactly one slot',
-    path: ['slots'],
-  });
+  .refine((saved) => new Set(V1_SLOTS.map((slot) => saved.slots[slot])).size === V1_SLOTS.length && !V1_SLOTS.some((slot) => saved.slots[slot] === 'pointcloud'), ONE_SLOT_EACH)
+  .transform(({ slots, splits }) => ({
+    // The operator's arrangement stays as it was; the top right panel moves one slot in, and the point cloud takes the new top right.
+    slots: { topLeft: slots.topLeft, topCentre: slots.topRight, topRight: 'pointcloud' as const, bottom: slots.bottom, right: slots.right },
+    splits: { ...splits, middle: DEFAULT_LAYOUT.splits.middle },
+  }));
 
 /** The part of the Web Storage API the layout uses. */
 export type LayoutStore = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
@@ -35,7 +49,7 @@ export function parseLayout(text: string | null, warn: Warn): Layout {
     warn('[reins] saved layout is not JSON; using the default layout');
     return DEFAULT_LAYOUT;
   }
-  const parsed = SavedLayout.safeParse(json);
+  const parsed = (typeof json === 'object' && json !== null && 'version' in json && json.version === 1 ? SavedLayoutV1 : SavedLayout).safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     warn(`[reins] saved layout not usable (${issue ? `${issue.path.join('.') || 'layout'}: ${issue.message}` : 'unknown problem'}); using the default layout`);
@@ -44,7 +58,7 @@ export function parseLayout(text: string | null, warn: Warn): Layout {
   const { slots, splits } = parsed.data;
   return {
     slots,
-    splits: { columns: clampSplit('columns', splits.columns), rows: clampSplit('rows', splits.rows), rail: clampSplit('rail', splits.rail) },
+    splits: { columns: clampSplit('columns', splits.columns), middle: clampSplit('middle', splits.middle), rows: clampSplit('rows', splits.rows), rail: clampSplit('rail', splits.rail) },
   };
 }
 

@@ -1,0 +1,218 @@
+// Review mode's controls (DESIGN §5 replay): one recorded log at a time played through the loop by a
+// ReplayLink behind the loop's switchable link; the log's timeline; "find similar moments", which
+// encodes the log's moment with the current encoders and searches the memory across sessions; and
+// opening a found moment, in its own log when it lives in another. Nothing here drives a robot.
+import { existsSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import type { ReviewStatus, ReviewTimelineResponse, SimilarMoment, SimilarMomentsResponse } from '../api/contract.ts';
+import type { ReviewControl } from '../api/cockpitService.ts';
+import { DEFAULT_TOPIC_MAP, ROLE_KINDS, type TopicMap } from '../links/link.ts';
+import type { Image, Imu, JointState, LaserScan, Odometry, Received, RobotMessage } from '../links/messages.ts';
+import { ReplayLink, replayTopics, type ReplaySource } from '../links/replay/replayLink.ts';
+import type { SwitchableLink } from '../links/switchableLink.ts';
+import { DEFAULT_STALENESS_MS, STREAM_ROLES, type ObservationFrame, type StreamRole } from '../loop/synchroniser.ts';
+import type { Memory } from '../memory/memory.ts';
+import { nearestMoments } from '../memory/tickSearch.ts';
+import type { Perception } from '../perception/perception.ts';
+import { buildTimeline, type TimelineSource } from '../recording/reviewTimeline.ts';
+
+/** An opened log, as review needs it. */
+export type ReviewLog = ReplaySource & TimelineSource & { close(): Promise<void> };
+
+export type OpenReviewLog = (path: string) => Promise<ReviewLog>;
+
+export interface ReviewSessionOptions {
+  openLog: OpenReviewLog;
+  perception: Pick<Perception, 'encode' | 'version' | 'embeddingSize'>;
+  /** The memory searched for similar moments; undefined: the search says there is none. */
+  memory?: Pick<Memory, 'ticks' | 'tickSpaces'>;
+  /** Folders whose logs may be opened besides those a search returned (the recordings folder). */
+  recordingFolders?: readonly string[];
+  /** How many matches a search returns. */
+  matches?: number;
+  /** Matches this close in time to the query, in its own log, are the query itself and are left out. */
+  sameMomentMs?: number;
+  /** Told when a log could not be opened or read, in words. */
+  onProblem?: (message: string) => void;
+}
+
+const DEFAULT_MATCHES = 8;
+const DEFAULT_SAME_MOMENT_MS = 3000;
+
+export class ReviewSession implements ReviewControl {
+  private replay: ReplayLink;
+  private log: ReviewLog;
+  private timelineCache: Promise<ReviewTimelineResponse> | undefined;
+  /** Logs a search has pointed at: open-moment may open these. */
+  private readonly foundFiles = new Set<string>();
+  private readonly openProblems: string[] = [];
+  private opening: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly link: SwitchableLink,
+    log: ReviewLog,
+    private readonly options: ReviewSessionOptions,
+  ) {
+    this.log = log;
+    this.replay = link.attached() as ReplayLink;
+  }
+
+  /** The replay link for the loop's switchable link to start on, and the topics the loop should read. */
+  static replayOf(log: ReviewLog): { replay: ReplayLink; topics: TopicMap } {
+    return { replay: new ReplayLink(log), topics: topicMapOf(log) };
+  }
+
+  static attach(link: SwitchableLink, log: ReviewLog, options: ReviewSessionOptions): ReviewSession {
+    if (!(link.attached() instanceof ReplayLink)) throw new Error('review mode needs the loop to be on a replay link');
+    return new ReviewSession(link, log, options);
+  }
+
+  status(): ReviewStatus {
+    const position = this.replay.position();
+    return {
+      file: this.log.path,
+      fileName: basename(this.log.path),
+      startMs: this.log.startMs,
+      endMs: this.log.endMs,
+      positionMs: position.positionMs,
+      playing: position.playing,
+      speed: position.speed,
+      problems: [...this.log.problems, ...this.openProblems],
+      rescoring: false,
+    };
+  }
+
+  play(): void {
+    this.replay.play();
+  }
+
+  pause(): void {
+    this.replay.pause();
+  }
+
+  seek(atMs: number): void {
+    this.replay.seek(atMs);
+  }
+
+  setSpeed(speed: number): void {
+    this.replay.setSpeed(speed);
+  }
+
+  /** The replay in use now (a new one after open-moment switches logs). */
+  currentReplay(): ReplayLink {
+    return this.replay;
+  }
+
+  openMoment(file: string, atMs: number): { ok: true } | { ok: false; message: string } {
+    const path = resolve(file);
+    if (path === this.log.path) {
+      this.replay.seek(atMs);
+      return { ok: true };
+    }
+    const allowed = this.foundFiles.has(path) || (this.options.recordingFolders ?? []).some((folder) => dirname(path) === resolve(folder));
+    if (!allowed) return { ok: false, message: `${basename(path)} is neither in the recordings folder nor a match a search found: open it with "reins review ${path}"` };
+    if (!existsSync(path)) return { ok: false, message: `${basename(path)} is gone (deleted by the recording quota, or moved)` };
+    this.opening = this.opening.then(() => this.switchTo(path, atMs));
+    return { ok: true };
+  }
+
+  timeline(): Promise<ReviewTimelineResponse> {
+    this.timelineCache ??= buildTimeline(this.log);
+    const cached = this.timelineCache;
+    cached.catch(() => {
+      if (this.timelineCache === cached) this.timelineCache = undefined;
+    });
+    return cached;
+  }
+
+  async similar(atMs: number): Promise<SimilarMomentsResponse> {
+    const memory = this.options.memory;
+    if (!memory) return { atMs, matches: [], note: 'No memory is open (--no-memory): there is nothing to search.' };
+    const space = (await memory.tickSpaces()).find((candidate) => candidate.encoderVersion === this.options.perception.version);
+    if (!space) return { atMs, matches: [], note: `The memory holds no moments encoded by these encoders (${this.options.perception.version}).` };
+    const frame = await this.frameAt(atMs);
+    if (frame.missing.length === STREAM_ROLES.length) return { atMs, matches: [], note: 'The log has no sensor data at that time.' };
+    const embedding = await this.options.perception.encode(frame, { linearMps: 0, angularRadps: 0 });
+    const store = await memory.ticks(space);
+    const wanted = this.options.matches ?? DEFAULT_MATCHES;
+    const sameMomentMs = this.options.sameMomentMs ?? DEFAULT_SAME_MOMENT_MS;
+    const moments = await nearestMoments(store, { embedding: embedding.values }, { k: wanted * 4 });
+    const matches: SimilarMoment[] = [];
+    for (const moment of moments) {
+      if (moment.mcapFile === undefined || moment.mcapLogTimeNs === undefined) continue;
+      const file = resolve(moment.mcapFile);
+      const momentMs = Number(moment.mcapLogTimeNs / 1_000_000n);
+      const sameFile = file === this.log.path;
+      if (sameFile && Math.abs(momentMs - atMs) < sameMomentMs) continue;
+      // One match per few seconds of a log: ten neighbouring ticks of one moment are one match.
+      if (matches.some((match) => match.file === file && Math.abs(match.atMs - momentMs) < sameMomentMs)) continue;
+      this.foundFiles.add(file);
+      matches.push({ file, fileName: basename(file), atMs: momentMs, distance: moment.distance, episodeId: moment.episodeId, actedBy: moment.actedBy, sameFile });
+      if (matches.length === wanted) break;
+    }
+    const missing = frame.missing.length > 0 ? ` (the log has no ${frame.missing.join(', ')} then; those encoders saw nothing)` : '';
+    return { atMs, matches, ...(matches.length === 0 ? { note: `No other moment in memory is like this one${missing}.` } : missing ? { note: `Searched with what the log holds${missing}.` } : {}) };
+  }
+
+  async close(): Promise<void> {
+    await this.opening;
+    await this.log.close();
+  }
+
+  /** The observation the loop would have built at `atMs`: the newest message of each role's stream, marked missing when stale. */
+  private async frameAt(atMs: number): Promise<ObservationFrame> {
+    const topics = topicMapOf(this.log);
+    const frame: ObservationFrame = { timeMs: atMs, missing: [] };
+    for (const role of STREAM_ROLES) {
+      const found = await this.replay.receivedAt(topics[role], atMs);
+      if (!found || atMs - found.receiveTimeMs > DEFAULT_STALENESS_MS[role]) {
+        frame.missing.push(role);
+        continue;
+      }
+      setSample(frame, role, found);
+    }
+    return frame;
+  }
+
+  private async switchTo(path: string, atMs: number): Promise<void> {
+    let log: ReviewLog;
+    try {
+      log = await this.options.openLog(path);
+    } catch (error) {
+      const message = `could not open ${basename(path)}: ${(error as Error).message}`;
+      this.openProblems.push(message);
+      this.options.onProblem?.(message);
+      return;
+    }
+    const previous = { replay: this.replay, log: this.log };
+    const replay = new ReplayLink(log);
+    this.link.switchTo(replay, topicMapOf(log));
+    this.replay = replay;
+    this.log = log;
+    this.timelineCache = undefined;
+    this.openProblems.length = 0;
+    replay.seek(atMs);
+    await previous.replay.close();
+    await previous.log.close();
+  }
+}
+
+/** Which of the log's topics feeds each role: the default name where the log has it, else the first topic of the right kind. */
+export function topicMapOf(log: Pick<ReplaySource, 'channels'>): TopicMap {
+  const offered = replayTopics(log.channels);
+  const map = { ...DEFAULT_TOPIC_MAP };
+  for (const role of Object.keys(ROLE_KINDS) as (keyof TopicMap)[]) {
+    if (role === 'command') continue;
+    if (offered.some((topic) => topic.topic === DEFAULT_TOPIC_MAP[role] && topic.kind === ROLE_KINDS[role])) continue;
+    const other = offered.find((topic) => topic.kind === ROLE_KINDS[role]);
+    if (other) map[role] = other.topic;
+  }
+  return map;
+}
+
+type RoleMessage = { camera: Image; scan: LaserScan; joints: JointState; imu: Imu; odom: Odometry };
+
+function setSample(frame: ObservationFrame, role: StreamRole, received: Received<RobotMessage>): void {
+  const sample = { received: received as Received<RoleMessage[typeof role]>, ageMs: frame.timeMs - received.receiveTimeMs };
+  (frame as Record<string, unknown>)[role] = sample;
+}

@@ -1,0 +1,274 @@
+// Any MCAP file opened for review, however it was left. A whole log opens through its summary alone
+// (McapIndexedReader: a 2 GB file opens without reading its data); a crashed, cut or damaged one is
+// read through once (logScan.ts) to find what is readable. Either way the messages are read block
+// by block (logBlocks.ts), so a chunk that fails its CRC costs only its own messages, and channels
+// Reins cannot decode are listed and skipped. What was lost is said in `problems`, in words.
+import { open, type FileHandle } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { McapIndexedReader, Opcode, type McapTypes } from '@mcap/core';
+import { zstdReady } from './chunkCompression.ts';
+import { nsFromMs } from './entryEncoding.ts';
+import { blocksFor, definitionRecords, readBlockMessages, readBytes, type LogBlock, type LogDefinitions } from './logBlocks.ts';
+import { damageReason, scanLog } from './logScan.ts';
+import { formatLogTime } from './logTimes.ts';
+import { ConcurrentFileReadable, messageDecoder, type RecordedMessage, type TimeRange } from './recordingReader.ts';
+
+export interface ReviewLogOptions {
+  /** Told the fraction read, when a damaged log must be read through to open. */
+  onProgress?: (fraction: number) => void;
+}
+
+export interface ReviewTopic {
+  topic: string;
+  schemaName: string;
+  schemaEncoding: string;
+  messageEncoding: string;
+  messageCount: number;
+}
+
+export interface ReviewLogSummary {
+  topics: ReviewTopic[];
+  /** Log times (epoch ms) of the first and last readable message; 0 when there is none. */
+  startMs: number;
+  endMs: number;
+  chunkCount: number;
+}
+
+const MCAP_MAGIC = [0x89, 0x4d, 0x43, 0x41, 0x50, 0x30, 0x0d, 0x0a];
+
+export async function openReviewLog(path: string, options: ReviewLogOptions = {}): Promise<ReviewLog> {
+  await zstdReady();
+  const handle = await open(path, 'r');
+  try {
+    const sizeBytes = (await handle.stat()).size;
+    await checkMagic(handle, path, sizeBytes);
+    try {
+      const mcap = await McapIndexedReader.Initialize({ readable: new ConcurrentFileReadable(handle), decompressHandlers: {} });
+      const hasUnchunkedMessages = mcap.chunkIndexes.length === 0 && (mcap.statistics?.messageCount ?? 0n) > 0n;
+      if (!hasUnchunkedMessages) return ReviewLog.fromSummary(path, handle, mcap);
+    } catch (error) {
+      const scanned = await scanLog(handle, sizeBytes, options);
+      const cause = (error as Error).message.replace(/ \[library=.*\]$/, '');
+      const noIndex = scanned.problems.length > 0 ? [] : [`the log's summary could not be read (${cause}): it was re-indexed by reading the file through`];
+      return new ReviewLog(path, handle, { ...scanned, problems: [...noIndex, ...scanned.problems] });
+    }
+    // Indexed but unchunked: the index says nothing about where messages are, so read it through.
+    return new ReviewLog(path, handle, await scanLog(handle, sizeBytes, options));
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+async function checkMagic(handle: FileHandle, path: string, sizeBytes: number): Promise<void> {
+  const start = await readBytes(handle, 0, Math.min(MCAP_MAGIC.length, sizeBytes));
+  if (start.length === MCAP_MAGIC.length && MCAP_MAGIC.every((byte, i) => start[i] === byte)) return;
+  if (sizeBytes === 0) throw new Error(`${basename(path)} is empty, not an MCAP log`);
+  const shown = Array.from(start, (byte) => (byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`)).join('');
+  throw new Error(`${basename(path)} is not an MCAP log (it starts with '${shown}')`);
+}
+
+interface LogContents extends LogDefinitions {
+  blocks: readonly LogBlock[];
+  messageCounts: ReadonlyMap<number, number>;
+  chunkCount: number;
+  problems: string[];
+}
+
+export class ReviewLog {
+  readonly summary: ReviewLogSummary;
+  private readonly decoders = new Map<number, ((data: Uint8Array) => unknown) | undefined>();
+  private readonly definitions: Uint8Array;
+  /** Blocks found damaged on reading: skipped from then on. */
+  private readonly damaged = new Set<LogBlock>();
+  private readonly problemList: string[];
+  private readonly reported = new Set<string>();
+
+  /** Opens through the summary: schemas, channels, statistics and chunk indexes. */
+  static fromSummary(path: string, handle: FileHandle, mcap: McapIndexedReader): ReviewLog {
+    const counts = new Map([...(mcap.statistics?.channelMessageCounts ?? new Map<number, bigint>())].map(([id, count]) => [id, Number(count)]));
+    const blocks = mcap.chunkIndexes.map((chunk, index) => ({
+      offset: Number(chunk.chunkStartOffset),
+      length: Number(chunk.chunkLength),
+      startNs: chunk.messageStartTime,
+      endNs: chunk.messageEndTime,
+      channelIds: chunk.messageIndexOffsets.size > 0 ? new Set(chunk.messageIndexOffsets.keys()) : undefined,
+      chunkNumber: index + 1,
+    }));
+    return new ReviewLog(path, handle, { schemas: mcap.schemasById, channels: mcap.channelsById, blocks, messageCounts: counts, chunkCount: blocks.length, problems: [] });
+  }
+
+  constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+    private readonly contents: LogContents,
+  ) {
+    this.definitions = definitionRecords(contents);
+    this.problemList = [...contents.problems];
+    const startNs = contents.blocks.reduce((min, block) => (min === undefined || block.startNs < min ? block.startNs : min), undefined as bigint | undefined);
+    const endNs = contents.blocks.reduce((max, block) => (block.endNs > max ? block.endNs : max), 0n);
+    this.summary = {
+      topics: [...contents.channels.values()].map((channel) => this.describe(channel)),
+      startMs: startNs === undefined ? 0 : Number(startNs) / 1e6,
+      endMs: Number(endNs) / 1e6,
+      chunkCount: contents.chunkCount,
+    };
+    for (const channel of contents.channels.values()) this.decoder(channel.id);
+  }
+
+  /** What could not be read, in words; grows when reading finds a damaged chunk. */
+  get problems(): readonly string[] {
+    return this.problemList;
+  }
+
+  get channels(): readonly { topic: string; schemaName: string }[] {
+    return this.summary.topics;
+  }
+
+  get startMs(): number {
+    return this.summary.startMs;
+  }
+
+  get endMs(): number {
+    return this.summary.endMs;
+  }
+
+  /** Messages of the topics (all when omitted) with log times in [startMs, endMs], in log-time order; undecodable ones are left out. */
+  async *messages(range: TimeRange = {}): AsyncGenerator<RecordedMessage> {
+    const startNs = range.startMs === undefined ? 0n : nsFromMs(range.startMs);
+    const endNs = range.endMs === undefined ? BigInt(Number.MAX_SAFE_INTEGER) * 1_000_000n : nsFromMs(range.endMs);
+    const channelIds = this.channelIdsOf(range.topics);
+    const pending = blocksFor(this.contents.blocks, startNs, endNs, channelIds);
+    // Chunks may overlap in time: a block is opened once every open one has passed its start.
+    const open: { messages: McapTypes.Message[]; next: number }[] = [];
+    for (;;) {
+      let earliest: (typeof open)[number] | undefined;
+      for (const cursor of open) if (earliest === undefined || cursor.messages[cursor.next]!.logTime < earliest.messages[earliest.next]!.logTime) earliest = cursor;
+      const nextBlock = pending[0];
+      if (nextBlock !== undefined && (earliest === undefined || nextBlock.startNs <= earliest.messages[earliest.next]!.logTime)) {
+        pending.shift();
+        const messages = (await this.readBlock(nextBlock)).filter((m) => m.logTime >= startNs && m.logTime <= endNs && (channelIds === undefined || channelIds.has(m.channelId)));
+        if (messages.length > 0) open.push({ messages, next: 0 });
+        continue;
+      }
+      if (earliest === undefined) return;
+      const message = earliest.messages[earliest.next++]!;
+      if (earliest.next === earliest.messages.length) open.splice(open.indexOf(earliest), 1);
+      const decoded = this.decode(message);
+      if (decoded !== undefined) yield decoded;
+    }
+  }
+
+  /** The last decodable message of a topic logged at or before `timeMs`, if any. */
+  async latestAt(topic: string, timeMs: number): Promise<RecordedMessage | undefined> {
+    const channelIds = this.channelIdsOf([topic])!;
+    const timeNs = nsFromMs(timeMs);
+    const candidates = blocksFor(this.contents.blocks, 0n, timeNs, channelIds).reverse();
+    let best: McapTypes.Message | undefined;
+    for (const block of candidates) {
+      if (best !== undefined && block.endNs < best.logTime) continue;
+      for (const message of await this.readBlock(block)) {
+        if (!channelIds.has(message.channelId) || message.logTime > timeNs || this.decoder(message.channelId) === undefined) continue;
+        if (best === undefined || message.logTime >= best.logTime) best = message;
+      }
+    }
+    return best === undefined ? undefined : this.decode(best);
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close();
+  }
+
+  private channelIdsOf(topics: readonly string[] | undefined): Set<number> | undefined {
+    if (topics === undefined) return undefined;
+    return new Set([...this.contents.channels.values()].filter((channel) => topics.includes(channel.topic)).map((channel) => channel.id));
+  }
+
+  /** A block's messages; a damaged block is reported once and reads as empty. */
+  private async readBlock(block: LogBlock): Promise<McapTypes.Message[]> {
+    if (this.damaged.has(block)) return [];
+    try {
+      return await readBlockMessages(this.handle, block, this.definitions);
+    } catch (error) {
+      this.damaged.add(block);
+      const span = `${formatLogTime(block.startNs)}–${formatLogTime(block.endNs)}`;
+      const lost = await this.messagesIndexedIn(block);
+      const what = block.chunkNumber === undefined ? `the messages at byte ${block.offset} (${span})` : `chunk ${block.chunkNumber} (${span})`;
+      this.problemList.push(`${what} ${damageReason(error)}: its ${lost === undefined ? '' : `${lost} `}messages are skipped`);
+      return [];
+    }
+  }
+
+  /** How many messages the message indexes after a chunk list, when the file has them. */
+  private async messagesIndexedIn(block: LogBlock): Promise<number | undefined> {
+    const indexStart = block.offset + block.length;
+    try {
+      let count = 0;
+      for (let offset = indexStart; ; ) {
+        const recordHeader = await readBytes(this.handle, offset, 9);
+        if (recordHeader[0] !== Opcode.MESSAGE_INDEX) return offset === indexStart ? undefined : count;
+        const length = Number(new DataView(recordHeader.buffer).getBigUint64(1, true));
+        const entries = await readBytes(this.handle, offset + 9 + 2, 4);
+        count += Math.floor(new DataView(entries.buffer).getUint32(0, true) / 16);
+        offset += 9 + length;
+      }
+    } catch {
+      return undefined;
+    }
+  }
+
+  private decode(message: McapTypes.Message): RecordedMessage | undefined {
+    const decode = this.decoder(message.channelId);
+    const channel = this.contents.channels.get(message.channelId);
+    if (decode === undefined || channel === undefined) return undefined;
+    try {
+      return {
+        topic: channel.topic,
+        schemaName: this.contents.schemas.get(channel.schemaId)?.name ?? '',
+        logTimeMs: Number(message.logTime) / 1e6,
+        publishTimeMs: Number(message.publishTime) / 1e6,
+        value: decode(message.data),
+      };
+    } catch (error) {
+      this.reportOnce(`undecodable:${channel.topic}`, `a message on ${channel.topic} at ${formatLogTime(message.logTime)} cannot be decoded (${(error as Error).message}): such messages are skipped`);
+      return undefined;
+    }
+  }
+
+  /** The channel's decoder; undefined (with a problem said once) when Reins cannot decode it. */
+  private decoder(channelId: number): ((data: Uint8Array) => unknown) | undefined {
+    if (this.decoders.has(channelId)) return this.decoders.get(channelId);
+    const channel = this.contents.channels.get(channelId);
+    let decoder: ((data: Uint8Array) => unknown) | undefined;
+    if (channel !== undefined) {
+      const schema = this.contents.schemas.get(channel.schemaId);
+      try {
+        decoder = messageDecoder(channel, schema);
+      } catch (error) {
+        const count = this.contents.messageCounts.get(channelId) ?? 0;
+        const encoding = channel.messageEncoding === 'ros1' || channel.messageEncoding === 'json' ? `schema encoding "${schema?.encoding ?? 'none'}"` : `message encoding "${channel.messageEncoding}"`;
+        const why = (error as Error).message.startsWith(`${channel.topic}: unknown message encoding`) ? '' : ` (${(error as Error).message})`;
+        this.problemList.push(`topic ${channel.topic} uses ${encoding}, which Reins cannot decode${why}: its ${count} messages are listed but not shown`);
+      }
+    }
+    this.decoders.set(channelId, decoder);
+    return decoder;
+  }
+
+  private reportOnce(key: string, problem: string): void {
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.problemList.push(problem);
+  }
+
+  private describe(channel: McapTypes.Channel): ReviewTopic {
+    const schema = this.contents.schemas.get(channel.schemaId);
+    return {
+      topic: channel.topic,
+      schemaName: schema?.name ?? '',
+      schemaEncoding: schema?.encoding ?? '',
+      messageEncoding: channel.messageEncoding,
+      messageCount: this.contents.messageCounts.get(channel.id) ?? 0,
+    };
+  }
+}

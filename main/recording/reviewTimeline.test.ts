@@ -1,0 +1,117 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CorrectionRow } from '../memory/corrections.ts';
+import { Recorder } from './recorder.ts';
+import { RecordingReader } from './recordingReader.ts';
+import { ALERTS_CHANNEL, COMMAND_SENT_CHANNEL, FEEDBACK_CHANNEL, OPERATOR_INPUT_CHANNEL, SURPRISE_CHANNEL, TICK_CHANNEL } from './reinsEvents.ts';
+import { buildTimeline, type TimelineSource } from './reviewTimeline.ts';
+
+const T0_MS = 1_700_000_000_000;
+let folder: string;
+let reader: RecordingReader | undefined;
+
+beforeEach(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'reins-timeline-'));
+});
+afterEach(async () => {
+  await reader?.close();
+  reader = undefined;
+  await rm(folder, { recursive: true, force: true });
+});
+
+async function opened(record: (recorder: Recorder) => void): Promise<TimelineSource> {
+  const path = join(folder, 'session.mcap');
+  const recorder = await Recorder.open({ path });
+  record(recorder);
+  await recorder.close();
+  reader = await RecordingReader.open(path);
+  const log = reader;
+  const stats = log.mcap.statistics!;
+  return {
+    path,
+    channels: [...log.mcap.channelsById.values()].map((channel) => ({ topic: channel.topic, schemaName: log.mcap.schemasById.get(channel.schemaId)?.name ?? '' })),
+    startMs: Number(stats.messageStartTime) / 1e6,
+    endMs: Number(stats.messageEndTime) / 1e6,
+    messages: (range) => log.messages(range),
+  };
+}
+
+function feedback(row: Partial<CorrectionRow> & Pick<CorrectionRow, 'correctionId' | 'kind' | 'atMs'>): CorrectionRow {
+  return { episodeId: 'ep', spanStartStep: 0, spanEndStep: 0, answeredBy: 'operator', ...row };
+}
+
+function surprise(score: number) {
+  return { score, modality: 'camera', surpriseNats: 1, predictionError: 0.1, worldModelVersion: 'v1' };
+}
+
+describe('buildTimeline', () => {
+  it('marks interventions at their first tick, answers, ratings, surprises and new alerts, and leaves out what was undone', async () => {
+    const source = await opened((recorder) => {
+      for (let step = 0; step < 100; step++) {
+        const t = T0_MS + step * 100;
+        recorder.recordEvent(TICK_CHANNEL, t, { episodeId: 'ep', step, driver: step >= 30 && step < 40 ? 'operator' : 'policy', policyVersion: 'v2', rewardEstimate: step / 100 });
+        recorder.record({ topic: '/odom', receiveTimeMs: t, sourceTimeMs: t, msg: { kind: 'Odometry', frameId: 'odom', childFrameId: 'base', odomFromBaseXM: 0, odomFromBaseYM: 0, odomFromBaseYawRad: 0, linearMps: step === 50 ? -0.4 : 0.2, angularRadps: 0 } });
+        // Surprise: one burst at steps 20–22 (peak 21), another at 70.
+        recorder.recordEvent(SURPRISE_CHANNEL, t, surprise(step === 21 ? 6 : step === 20 || step === 22 ? 4 : step === 70 ? 3.5 : 1));
+      }
+      // The intervention is written when it ends (step 39), and names its span.
+      recorder.recordEvent(FEEDBACK_CHANNEL, T0_MS + 3950, feedback({ correctionId: 'i1', kind: 'intervention', atMs: T0_MS + 3950, spanStartStep: 30, spanEndStep: 39 }));
+      recorder.recordEvent(FEEDBACK_CHANNEL, T0_MS + 6000, feedback({ correctionId: 'r1', kind: 'rating', atMs: T0_MS + 6000, spanStartStep: 59, spanEndStep: 59, rating: -1 }));
+      recorder.recordEvent(FEEDBACK_CHANNEL, T0_MS + 6500, feedback({ correctionId: 'r2', kind: 'rating', atMs: T0_MS + 6500, spanStartStep: 64, spanEndStep: 64, rating: 1 }));
+      recorder.recordEvent(FEEDBACK_CHANNEL, T0_MS + 6600, feedback({ correctionId: 'u1', kind: 'undo', atMs: T0_MS + 6600, undoesCorrectionId: 'r2' }));
+      recorder.recordEvent(FEEDBACK_CHANNEL, T0_MS + 8000, feedback({ correctionId: 'p1', kind: 'preference', atMs: T0_MS + 8000, otherEpisodeId: 'ep', otherSpanStartStep: 1, otherSpanEndStep: 2, answer: 'second', question: 'q1' }));
+      const alert = { key: 'camera-stale', severity: 'warn', message: 'Camera is stale' };
+      recorder.recordEvent(ALERTS_CHANNEL, T0_MS + 4500, { alerts: [alert] });
+      recorder.recordEvent(ALERTS_CHANNEL, T0_MS + 4600, { alerts: [alert, { key: 'hint', severity: 'info', message: 'just so you know' }] });
+      recorder.recordEvent(ALERTS_CHANNEL, T0_MS + 4700, { alerts: [] });
+      recorder.recordEvent(ALERTS_CHANNEL, T0_MS + 4800, { alerts: [alert] });
+    });
+    const timeline = await buildTimeline(source);
+    expect(timeline.markers.map((marker) => [marker.kind, marker.atMs - T0_MS])).toEqual([
+      ['surprise', 2100],
+      ['intervention', 3000],
+      ['alert', 4500],
+      ['alert', 4800],
+      ['rating', 5900],
+      ['surprise', 7000],
+      ['answer', 8000],
+    ]);
+    expect(timeline.markers.find((marker) => marker.kind === 'intervention')!.label).toBe('Intervention (10 ticks)');
+    expect(timeline.markers.find((marker) => marker.kind === 'rating')!.label).toBe('Rated bad');
+    expect(timeline.markers.find((marker) => marker.kind === 'answer')!.label).toBe('Answered: right better');
+    expect(timeline.markers[0]!.label).toMatch(/^Surprise 6\.0×/);
+    expect(timeline.series.map((series) => [series.name, series.values.length])).toEqual([
+      ['Speed', 100],
+      ['Surprise', 100],
+      ['Reward estimate', 100],
+    ]);
+    expect(timeline.series[0]!.values[50]).toBeCloseTo(-0.4);
+    expect(timeline.startMs).toBe(T0_MS);
+  });
+
+  it('thins long series to the point budget and keeps their peaks', async () => {
+    const source = await opened((recorder) => {
+      for (let i = 0; i < 1000; i++) {
+        const t = T0_MS + i * 10;
+        const linearMps = i === 777 ? 0.9 : 0.1;
+        recorder.recordEvent(COMMAND_SENT_CHANNEL, t, { driver: 'operator', command: { linearMps, angularRadps: 0 }, requested: { linearMps, angularRadps: 0 }, clipped: false, delivered: true, atMs: t });
+      }
+    });
+    const timeline = await buildTimeline(source, { maxSeriesPoints: 100 });
+    const commanded = timeline.series.find((series) => series.name === 'Commanded speed')!;
+    expect(commanded.values).toHaveLength(100);
+    expect(Math.max(...commanded.values.map(Number))).toBeCloseTo(0.9);
+  });
+
+  it('takes the operator’s takeovers for interventions in a log recorded without learning', async () => {
+    const source = await opened((recorder) => {
+      recorder.recordEvent(OPERATOR_INPUT_CHANNEL, T0_MS + 100, { action: 'take-over' });
+      recorder.recordEvent(OPERATOR_INPUT_CHANNEL, T0_MS + 900, { action: 'hand-back' });
+    });
+    const timeline = await buildTimeline(source);
+    expect(timeline.markers).toEqual([{ kind: 'intervention', atMs: T0_MS + 100, label: 'Operator took over' }]);
+    expect(timeline.series).toEqual([]);
+  });
+});
