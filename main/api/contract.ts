@@ -291,6 +291,14 @@ export const WorldModelStatus = z.object({
   /** The last tick's KL(posterior ‖ prior) in nats, and its own prediction error. */
   surpriseNats: z.number().optional(),
   predictionError: z.number().optional(),
+  /**
+   * Where the world model expects the robot to go under the command in effect: points in the robot's
+   * frame (x forward, y left, metres) from the robot on, over the horizon; readoutR2 says how well
+   * speed reads from its imagined proprioception on held-out ticks.
+   */
+  predictedPath: z.object({ pointsM: z.array(z.tuple([z.number(), z.number()])), horizonSecs: z.number(), readoutR2: z.number() }).optional(),
+  /** Why there is no predicted path. */
+  pathNote: z.string().optional(),
   /** Something the operator should know: a refused checkpoint, a learner error. */
   note: z.string().optional(),
 });

@@ -11,6 +11,7 @@ import type { SessionStoreArgs } from './sessionStores.ts';
 import { DEFAULT_WORLD_MODEL_ARGS, type WorldModelArgs } from './worldModelArgs.ts';
 import { PRESET_NAMES, type PresetName } from '../worldmodel/worldModelConfig.ts';
 import { runStart } from './start.ts';
+import { ROS_TOPIC_PATTERN } from '../api/contract.ts';
 
 const USAGE = `Usage:
   reins start [--robot sim|ws://HOST:PORT|serial:/dev/PATH?baud=N] [--headless] [--port 8787]
@@ -20,6 +21,7 @@ const USAGE = `Usage:
               [--encoder-threads 1]               onnxruntime threads per encoder run (intra-op)
               [--recordings DIR | --no-record]    session MCAP logs (default $XDG_DATA_HOME/reins/recordings, 20 GiB quota)
               [--memory URI | --no-memory]        LanceDB memory of every tick (default $XDG_DATA_HOME/reins/memory)
+              [--points-topic /points]            the point cloud the 3D view shows (default /points, else the first PointCloud2)
               [--world-model wm-xs | --no-world-model] [--replay-ratio 64]
                                                   the world model beside the loop, learning from memory (presets: wm-s, wm-xs, wm-xxs)
   reins sim [--rosbridge-port 9090] [--host 127.0.0.1] [--insecure] [--arena-seed N] [--seed N] [--task reach]
@@ -104,6 +106,8 @@ export interface StartArgs {
   review: string | undefined;
   /** Review mode writes re-scored memory rows with the current models. */
   rescore: boolean;
+  /** The point-cloud topic the 3D view shows; undefined: /points, else the robot's first PointCloud2. */
+  pointsTopic: string | undefined;
 }
 
 export function parseStartArgs(args: string[]): StartArgs {
@@ -134,6 +138,7 @@ export function parseStartArgs(args: string[]): StartArgs {
       'replay-ratio': { type: 'string' },
       review: { type: 'string' },
       rescore: { type: 'boolean', default: false },
+      'points-topic': { type: 'string' },
     },
   });
   if (values.review !== undefined && values.robot !== undefined) throw new UsageError('review mode plays a log instead of a robot: --robot does not apply');
@@ -173,7 +178,13 @@ export function parseStartArgs(args: string[]): StartArgs {
     worldModel,
     review: values.review === undefined ? undefined : resolve(values.review),
     rescore: values.rescore ?? false,
+    pointsTopic: pointsTopic(values['points-topic']),
   };
+}
+
+function pointsTopic(topic: string | undefined): string | undefined {
+  if (topic !== undefined && !ROS_TOPIC_PATTERN.test(topic)) throw new UsageError(`--points-topic must be a ROS topic name such as /velodyne_points, got "${topic}"`);
+  return topic;
 }
 
 function worldModelArgs(preset: string | undefined, off: boolean, replayRatio: string | undefined): WorldModelArgs {

@@ -48,7 +48,7 @@ export async function runReview(args: StartArgs, file: string, log: Logger): Pro
   });
   const rescoring = args.rescore && memory ? rescore(loop, review, memory, perception, log) : undefined;
   loop.start();
-  const server = await serveCockpit(new CockpitService(link, loop, Date.now, { review }), args, log);
+  const server = await serveCockpit(new CockpitService(link, loop, Date.now, { review, ...(args.pointsTopic ? { pointCloudTopic: args.pointsTopic } : {}) }), args, log);
   log.info({ file: basename(file), port: server.port, rescore: rescoring !== undefined }, 'reviewing a recorded session');
 
   const signal = await untilStopSignal();

@@ -116,7 +116,7 @@ async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Prom
   if (restored.restored) log.info({ version: restored.restored }, 'policy restored from an earlier session');
   for (const reason of restored.refused) log.warn({ reason }, 'a saved policy was not used');
   loop.start();
-  const server = await serveCockpit(new CockpitService(link, loop, Date.now, { connections, worldModelStatus: () => learning?.status(), learning: teaching.session, ...(stores.recording ? { recordInput: stores.recording.recordOperatorInput } : {}) }), args, log);
+  const server = await serveCockpit(new CockpitService(link, loop, Date.now, { connections, worldModelStatus: () => learning?.status(), learning: teaching.session, ...(stores.recording ? { recordInput: stores.recording.recordOperatorInput } : {}), ...(args.pointsTopic ? { pointCloudTopic: args.pointsTopic } : {}) }), args, log);
   log.info({ robot: link.robotName, port: server.port, rateHz: loop.rateHz }, 'core running');
 
   const signal = await untilStopSignal();

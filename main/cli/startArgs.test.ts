@@ -46,3 +46,20 @@ describe('reins start, world-model options', () => {
     expect(() => parseStartArgs(['--world-model', 'wm-s', '--no-world-model'])).toThrow(UsageError);
   });
 });
+
+describe('reins review and the point-cloud topic', () => {
+  it('takes the log to review, made absolute, and re-scoring only with it', () => {
+    expect(parseStartArgs(['--review', 'logs/a.mcap', '--rescore'])).toMatchObject({ review: resolve('logs/a.mcap'), rescore: true });
+    expect(parseStartArgs([])).toMatchObject({ review: undefined, rescore: false });
+    expect(() => parseStartArgs(['--rescore'])).toThrow(/--rescore re-scores a log in review mode/);
+    expect(() => parseStartArgs(['--review', 'a.mcap', '--robot', 'sim'])).toThrow(/--robot does not apply/);
+    expect(() => parseStartArgs(['--review', 'a.mcap', '--rescore', '--no-memory'])).toThrow(/cannot go with --no-memory/);
+    expect(() => parseStartArgs(['--review', ''])).toThrow(UsageError);
+  });
+
+  it('takes a point-cloud topic that is a ROS topic name', () => {
+    expect(parseStartArgs(['--points-topic', '/velodyne_points']).pointsTopic).toBe('/velodyne_points');
+    expect(parseStartArgs([]).pointsTopic).toBeUndefined();
+    expect(() => parseStartArgs(['--points-topic', 'no spaces'])).toThrow(/--points-topic must be a ROS topic name/);
+  });
+});

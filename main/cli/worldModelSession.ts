@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { WorldModelStatus } from '../api/contract.ts';
 import type { LinkAlert } from '../links/link.ts';
-import type { ControlLoop } from '../loop/controlLoop.ts';
 import type { TickSpace } from '../memory/tickSchema.ts';
 import type { SurpriseEvent } from '../recording/reinsEvents.ts';
 import { DEFAULT_SAFETY_LIMITS } from '../safety/safetyFilter.ts';
@@ -16,6 +15,9 @@ import type { WorldModelArgs } from './worldModelArgs.ts';
 import { SurpriseScorer } from '../worldmodel/surpriseScorer.ts';
 import type { EmbeddingSlot, Perception } from '../perception/perception.ts';
 import { WorldModelFilter } from '../worldmodel/worldModelFilter.ts';
+import { integratePath, VelocityReadout, type PredictedPath } from '../worldmodel/pathPrediction.ts';
+import type { DriveCommand } from '../links/messages.ts';
+import type { ControlLoop, TickReport } from '../loop/controlLoop.ts';
 import { restoreNewestCheckpoint } from '../worldmodel/learner/learnerCheckpoints.ts';
 import { namedWeights } from '../worldmodel/rssmWeights.ts';
 import { reinsDataFolder } from './sessionStores.ts';
@@ -86,7 +88,9 @@ export function startWorldModelLearning(
     log.info({ backend: ready.backend, parameters: ready.parameterCount, resumedFrom: ready.resumedFrom?.version }, 'world-model learner ready');
   });
   learner.on('problem', (message) => log.warn({ message }, 'world-model learner'));
+  const paths = new PathPredictions(live, loop.rateHz);
   const stopTicks = loop.onTick((report) => {
+    paths.observe(report, loop.lastSent()?.command);
     if (report.belief) {
       const { surpriseNats, predictionError } = report.belief;
       const score = scorer.score(report.belief.dimensionErrors, report.frame.timeMs);
@@ -124,6 +128,7 @@ export function startWorldModelLearning(
           ? { stepsPerSec: trained.stepsPerSec, stepMs: trained.stepMs, loss: trained.losses.total, decoderLoss: trained.losses.decoder, klNats: trained.losses.klNats, replayRatio: trained.replayRatio }
           : {}),
         ...(lastBelief ?? {}),
+        ...paths.status(),
         ...(status.lastError ? { note: status.lastError } : refusedNote ? { note: refusedNote } : {}),
       };
     },
@@ -134,6 +139,7 @@ export function startWorldModelLearning(
     },
     async close() {
       stopTicks();
+      paths.close();
       await learner.stop();
     },
   };
@@ -159,4 +165,65 @@ export async function loadReviewWorldModel(args: WorldModelArgs, perception: Pic
   restored.model.trainer.dispose?.();
   log.info({ version: restored.from.version }, 'world model loaded for the review');
   return live.filter;
+}
+
+/** How often the predicted path is imagined again (each costs ~13 ms of the core's thread for wm-xs). */
+const PATH_EVERY_MS = 500;
+const PATH_HORIZON_STEPS = 20;
+/** Below this held-out R² (speed and turn rate alike), the readout is not trusted to draw a path. */
+const MIN_READOUT_R2 = 0.8;
+
+/**
+ * The predicted path in the status: the readout learns from every tick; twice a second, after the
+ * tick (never inside it), the filter imagines the horizon under the command in effect.
+ */
+class PathPredictions {
+  private readonly readout: VelocityReadout | undefined;
+  private latest: PredictedPath | undefined;
+  private lastRunMs = -Infinity;
+  private pending: NodeJS.Immediate | undefined;
+
+  constructor(
+    private readonly live: LiveWorldModel,
+    private readonly rateHz: number,
+  ) {
+    const proprio = live.slots.find((slot) => slot.name === 'proprio');
+    this.readout = proprio && new VelocityReadout({ offset: proprio.offset, size: proprio.size });
+  }
+
+  observe(report: TickReport, command: DriveCommand | undefined): void {
+    const odom = report.frame.odom?.received.msg;
+    if (odom && this.readout) this.readout.observe(report.embedding.values, { linearMps: odom.linearMps, angularRadps: odom.angularRadps });
+    if (report.frame.timeMs - this.lastRunMs < PATH_EVERY_MS || this.pending) return;
+    this.lastRunMs = report.frame.timeMs;
+    const held = command ?? { linearMps: 0, angularRadps: 0 };
+    this.pending = setImmediate(() => {
+      this.pending = undefined;
+      this.latest = this.predict(held);
+    });
+  }
+
+  status(): Pick<WorldModelStatus, 'predictedPath' | 'pathNote'> {
+    const quality = this.readout?.fitQuality();
+    if (!this.readout) return { pathNote: 'No path: the encoders have no proprioception to read speed from' };
+    if (this.live.filter.version === 'initial') return { pathNote: 'No path yet: the world model has not been trained' };
+    if (!quality) return { pathNote: 'No path yet: learning to read speed from the embedding' };
+    if (!(quality.linear >= MIN_READOUT_R2 && quality.angular >= MIN_READOUT_R2)) return { pathNote: `No path: speed reads from the embedding too poorly (R² ${quality.linear.toFixed(2)} / ${quality.angular.toFixed(2)})` };
+    if (!this.latest) return { pathNote: 'No path: the world model’s imagination failed' };
+    return { predictedPath: { ...this.latest, readoutR2: Math.min(quality.linear, quality.angular) } };
+  }
+
+  close(): void {
+    if (this.pending) clearImmediate(this.pending);
+  }
+
+  private predict(command: DriveCommand): PredictedPath | undefined {
+    if (!this.readout?.fitQuality() || this.live.filter.version === 'initial') return undefined;
+    try {
+      const imagined = this.live.filter.imagine(Array.from({ length: PATH_HORIZON_STEPS }, () => command));
+      return integratePath(imagined, this.live.config.embeddingSize, this.readout, 1 / this.rateHz);
+    } catch {
+      return undefined;
+    }
+  }
 }

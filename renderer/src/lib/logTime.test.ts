@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatClockTime, formatLogOffset } from './logTime.ts';
+import { formatClockTime, formatLogOffset, shortLogName } from './logTime.ts';
 
 describe('log times', () => {
   it('shows a moment as the local time of day, to a tenth of a second', () => {
@@ -24,5 +24,12 @@ describe('log times', () => {
   it('shows a dash for a time it does not have', () => {
     expect(formatClockTime(Number.NaN)).toBe('—');
     expect(formatLogOffset(Number.POSITIVE_INFINITY)).toBe('—');
+  });
+
+  it('cuts a long log name in the middle, keeping when it was recorded', () => {
+    expect(shortLogName('short.mcap', 20)).toBe('short.mcap');
+    const cut = shortLogName('reins-reins-sim-2026-11-21T22-09-07-443Z.mcap', 30);
+    expect(cut).toHaveLength(30);
+    expect(cut).toBe('reins-reins…22-09-07-443Z.mcap');
   });
 });

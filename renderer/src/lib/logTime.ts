@@ -1,5 +1,5 @@
-// Times in a recorded log as the operator reads them: the wall-clock time a moment happened (the
-// log's times are epoch ms), and how far into the log it lies.
+// A recorded log as the operator reads it: the wall-clock time a moment happened (the log's times
+// are epoch ms), how far into the log it lies, and the log's name cut to fit.
 
 const pad = (value: number, width = 2): string => String(value).padStart(width, '0');
 
@@ -22,4 +22,12 @@ export function formatLogOffset(offsetMs: number): string {
   const tenth = tenths % 10;
   const clock = hours > 0 ? `${hours}:${pad(minutes)}:${pad(seconds)}` : `${minutes}:${pad(seconds)}`;
   return `${sign}${clock}.${tenth}`;
+}
+
+/** A long log name cut in the middle, so its start and its end (the time it was recorded) both show. */
+export function shortLogName(fileName: string, maxChars: number): string {
+  if (fileName.length <= maxChars) return fileName;
+  const keep = Math.max(2, maxChars - 1);
+  const head = Math.ceil(keep * 0.35);
+  return `${fileName.slice(0, head)}…${fileName.slice(fileName.length - (keep - head))}`;
 }

@@ -11,6 +11,7 @@ const COLOURS = {
   axis: '#1b2230',
   hit: '#4cd4ff',
   trail: '210, 153, 34',
+  predicted: '#b48cff',
   robot: '#f2f4f8',
   robotFill: 'rgba(76, 154, 255, 0.35)',
 };
@@ -26,8 +27,11 @@ export interface LidarView {
   viewRadiusM: number;
 }
 
-/** trailM: the robot's recent positions, oldest first, as interleaved x, y pairs in the robot frame. */
-export function drawScan(context: CanvasRenderingContext2D, view: LidarView, scan: ScanFrame | undefined, trailM: Float32Array): void {
+/**
+ * trailM: the robot's recent positions, oldest first, as interleaved x, y pairs in the robot frame.
+ * predictedM: where the world model expects it to go, from the robot on, as [x, y] in the robot frame.
+ */
+export function drawScan(context: CanvasRenderingContext2D, view: LidarView, scan: ScanFrame | undefined, trailM: Float32Array, predictedM: ReadonlyArray<readonly [number, number]> = []): void {
   const { widthPx, heightPx, pixelRatio, viewRadiusM } = view;
   context.save();
   context.fillStyle = COLOURS.background;
@@ -58,6 +62,7 @@ export function drawScan(context: CanvasRenderingContext2D, view: LidarView, sca
   }
 
   drawTrail(context, trailM, centre, pxPerM, pixelRatio);
+  drawPredicted(context, predictedM, centre, pxPerM, pixelRatio);
 
   if (scan) {
     const hits = scanHitsInRobotFrame(scan);
@@ -95,6 +100,30 @@ function drawTrail(context: CanvasRenderingContext2D, trailM: Float32Array, cent
   context.moveTo(previous.x, previous.y);
   context.lineTo(centre.x, centre.y);
   context.stroke();
+}
+
+/** The world model's predicted path: dashed, so it never reads as where the robot has been. */
+function drawPredicted(context: CanvasRenderingContext2D, pathM: ReadonlyArray<readonly [number, number]>, centre: { x: number; y: number }, pxPerM: number, pixelRatio: number): void {
+  if (pathM.length < 2) return;
+  context.save();
+  context.strokeStyle = COLOURS.predicted;
+  context.lineWidth = 2 * pixelRatio;
+  context.setLineDash([6 * pixelRatio, 4 * pixelRatio]);
+  context.beginPath();
+  pathM.forEach(([xM, yM], index) => {
+    const point = canvasFromRobot(xM, yM, centre, pxPerM);
+    if (index === 0) context.moveTo(point.x, point.y);
+    else context.lineTo(point.x, point.y);
+  });
+  context.stroke();
+  const [endX, endY] = pathM.at(-1)!;
+  const end = canvasFromRobot(endX, endY, centre, pxPerM);
+  context.setLineDash([]);
+  context.fillStyle = COLOURS.predicted;
+  context.beginPath();
+  context.arc(end.x, end.y, 3 * pixelRatio, 0, Math.PI * 2);
+  context.fill();
+  context.restore();
 }
 
 function drawRobot(context: CanvasRenderingContext2D, centre: { x: number; y: number }, pxPerM: number, pixelRatio: number): void {
