@@ -16,13 +16,17 @@ export interface EncodedEntry {
   channel: ChannelSpec;
   logTimeNs: bigint;
   publishTimeNs: bigint;
-  /** Valid until the next `encode` (camera frames go through a reused buffer). */
+  /** Valid until the next `encode` (images and point clouds go through a reused buffer). */
   data: Uint8Array;
 }
 
 const textEncoder = new TextEncoder();
-/** Types whose last field is `uint8[] data`. */
-const ENDS_IN_BYTES: ReadonlySet<RosSchemaName> = new Set(['sensor_msgs/Image', 'sensor_msgs/CompressedImage']);
+/** Types with a `uint8[] data` field, and how many bytes the fields after it take. */
+const BYTES_AFTER_DATA: ReadonlyMap<RosSchemaName, number> = new Map([
+  ['sensor_msgs/Image', 0],
+  ['sensor_msgs/CompressedImage', 0],
+  ['sensor_msgs/PointCloud2', 1], // bool is_dense
+]);
 const NO_BYTES = new Uint8Array(0);
 
 export function nsFromMs(timeMs: number): bigint {
@@ -34,7 +38,7 @@ export class EntryEncoder {
   private readonly jsonChannels = new Map<string, ChannelSpec>();
   private readonly writers = new Map<RosSchemaName, MessageWriter>();
   private readonly sequences = new Map<string, number>();
-  private imageBytes = new Uint8Array(0);
+  private scratch = new Uint8Array(0);
 
   encode(entry: RecordEntry): EncodedEntry {
     if (entry.kind === 'event') {
@@ -56,21 +60,25 @@ export class EntryEncoder {
 
   /**
    * ROS 1 bytes of a message. The generic writer moves a `uint8[]` one byte at a time (twice: once
-   * to size it), which for camera frames cost more than all the rest of recording; images end in
-   * their `data`, so it is copied in one go after the fields before it, into a buffer reused from
-   * frame to frame (the MCAP file copies the bytes into its chunk before the next `encode`).
+   * to size it), which for camera frames cost more than all the rest of recording; so the types
+   * with a `data` byte array are written with it empty, and the bytes are spliced in with one copy,
+   * into a buffer reused from message to message (the MCAP file copies them into its chunk before
+   * the next `encode`).
    */
   private serialise(schemaName: RosSchemaName, value: Record<string, unknown>): Uint8Array {
-    if (!ENDS_IN_BYTES.has(schemaName)) return this.writer(schemaName).writeMessage(value);
+    const tailBytes = BYTES_AFTER_DATA.get(schemaName);
+    if (tailBytes === undefined) return this.writer(schemaName).writeMessage(value);
     const bytes = value.data as Uint8Array;
     const fields = this.writer(schemaName).writeMessage({ ...value, data: NO_BYTES });
+    const dataAt = fields.byteLength - tailBytes;
     const length = fields.byteLength + bytes.byteLength;
-    if (this.imageBytes.byteLength < length) this.imageBytes = new Uint8Array(length);
-    const out = this.imageBytes.subarray(0, length);
-    out.set(fields);
-    // The fields end in the array's uint32 length, written as 0 above.
-    new DataView(out.buffer).setUint32(fields.byteLength - 4, bytes.byteLength, true);
-    out.set(bytes, fields.byteLength);
+    if (this.scratch.byteLength < length) this.scratch = new Uint8Array(length);
+    const out = this.scratch.subarray(0, length);
+    out.set(fields.subarray(0, dataAt));
+    // The fields before `data` end in its uint32 length, written as 0 above.
+    new DataView(out.buffer).setUint32(dataAt - 4, bytes.byteLength, true);
+    out.set(bytes, dataAt);
+    out.set(fields.subarray(dataAt), dataAt + bytes.byteLength);
     return out;
   }
 

@@ -6,8 +6,9 @@
 // an earlier one is lost. Callers await each call before the next; the recorder's drain loop does.
 import { open, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { McapChunkBuilder, McapRecordBuilder, Opcode, type McapTypes } from '@mcap/core';
+import { McapRecordBuilder, Opcode, type McapTypes } from '@mcap/core';
 import { ChunkCompressor } from './chunkCompression.ts';
+import { ChunkRecords } from './chunkRecords.ts';
 import { writeSummary } from './mcapSummary.ts';
 
 export interface ChannelSpec {
@@ -27,7 +28,7 @@ export class McapFile {
   private readonly channels = new Map<string, McapTypes.Channel>();
   private readonly schemas = new Map<string, McapTypes.Schema>();
   private readonly schemasById = new Map<number, McapTypes.Schema>();
-  private readonly chunk = new McapChunkBuilder({ useMessageIndex: true });
+  private readonly chunk = new ChunkRecords();
   private readonly channelsInChunk = new Set<number>();
   private readonly chunkIndexes: McapTypes.ChunkIndex[] = [];
   private readonly statistics: McapTypes.Statistics = {
@@ -80,16 +81,18 @@ export class McapFile {
 
   /** How long (wall clock, ms) the chunk being filled has held messages; 0 when it is empty. */
   openChunkAgeMs(nowMs = performance.now()): number {
-    return this.chunk.numMessages === 0 ? 0 : nowMs - this.chunkOpenedAtMs;
+    return this.chunk.messageCount === 0 ? 0 : nowMs - this.chunkOpenedAtMs;
   }
 
   /** Adds a message (its bytes are copied: the caller may reuse them once this resolves); writes the chunk when it reaches the size limit. */
   async add(channel: ChannelSpec, logTimeNs: bigint, publishTimeNs: bigint, data: Uint8Array): Promise<void> {
     const registered = this.channels.get(channel.topic) ?? this.register(channel);
-    if (this.chunk.numMessages === 0) this.chunkOpenedAtMs = performance.now();
+    if (this.chunk.messageCount === 0) this.chunkOpenedAtMs = performance.now();
     if (!this.channelsInChunk.has(registered.id)) {
-      if (registered.schemaId !== 0) this.chunk.addSchema(this.schemasById.get(registered.schemaId)!);
-      this.chunk.addChannel(registered);
+      const definitions = new McapRecordBuilder();
+      if (registered.schemaId !== 0) definitions.writeSchema(this.schemasById.get(registered.schemaId)!);
+      definitions.writeChannel(registered);
+      this.chunk.addRecords(definitions.buffer);
       this.channelsInChunk.add(registered.id);
     }
     this.chunk.addMessage({ channelId: registered.id, sequence: this.sequence++, logTime: logTimeNs, publishTime: publishTimeNs, data });
@@ -99,9 +102,9 @@ export class McapFile {
 
   /** Writes the chunk being filled now, full or not (nothing when it is empty). */
   async finishChunk(): Promise<void> {
-    const messages = this.chunk.numMessages;
+    const messages = this.chunk.messageCount;
     if (messages === 0) return;
-    const records = this.chunk.buffer;
+    const records = this.chunk.records();
     const { compression, compressedData } = this.compressor.compressChunk(records);
     const chunkRecord = chunkRecordHeader({
       messageStartTime: this.chunk.messageStartTime,
@@ -115,7 +118,7 @@ export class McapFile {
     const chunkLength = BigInt(chunkRecord.byteLength + compressedData.byteLength);
     const indexes = new McapRecordBuilder();
     const messageIndexOffsets = new Map<number, bigint>();
-    for (const messageIndex of this.chunk.indices) {
+    for (const messageIndex of this.chunk.messageIndexes()) {
       messageIndexOffsets.set(messageIndex.channelId, chunkStartOffset + chunkLength + BigInt(indexes.length));
       indexes.writeMessageIndex(messageIndex);
     }
@@ -130,7 +133,7 @@ export class McapFile {
       compressedSize: BigInt(compressedData.byteLength),
       uncompressedSize: BigInt(records.byteLength),
     });
-    // The compressed bytes go out as they are (no copy into a record buffer).
+    // The records go out as they are (no copy into a record buffer); the chunk's buffer is reused only after.
     await this.write([chunkRecord, compressedData, indexes.buffer]);
     this.chunk.reset();
     this.channelsInChunk.clear();

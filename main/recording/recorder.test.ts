@@ -2,10 +2,14 @@ import { mkdtemp, readdir, rm, stat, writeFile, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MessageWriter } from '@foxglove/rosmsg-serialization';
 import type { Received, RobotMessage } from '../links/messages.ts';
+import { EntryEncoder } from './entryEncoding.ts';
 import { Recorder } from './recorder.ts';
 import { RecordingReader } from './recordingReader.ts';
 import { COMMAND_SENT_CHANNEL } from './reinsEvents.ts';
+import { rosMessageFor } from './rosMessages.ts';
+import { parsedDefinitions, rosDefinitionText } from './rosSchemas.ts';
 
 let folder: string;
 beforeEach(async () => {
@@ -140,6 +144,21 @@ describe('Recorder', () => {
       const { reader, messages } = await readAll(join(folder, name));
       expect(messages.length).toBeGreaterThan(0);
       await reader.close();
+    }
+  });
+
+  it('writes images and point clouds byte for byte as the standard ROS 1 serialiser does', () => {
+    const cloud: Received<RobotMessage> = {
+      topic: '/points',
+      receiveTimeMs: T0_MS,
+      sourceTimeMs: T0_MS - 3,
+      msg: { kind: 'PointCloud2', frameId: 'lidar', height: 1, width: 3, fields: [{ name: 'x', offsetBytes: 0, datatype: 'float32', count: 1 }], bigEndian: false, pointStepBytes: 4, rowStepBytes: 12, data: new Uint8Array(12).map((_, i) => i * 7), isDense: true },
+    };
+    const encoder = new EntryEncoder();
+    for (const received of [noisyImage(T0_MS, 3), cloud]) {
+      const ros = rosMessageFor(received, 0)!;
+      const standard = new MessageWriter(parsedDefinitions(rosDefinitionText(ros.schemaName))).writeMessage(ros.value);
+      expect(encoder.encode({ kind: 'sensor', received }).data).toEqual(standard);
     }
   });
 

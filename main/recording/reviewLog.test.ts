@@ -31,14 +31,14 @@ function noisyImage(atMs: number, seed: number): Received<RobotMessage> {
   return { topic: '/camera/image_raw', receiveTimeMs: atMs, sourceTimeMs: atMs, msg: { kind: 'Image', frameId: 'camera', width: 24, height: 16, encoding: 'rgb8', step: 72, data } };
 }
 
-/** A closed session log: scans (which zstd shrinks) and noisy frames (stored raw), commands as events, in small chunks. */
+/** A closed session log in small chunks: scans (which zstd shrinks) for the first half, then noisy frames (stored raw); commands as events throughout. */
 async function recordSession(name: string, steps = 60): Promise<string> {
   const path = join(folder, name);
   const recorder = await Recorder.open({ path, chunkBytes: 4096 });
   for (let i = 0; i < steps; i++) {
     const atMs = T0_MS + i * 100;
-    recorder.record(scan(atMs, i));
-    recorder.record(noisyImage(atMs + 10, i));
+    if (i < steps / 2) recorder.record(scan(atMs, i));
+    else recorder.record(noisyImage(atMs + 10, i));
     recorder.recordEvent(COMMAND_SENT_CHANNEL, atMs + 20, { driver: 'operator', command: { linearMps: 0.1, angularRadps: 0 }, requested: { linearMps: 0.1, angularRadps: 0 }, clipped: false, delivered: true, atMs: atMs + 20 });
   }
   await recorder.close();
@@ -72,16 +72,16 @@ describe('openReviewLog', () => {
       expect(log.summary.endMs).toBe(T0_MS + 59 * 100 + 20);
       expect(log.summary.topics).toEqual(
         expect.arrayContaining([
-          { topic: '/scan', schemaName: 'sensor_msgs/LaserScan', schemaEncoding: 'ros1msg', messageEncoding: 'ros1', messageCount: 60 },
-          { topic: '/camera/image_raw', schemaName: 'sensor_msgs/Image', schemaEncoding: 'ros1msg', messageEncoding: 'ros1', messageCount: 60 },
+          { topic: '/scan', schemaName: 'sensor_msgs/LaserScan', schemaEncoding: 'ros1msg', messageEncoding: 'ros1', messageCount: 30 },
+          { topic: '/camera/image_raw', schemaName: 'sensor_msgs/Image', schemaEncoding: 'ros1msg', messageEncoding: 'ros1', messageCount: 30 },
           { topic: COMMAND_SENT_CHANNEL.topic, schemaName: COMMAND_SENT_CHANNEL.schemaName, schemaEncoding: 'jsonschema', messageEncoding: 'json', messageCount: 60 },
         ]),
       );
       expect(await all(log)).toEqual(reference.messages);
       const clip = await all(log, { topics: ['/scan'], startMs: T0_MS + 1000, endMs: T0_MS + 1999 });
       expect(clip.map((m) => m.logTimeMs)).toEqual(Array.from({ length: 10 }, (_, i) => T0_MS + 1000 + i * 100));
-      expect((await log.latestAt('/camera/image_raw', T0_MS + 2050))?.logTimeMs).toBe(T0_MS + 2010);
-      expect(await log.latestAt('/camera/image_raw', T0_MS)).toBeUndefined();
+      expect((await log.latestAt('/camera/image_raw', T0_MS + 4050))?.logTimeMs).toBeCloseTo(T0_MS + 4010, 3);
+      expect(await log.latestAt('/camera/image_raw', T0_MS + 2950)).toBeUndefined();
     } finally {
       await log.close();
     }
@@ -165,10 +165,10 @@ describe('openReviewLog', () => {
     const path = await recordSession('flipped.mcap');
     const reference = await referenceMessages(path);
     const bytes = await readFile(path);
-    const zstdChunk = reference.chunks.findIndex((c) => c.compression === 'zstd');
-    const rawChunk = reference.chunks.findIndex((c, i) => c.compression === '' && i > zstdChunk + 1);
+    const zstdChunk = reference.chunks.findIndex((c, i) => c.compression === 'zstd' && i > 0);
+    const rawChunk = reference.chunks.findIndex((c) => c.compression === '');
     expect(zstdChunk).toBeGreaterThanOrEqual(0);
-    expect(rawChunk).toBeGreaterThan(zstdChunk + 1);
+    expect(rawChunk).toBeGreaterThan(zstdChunk);
     for (const damaged of [zstdChunk, rawChunk]) {
       const chunk = reference.chunks[damaged]!;
       const flipped = Buffer.from(bytes);
@@ -186,7 +186,7 @@ describe('openReviewLog', () => {
         expect(log.problems[0]).toMatch(new RegExp(`^chunk ${damaged + 1} \\(\\d\\d:\\d\\d:\\d\\d\\.\\d–\\d\\d:\\d\\d:\\d\\d\\.\\d\\) (fails its CRC check|cannot be decompressed|is damaged .*): its ${lost.length} messages are skipped$`));
         // Asked again (a replay seeking back), the chunk is skipped without a second problem.
         const atEndOfChunk = Number(chunk.messageEndTime) / 1e6;
-        expect((await log.latestAt('/scan', atEndOfChunk))?.logTimeMs).toBeLessThan(Number(chunk.messageStartTime) / 1e6);
+        expect((await log.latestAt(COMMAND_SENT_CHANNEL.topic, atEndOfChunk))?.logTimeMs).toBeLessThan(Number(chunk.messageStartTime) / 1e6);
         expect(log.problems).toHaveLength(1);
       } finally {
         await log.close();

@@ -194,7 +194,8 @@ export class ReviewLog {
       const span = `${formatLogTime(block.startNs)}–${formatLogTime(block.endNs)}`;
       const lost = await this.messagesIndexedIn(block);
       const what = block.chunkNumber === undefined ? `the messages at byte ${block.offset} (${span})` : `chunk ${block.chunkNumber} (${span})`;
-      this.problemList.push(`${what} ${damageReason(error)}: its ${lost === undefined ? '' : `${lost} `}messages are skipped`);
+      // Two reads may find the same damage at once (a replay playing while a frame is looked up).
+      this.reportOnce(`block:${block.offset}`, `${what} ${damageReason(error)}: its ${lost === undefined ? '' : `${lost} `}messages are skipped`);
       return [];
     }
   }

@@ -14,6 +14,7 @@ import { encodeFrame } from '../../main/links/serial/frames.ts';
 import { SerialLink } from '../../main/links/serial/serialLink.ts';
 import { SimSerialDevice } from '../../main/sim/serial/simSerialDevice.ts';
 import { openPtyPair, type PtyPair } from '../../main/sim/serial/socatPty.ts';
+import { fuzzSample } from '../support/fuzz.ts';
 import { waitForAlert, waitForMessage, waitForPresence } from '../support/linkEvents.ts';
 
 const JOINTS: JointState = {
@@ -74,7 +75,7 @@ describe('serial link under bad input', () => {
   const stillDelivering = () => waitForMessage<JointState>(link, '/joint_states');
 
   it('survives generated line noise, with a garbage or CRC alert, and keeps delivering', async () => {
-    const noise = fc.sample(fc.uint8Array({ minLength: 1, maxLength: 300 }), { seed: 42, numRuns: 20 });
+    const noise = fuzzSample(fc.uint8Array({ minLength: 1, maxLength: 300 }), 20);
     for (const chunk of noise) inject(chunk);
     inject(Uint8Array.of(0));
     const alert = await waitForAlert(link, (a) => a.key === 'serial-garbage' || a.key === 'serial-crc');

@@ -6,6 +6,7 @@
 // "length / size, rounded up" would need ceil(total). Both are accepted: from floor(total)
 // fragments on, the message is complete once the joined text parses (a proper prefix of a JSON
 // object never does), and it is abandoned past ceil(total).
+import { describeWireValue } from './decode/wireFields.ts';
 
 export interface FragmentResult {
   /** Whether this fragment completed a message, which is then in `message`. */
@@ -16,6 +17,9 @@ export interface FragmentResult {
 }
 
 const PENDING: FragmentResult = Object.freeze({ complete: false });
+
+/** A field's value for a problem message: numbers as they are, anything else described (String() can throw). */
+const shown = (value: unknown): string => (typeof value === 'number' ? String(value) : describeWireValue(value));
 
 interface PartialMessage {
   parts: string[];
@@ -48,7 +52,7 @@ export class FragmentAssembler {
       return { complete: false, problem: 'fragment without a string or number id and string data' };
     }
     if (typeof num !== 'number' || !Number.isInteger(num) || num < 0 || typeof total !== 'number' || !(total >= 1) || total > this.limits.maxFragments) {
-      return { complete: false, problem: `fragment with num ${String(num)} and total ${String(total)}` };
+      return { complete: false, problem: `fragment with num ${shown(num)} and total ${shown(total)}` };
     }
     const key = String(id);
     let lost: string | undefined;

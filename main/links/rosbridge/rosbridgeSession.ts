@@ -9,6 +9,7 @@ import type { LinkClock, TimerHandle } from './linkClock.ts';
 import { ROSLIB, type Ros, type RosbridgeCallServiceMessage, type RosbridgeMessage, type Topic } from './roslib.ts';
 import { RosbridgeTransport, type HeartbeatTimings } from './rosbridgeTransport.ts';
 import { ServiceCallError } from './serviceCallError.ts';
+import { describeWireValue } from './decode/wireFields.ts';
 import type { SocketPort } from './socketPort.ts';
 
 export interface SessionHandlers {
@@ -144,7 +145,7 @@ export class RosbridgeSession {
         if (message.op !== 'service_response') return;
         finish();
         if (message.result) resolve(message.values);
-        else reject(new ServiceCallError('failed', service, `${service} failed: ${String(message.values ?? 'no reason given')}`));
+        else reject(new ServiceCallError('failed', service, `${service} failed: ${failureReason(message.values)}`));
       };
       timer = this.clock.setTimeout(() => {
         finish();
@@ -175,4 +176,10 @@ export class RosbridgeSession {
     this.publishers.clear();
     if (notify) this.handlers.closed(reason);
   }
+}
+
+/** Why a service call failed, as the server put it; String() is not used, as it throws on some values. */
+function failureReason(values: unknown): string {
+  if (values === undefined || values === null) return 'no reason given';
+  return typeof values === 'string' ? values : describeWireValue(values);
 }

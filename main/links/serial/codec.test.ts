@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { fuzz } from '../../../test/support/fuzz.ts';
 import { utf8Truncated } from './byteCursor.ts';
 import { cobsDecode, cobsEncode, CobsError } from './cobs.ts';
 import { crc16CcittFalse } from './crc16.ts';
@@ -78,42 +79,49 @@ describe('CRC-16/CCITT-FALSE', () => {
 
 describe('COBS', () => {
   it('round-trips any bytes, and the encoding holds no zero', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 600 }), (data) => {
+    fuzz(
+      [fc.uint8Array({ maxLength: 600 })],
+      (data) => {
         const encoded = cobsEncode(data);
         expect(encoded.includes(0)).toBe(false);
         expect(cobsDecode(encoded)).toEqual(data);
-      }),
+      },
+      { runs: 500 },
     );
   });
 
   it('rejects malformed blocks with a CobsError and nothing else', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 300 }), (data) => {
+    fuzz(
+      [fc.uint8Array({ maxLength: 300 })],
+      (data) => {
         try {
           cobsDecode(data);
         } catch (error) {
           expect(error).toBeInstanceOf(CobsError);
         }
-      }),
+      },
+      { runs: 2000 },
     );
   });
 });
 
 describe('frames', () => {
   it('round-trip every message through the wire encoding', () => {
-    fc.assert(
-      fc.property(messageArbitrary, u16, (message, seq) => {
+    fuzz(
+      [messageArbitrary, u16],
+      (message, seq) => {
         const wire = encodeFrame(message, seq);
         expect(wire.length).toBeLessThanOrEqual(MAX_ENCODED_FRAME_BYTES + 1);
         expect(decodeAll(wire)).toEqual([{ status: 'frame', frame: { seq, message } }]);
-      }),
+      },
+      { runs: 500 },
     );
   });
 
   it('decode the same whatever the chunking of the byte stream', () => {
-    fc.assert(
-      fc.property(fc.array(messageArbitrary, { maxLength: 5 }), fc.array(fc.integer({ min: 1, max: 40 })), (messages, cuts) => {
+    fuzz(
+      [fc.array(messageArbitrary, { maxLength: 5 }), fc.array(fc.integer({ min: 1, max: 40 }))],
+      (messages, cuts) => {
         const wire = concat(...messages.map((message, index) => encodeFrame(message, index)));
         const decoder = new FrameStreamDecoder();
         const events = [];
@@ -124,51 +132,60 @@ describe('frames', () => {
           if (offset >= wire.length) break;
         }
         expect(events.map((event) => (event.status === 'frame' ? event.frame.message : event))).toEqual(messages);
-      }),
+      },
+      { runs: 300 },
     );
   });
 
   it('never throw on random garbage, and report every damaged frame as a fault', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 2000 }), (garbage) => {
+    fuzz(
+      [fc.uint8Array({ maxLength: 2000 })],
+      (garbage) => {
         for (const event of decodeAll(garbage)) {
           if (event.status === 'fault') expect(event.fault.detail.length).toBeGreaterThan(0);
         }
-      }),
+      },
+      { runs: 1000 },
     );
   });
 
   it('resynchronise at the next delimiter after garbage or a truncated frame', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 400 }), messageArbitrary, messageArbitrary, (garbage, cutOff, message) => {
+    fuzz(
+      [fc.uint8Array({ maxLength: 400 }), messageArbitrary, messageArbitrary],
+      (garbage, cutOff, message) => {
         const truncated = encodeFrame(cutOff, 1).subarray(0, -1 - (garbage.length % 4));
         const events = decodeAll(concat(garbage, truncated, Uint8Array.of(0), encodeFrame(message, 7)));
         expect(events.at(-1)).toEqual({ status: 'frame', frame: { seq: 7, message } });
-      }),
+      },
+      { runs: 500 },
     );
   });
 
   it('catch every single-bit error with the CRC', () => {
-    fc.assert(
-      fc.property(messageArbitrary, fc.nat(), (message, bitSeed) => {
+    fuzz(
+      [messageArbitrary, fc.nat()],
+      (message, bitSeed) => {
         const frame = cobsDecode(encodeFrame(message, 3).subarray(0, -1));
         const bit = bitSeed % (frame.length * 8);
         frame[bit >> 3]! ^= 1 << (bit & 7);
         const result = decodeFrame(cobsEncode(frame));
         expect(result.status).toBe('fault');
-      }),
+      },
+      { runs: 1000 },
     );
   });
 
   it('survive bit flips anywhere on the wire: no throw, and the next frame still decodes', () => {
-    fc.assert(
-      fc.property(messageArbitrary, messageArbitrary, fc.nat(), (damaged, next, bitSeed) => {
+    fuzz(
+      [messageArbitrary, messageArbitrary, fc.nat()],
+      (damaged, next, bitSeed) => {
         const wire = encodeFrame(damaged, 1);
         const bit = bitSeed % (wire.length * 8);
         wire[bit >> 3]! ^= 1 << (bit & 7);
         const events = decodeAll(concat(wire, Uint8Array.of(0), encodeFrame(next, 2)));
         expect(events.at(-1)).toEqual({ status: 'frame', frame: { seq: 2, message: next } });
-      }),
+      },
+      { runs: 1000 },
     );
   });
 
@@ -195,14 +212,16 @@ describe('frames', () => {
 
 describe('utf8Truncated', () => {
   it('cuts text to whole characters within the byte limit', () => {
-    fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.integer({ min: 0, max: 64 }), (text, maxBytes) => {
+    fuzz(
+      [fc.string({ unit: 'grapheme', maxLength: 40 }), fc.integer({ min: 0, max: 64 })],
+      (text, maxBytes) => {
         const cut = utf8Truncated(text, maxBytes);
         expect(cut.length).toBeLessThanOrEqual(maxBytes);
         const decoded = new TextDecoder('utf-8', { fatal: true }).decode(cut);
         expect(new TextEncoder().encode(text).subarray(0, cut.length)).toEqual(cut);
         expect(decoded.length).toBeLessThanOrEqual(text.length);
-      }),
+      },
+      { runs: 500 },
     );
   });
 });

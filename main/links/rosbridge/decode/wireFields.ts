@@ -21,7 +21,8 @@ export function isWireRecord(value: unknown): value is WireRecord {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
 }
 
-function describe(value: unknown): string {
+/** A wire value in a few words, for a problem message; never throws, whatever the value. */
+export function describeWireValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (value instanceof Uint8Array) return 'bytes';
@@ -44,7 +45,7 @@ export class WireObject {
   ) {}
 
   static root(value: unknown, what: string): WireObject {
-    if (!isWireRecord(value)) throw new WireFieldError(what, `expected an object, got ${describe(value)}`);
+    if (!isWireRecord(value)) throw new WireFieldError(what, `expected an object, got ${describeWireValue(value)}`);
     return new WireObject(value, what);
   }
 
@@ -105,7 +106,7 @@ export class WireObject {
       const bytes = new Uint8Array(value.length);
       value.forEach((item, index) => {
         if (typeof item !== 'number' || !Number.isInteger(item) || item < 0 || item > 255) {
-          throw new WireFieldError(`${this.at(name)}[${index}]`, `expected a byte, got ${describe(item)}`);
+          throw new WireFieldError(`${this.at(name)}[${index}]`, `expected a byte, got ${describeWireValue(item)}`);
         }
         bytes[index] = item;
       });
@@ -128,7 +129,7 @@ export class WireObject {
     const value = this.raw(name);
     if (!Array.isArray(value)) throw this.wrong(name, 'an array of strings', value);
     return value.map((item, index) => {
-      if (typeof item !== 'string') throw new WireFieldError(`${this.at(name)}[${index}]`, `expected a string, got ${describe(item)}`);
+      if (typeof item !== 'string') throw new WireFieldError(`${this.at(name)}[${index}]`, `expected a string, got ${describeWireValue(item)}`);
       return item;
     });
   }
@@ -145,7 +146,7 @@ export class WireObject {
     if (!Array.isArray(value)) throw this.wrong(name, 'an array of numbers', value);
     return value.map((item, index) => {
       if (item === null) return Number.NaN;
-      if (typeof item !== 'number') throw new WireFieldError(`${this.at(name)}[${index}]`, `expected a number, got ${describe(item)}`);
+      if (typeof item !== 'number') throw new WireFieldError(`${this.at(name)}[${index}]`, `expected a number, got ${describeWireValue(item)}`);
       return item;
     });
   }
@@ -161,6 +162,6 @@ export class WireObject {
   }
 
   private wrong(name: string, expected: string, value: unknown): WireFieldError {
-    return new WireFieldError(this.at(name), `expected ${expected}, got ${describe(value)}`);
+    return new WireFieldError(this.at(name), `expected ${expected}, got ${describeWireValue(value)}`);
   }
 }

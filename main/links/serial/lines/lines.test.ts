@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { fuzz } from '../../../../test/support/fuzz.ts';
 import { CsvLineParser } from './csvLines.ts';
 import { parseJsonLine } from './jsonLines.ts';
 import { LineSplitter } from './lineSplitter.ts';
@@ -10,8 +11,9 @@ const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 describe('LineSplitter', () => {
   it('gives the same lines whatever the chunking, for LF and CRLF', () => {
-    fc.assert(
-      fc.property(fc.array(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 30 }).filter((s) => !/[\r\n]/.test(s))), fc.boolean(), fc.array(fc.integer({ min: 1, max: 17 })), (lines, crlf, cuts) => {
+    fuzz(
+      [fc.array(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 30 }).filter((s) => !/[\r\n]/.test(s))), fc.boolean(), fc.array(fc.integer({ min: 1, max: 17 }))],
+      (lines, crlf, cuts) => {
         const stream = bytes(lines.map((line) => `${line}${crlf ? '\r\n' : '\n'}`).join(''));
         const splitter = new LineSplitter();
         const events = [];
@@ -21,7 +23,8 @@ describe('LineSplitter', () => {
           offset += cut;
         }
         expect(events).toEqual(lines.map((text) => ({ kind: 'line', text })));
-      }),
+      },
+      { runs: 300 },
     );
   });
 
@@ -71,18 +74,22 @@ describe('NMEA', () => {
   });
 
   it('never throws on garbage, and says why it refused', () => {
-    fc.assert(
-      fc.property(fc.string({ maxLength: 120 }), (line) => {
+    fuzz(
+      [fc.string({ maxLength: 120 })],
+      (line) => {
         const result = parseNmeaSentence(line);
         if (!result.ok) expect(result.detail.length).toBeGreaterThan(0);
-      }),
+      },
+      { runs: 2000 },
     );
-    fc.assert(
-      fc.property(fc.array(fc.constantFrom('', '1', '4807.038', 'N', 'E', 'A', 'x', '999', '-1', '12.5'), { maxLength: 16 }), fc.constantFrom('GPGGA', 'GNRMC'), (fields, head) => {
+    fuzz(
+      [fc.array(fc.constantFrom('', '1', '4807.038', 'N', 'E', 'A', 'x', '999', '-1', '12.5'), { maxLength: 16 }), fc.constantFrom('GPGGA', 'GNRMC')],
+      (fields, head) => {
         const result = parseNmeaSentence(withChecksum([head, ...fields].join(',')));
         if (result.ok) expect(['gga', 'rmc']).toContain(result.sentence.kind);
         else expect(result.reason).toBe('malformed');
-      }),
+      },
+      { runs: 1000 },
     );
   });
 });
@@ -99,11 +106,13 @@ describe('CSV lines', () => {
   });
 
   it('never throws on garbage', () => {
-    fc.assert(
-      fc.property(fc.array(fc.string({ maxLength: 60 }), { maxLength: 10 }), (lines) => {
+    fuzz(
+      [fc.array(fc.string({ maxLength: 60 }), { maxLength: 10 })],
+      (lines) => {
         const parser = new CsvLineParser();
         for (const line of lines) expect(['record', 'header', 'skipped', 'error']).toContain(parser.parse(line).kind);
-      }),
+      },
+      { runs: 1000 },
     );
   });
 });
@@ -119,11 +128,13 @@ describe('JSON lines', () => {
   });
 
   it('never throws on garbage or deep nesting', () => {
-    fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 80 }), fc.json({ maxDepth: 12 })), (line) => {
+    fuzz(
+      [fc.oneof(fc.string({ maxLength: 80 }), fc.json({ maxDepth: 12 }))],
+      (line) => {
         const result = parseJsonLine(line);
         if (!result.ok) expect(result.detail.length).toBeGreaterThan(0);
-      }),
+      },
+      { runs: 1000 },
     );
   });
 });
