@@ -4,27 +4,15 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { newToken } from '../api/access.ts';
-import { CockpitService } from '../api/cockpitService.ts';
-import { RobotConnections } from '../api/robotConnections.ts';
+import type { CockpitService } from '../api/cockpitService.ts';
 import { startApiServer, type ApiServer } from '../api/server.ts';
-import { OnlineImprover } from '../learning/onlineImprover.ts';
-import { policyCheckpointFolder } from '../learning/policyCheckpoints.ts';
-import { ReactiveBaselinePolicy } from '../learning/policy.ts';
-import { DEFAULT_SAFETY_LIMITS } from '../safety/safetyFilter.ts';
-import { selectWorldModelBackend } from '../worldmodel/backend/selectBackend.ts';
-import { SwitchableLink } from '../links/switchableLink.ts';
-import type { ControlLoop } from '../loop/controlLoop.ts';
 import { DEFAULT_MANIFEST_PATH, loadPerception } from '../perception/onnxPerception.ts';
 import type { Perception } from '../perception/perception.ts';
+import { openCoreSession } from './coreSession.ts';
 import { findElectron, runElectron } from './electronLauncher.ts';
-import { startLearning } from './learningWiring.ts';
 import { createLogger } from './logger.ts';
 import type { StartArgs } from './main.ts';
-import { openRobot } from './openRobot.ts';
 import { parseRobotSpec, StartupError, UsageError, type RobotSpec } from './robotSpec.ts';
-import { openSessionStores, reinsDataFolder } from './sessionStores.ts';
-import { defaultCheckpointFolder, loadWorldModel, startWorldModelLearning } from './worldModelSession.ts';
-import { createControlLoop } from './wiring.ts';
 import { runReview } from './review.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -74,68 +62,15 @@ export async function loadEncoders(args: StartArgs, log: Logger): Promise<Percep
 }
 
 async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Promise<number> {
-  const perception = await loadEncoders(args, log);
-  const opened = await openRobot(robot, log, args.simArgs);
-  // The loop holds one link for the session; the connection manager swaps robots behind it.
-  const link = new SwitchableLink(opened.link);
-  const worldModel = await loadWorldModel(args.worldModel, perception, log);
-  const initialPolicy = new ReactiveBaselinePolicy();
-  const loop = await createControlLoop(link, { rateHz: args.rateHz, perception, policy: initialPolicy, ...(worldModel ? { worldModel: worldModel.filter } : {}) });
-  const connections = new RobotConnections(link, { robot: args.robot ?? 'sim', opened }, {
-    openRobot: (spec, topics) => openRobot(spec, log, args.simArgs, topics),
-    driver: () => loop.driver(),
-    log,
-  });
-  logClipping(loop, log);
-  const stores = await openSessionStores(link, loop, perception, args.stores, log);
-  const learning = worldModel && stores.memory ? startWorldModelLearning(worldModel, loop, stores.memory, defaultCheckpointFolder(reinsDataFolder()), args.worldModel, log, stores.recording?.recordSurprise) : undefined;
-  if (worldModel && !stores.memory) log.warn('the world model runs without learning: its learner replays memory, and --no-memory keeps none');
-  if (learning) loop.addAlertSource(() => learning.alerts());
-  // Learning from the operator: the online learner trains the reward ensemble and the policy; memory rows carry its reward estimate.
-  // The learner's networks want the fastest TF.js backend too; the world model has chosen it when it runs.
-  if (!worldModel) log.info({ backend: (await selectWorldModelBackend()).backend }, 'policy learner backend');
-  const improver = new OnlineImprover({
-    embeddingSize: perception.embeddingSize,
-    limits: [DEFAULT_SAFETY_LIMITS.maxLinearMps, DEFAULT_SAFETY_LIMITS.maxAngularRadps],
-    checkpoints: { folder: policyCheckpointFolder(reinsDataFolder(), perception.version), encoderVersion: perception.version },
-  });
-  stores.setRewardEstimator((embedding) => improver.rewardEstimate(embedding));
-  const teaching = await startLearning({
-    loop,
-    link,
-    initialPolicy,
-    ...(stores.recording ? { recording: stores.recording } : {}),
-    ...(stores.memory ? { memoryUri: stores.memory.uri } : {}),
-    topics: () => connections.topics(),
-    log,
-    episodeId: stores.episodeId,
-    improver,
-  });
-  // What earlier sessions taught carries on: the newest saved version is offered again.
-  const restored = await improver.restore();
-  if (restored.restored) log.info({ version: restored.restored }, 'policy restored from an earlier session');
-  for (const reason of restored.refused) log.warn({ reason }, 'a saved policy was not used');
+  const core = await openCoreSession(args, robot, log);
+  const { link, loop } = core;
   loop.start();
-  const server = await serveCockpit(new CockpitService(link, loop, Date.now, { connections, worldModelStatus: () => learning?.status(), learning: teaching.session, ...(stores.recording ? { recordInput: stores.recording.recordOperatorInput } : {}), ...(args.pointsTopic ? { pointCloudTopic: args.pointsTopic } : {}) }), args, log);
+  const server = await serveCockpit(core.cockpit, args, log);
   log.info({ robot: link.robotName, port: server.port, rateHz: loop.rateHz }, 'core running');
 
   const signal = await untilStopSignal();
   log.info({ signal }, 'shutting down: stopping the robot');
-  // The robot's stop comes first and must succeed (it is sent before close() first awaits); after it,
-  // a part that fails to close is reported and the rest still close.
-  const loopClosed = loop.close();
-  return closeInOrder(
-    [
-      ['the encoders', () => loopClosed],
-      ['the world model’s learner', async () => learning?.close()],
-      ['the learning session', () => teaching.close()],
-      ['the recording and the memory', () => stores.close()],
-      ['the API server', () => server.close()],
-      ['the robot link', () => link.close()],
-      ['the robot', () => connections.close()],
-    ],
-    log,
-  );
+  return core.shutdown([['the API server', () => server.close()]]);
 }
 
 export function untilStopSignal(): Promise<NodeJS.Signals> {
@@ -171,18 +106,4 @@ export async function serveCockpit(api: CockpitService, args: StartArgs, log: Lo
   });
   process.stdout.write(`Reins UI: ${server.uiUrl}\n`);
   return server;
-}
-
-/** The safety filter's interventions, logged at most once a second so a clipping policy cannot flood the log. */
-function logClipping(loop: ControlLoop, log: Logger): void {
-  let lastLoggedMs = -Infinity;
-  let since = 0;
-  loop.onSent((sent) => {
-    if (!sent.clipped) return;
-    since++;
-    if (sent.atMs - lastLoggedMs < 1000) return;
-    log.info({ driver: sent.driver, requested: sent.requested, sent: sent.command, clippedSinceLastLog: since }, 'safety filter clipped a command');
-    lastLoggedMs = sent.atMs;
-    since = 0;
-  });
 }

@@ -43,6 +43,7 @@ describe('reins record', () => {
         '/joint_states': 'sensor_msgs/JointState',
         '/imu': 'sensor_msgs/Imu',
         '/odom': 'nav_msgs/Odometry',
+        '/points': 'sensor_msgs/PointCloud2',
       });
       const readers = new Map<number, MessageReader>();
       for (const channel of mcap.channelsById.values()) {
@@ -55,7 +56,7 @@ describe('reins record', () => {
       for await (const message of mcap.readMessages()) {
         const topic = mcap.channelsById.get(message.channelId)!.topic;
         const decoded = readers.get(message.channelId)!.readMessage<{ header?: { stamp: { sec: number } }; width?: number }>(message.data);
-        if (topic === '/camera/image_raw') expect(decoded.width).toBeGreaterThan(0);
+        if (topic === '/camera/image_raw' || topic === '/points') expect(decoded.width).toBeGreaterThan(0);
         expect(message.logTime).toBeGreaterThanOrEqual(lastLogTime);
         lastLogTime = message.logTime;
         counts.set(topic, (counts.get(topic) ?? 0) + 1);

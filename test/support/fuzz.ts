@@ -81,3 +81,59 @@ function seeded(error: unknown): Error {
   console.error(`[fuzz] failed with seed ${FUZZ_SEED}, scale ${FUZZ_SCALE}`);
   return wrapped;
 }
+
+type JsonPath = readonly (string | number)[];
+
+/** Every path into a JSON document (the root included), for mutating it field by field. */
+export function jsonPaths(value: unknown, prefix: JsonPath = []): JsonPath[] {
+  const paths: JsonPath[] = [prefix];
+  if (Array.isArray(value)) value.forEach((item, index) => paths.push(...jsonPaths(item, [...prefix, index])));
+  else if (typeof value === 'object' && value !== null) for (const [key, item] of Object.entries(value)) paths.push(...jsonPaths(item, [...prefix, key]));
+  return paths;
+}
+
+/** JSON values that are wrong in the usual ways: other types, edge numbers, empty and long text. */
+export const hostileJsonValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom(null, true, false, 0, -1, 1, 0.5, 1e308, -1e308, 2 ** 53, '', 'x', 'x'.repeat(300), [], {}, [null], { toString: 1 }),
+  fc.integer({ min: -3, max: 1000 }),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.string({ maxLength: 10 }),
+  fc.jsonValue({ maxDepth: 2 }),
+);
+
+type Mutation = { pathIndex: number; action: 'replace' | 'delete' | 'add'; key: string; value: unknown };
+
+/** A valid JSON document with up to `maxMutations` fields replaced, deleted or added. */
+export function mutatedJson(document: unknown, values: fc.Arbitrary<unknown> = hostileJsonValue, maxMutations = 3): fc.Arbitrary<unknown> {
+  const paths = jsonPaths(document);
+  const mutation: fc.Arbitrary<Mutation> = fc.record({ pathIndex: fc.nat({ max: paths.length - 1 }), action: fc.constantFrom('replace' as const, 'delete' as const, 'add' as const), key: fc.string({ maxLength: 6 }), value: values });
+  return fc.array(mutation, { minLength: 1, maxLength: maxMutations }).map((mutations) => {
+    let result: unknown = structuredClone(document);
+    for (const { pathIndex, action, key, value } of mutations) result = applyMutation(result, paths[pathIndex]!, action, key, value);
+    return result;
+  });
+}
+
+function applyMutation(document: unknown, path: JsonPath, action: Mutation['action'], key: string, value: unknown): unknown {
+  if (path.length === 0) return action === 'replace' ? value : document;
+  let parent: unknown = document;
+  for (const step of path.slice(0, -1)) {
+    if (typeof parent !== 'object' || parent === null) return document;
+    parent = (parent as Record<string | number, unknown>)[step];
+  }
+  if (typeof parent !== 'object' || parent === null) return document;
+  const container = parent as Record<string | number, unknown>;
+  const last = path.at(-1)!;
+  if (!(last in container)) return document;
+  if (action === 'replace') container[last] = value;
+  else if (action === 'delete') {
+    if (Array.isArray(container) && typeof last === 'number') container.splice(last, 1);
+    else delete container[last];
+  } else {
+    const target = container[last];
+    if (Array.isArray(target)) target.push(value);
+    else if (typeof target === 'object' && target !== null) (target as Record<string, unknown>)[key] = value;
+    else container[last] = value;
+  }
+  return document;
+}

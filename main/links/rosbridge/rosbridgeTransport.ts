@@ -4,10 +4,10 @@
 // for all of them (see fragmentAssembler.ts). It also keeps the connection honest: a ping when the
 // line has been quiet, and the socket dropped when the robot stops answering (a half-open TCP
 // connection would otherwise look "present" for minutes).
-import { isWireRecord } from './decode/wireFields.ts';
+import { describeWireValue, isWireRecord } from './decode/wireFields.ts';
 import { FragmentAssembler } from './fragmentAssembler.ts';
 import type { LinkClock, TimerHandle } from './linkClock.ts';
-import { ROSLIB, type RosbridgeMessage } from './roslib.ts';
+import { ROSLIB, type RosbridgeMessage, type RosbridgeMessageBase } from './roslib.ts';
 import type { SocketPort } from './socketPort.ts';
 
 export interface HeartbeatTimings {
@@ -31,6 +31,8 @@ export class RosbridgeTransport extends ROSLIB.AbstractTransport {
   private silencedReason: string | undefined;
   /** An open or close the socket reported before roslib listened (see deliverMissedEvent). */
   private missedEvent: 'open' | 'close' | undefined;
+  /** True while roslib decodes a binary frame (see emit). */
+  private decodingBinary = false;
 
   constructor(
     private readonly socket: SocketPort,
@@ -100,7 +102,12 @@ export class RosbridgeTransport extends ROSLIB.AbstractTransport {
 
   protected override handleRawMessage(data: unknown): void {
     if (typeof data !== 'string') {
-      super.handleRawMessage(data);
+      this.decodingBinary = true;
+      try {
+        super.handleRawMessage(data);
+      } finally {
+        this.decodingBinary = false;
+      }
       return;
     }
     let parsed: unknown;
@@ -118,6 +125,10 @@ export class RosbridgeTransport extends ROSLIB.AbstractTransport {
       this.emit('error', new FrameError('a frame without an "op" field'));
       return;
     }
+    if (parsed['op'] === 'png' && typeof parsed['data'] !== 'string') {
+      this.emit('error', new FrameError(`a "png" frame whose "data" is ${describeWireValue(parsed['data'])}, not base64 text`));
+      return;
+    }
     if (parsed['op'] !== 'fragment') {
       super.handleRawMessage(parsed);
       return;
@@ -125,6 +136,24 @@ export class RosbridgeTransport extends ROSLIB.AbstractTransport {
     const result = this.fragments.add(parsed);
     if (result.problem !== undefined) this.emit('error', new FrameError(`fragments: ${result.problem}`));
     if (result.complete) this.handleParsed(result.message);
+  }
+
+  /**
+   * Every message roslib decoded (JSON, CBOR, PNG) passes here on its way to roslib's Ros, which
+   * routes it with its topic, id or service as an event name: a field there that is not text would
+   * throw inside roslib and reach the operator as a bare TypeError, so such a frame is refused here.
+   */
+  override emit(event: 'open' | 'close' | 'error' | 'message', ...args: unknown[]): boolean {
+    if (event === 'message') {
+      const problem = messageShapeProblem(args[0]);
+      if (problem !== undefined) return super.emit('error', new FrameError(problem));
+    }
+    // roslib decodes a binary frame's CBOR and its ops itself; a TypeError from there means a field of
+    // the wrong type (a "png" op whose data is not text, say), which its own message does not say.
+    if (event === 'error' && this.decodingBinary && args[0] instanceof TypeError) {
+      return super.emit('error', new FrameError('a CBOR frame with a field of the wrong type for its op'));
+    }
+    return super.emit(event as 'message', ...(args as [RosbridgeMessageBase]));
   }
 
   private announce(event: 'open' | 'close'): void {
@@ -154,4 +183,24 @@ export class RosbridgeTransport extends ROSLIB.AbstractTransport {
     if (this.heartbeat !== undefined) this.clock.clearTimeout(this.heartbeat);
     this.heartbeat = undefined;
   }
+}
+
+/** Fields roslib turns into event names, and a status message's text: each must be text when present. */
+const ROUTING_FIELDS = ['topic', 'id', 'service', 'action'] as const;
+const STATUS_FIELDS = ['level', 'msg'] as const;
+
+function messageShapeProblem(message: unknown): string | undefined {
+  if (!isWireRecord(message)) return undefined;
+  const op = typeof message['op'] === 'string' ? message['op'] : 'unnamed';
+  for (const field of ROUTING_FIELDS) {
+    const value = message[field];
+    if (value !== undefined && typeof value !== 'string' && typeof value !== 'number') return `a "${op}" message whose "${field}" is ${describeWireValue(value)}, not text`;
+  }
+  // roslib would only log this to the console; an answer without an id cannot be matched to a call.
+  if (op === 'service_response' && !message['id']) return 'a "service_response" message without an "id"';
+  if (op !== 'status') return undefined;
+  for (const field of STATUS_FIELDS) {
+    if (typeof message[field] !== 'string') return `a "status" message whose "${field}" is ${describeWireValue(message[field])}, not text`;
+  }
+  return undefined;
 }

@@ -1,0 +1,141 @@
+// The core as `reins start` composes it, without the API server: the encoders, the robot behind the
+// session's SwitchableLink, the world model and its learner, the control loop, the recording and the
+// memory, learning from the operator, and the CockpitService that carries out the operator's requests.
+// `reins start` serves it to the UI; `reins soak` drives it with a scripted operator.
+import type { Logger } from 'pino';
+import { CockpitService } from '../api/cockpitService.ts';
+import { RobotConnections } from '../api/robotConnections.ts';
+import { OnlineImprover } from '../learning/onlineImprover.ts';
+import { policyCheckpointFolder } from '../learning/policyCheckpoints.ts';
+import { ReactiveBaselinePolicy } from '../learning/policy.ts';
+import { SwitchableLink } from '../links/switchableLink.ts';
+import type { ControlLoop } from '../loop/controlLoop.ts';
+import type { Perception } from '../perception/perception.ts';
+import { DEFAULT_SAFETY_LIMITS } from '../safety/safetyFilter.ts';
+import { selectWorldModelBackend } from '../worldmodel/backend/selectBackend.ts';
+import { startLearning, type LiveLearning } from './learningWiring.ts';
+import type { StartArgs } from './main.ts';
+import { openRobot, type OpenedRobot } from './openRobot.ts';
+import type { RobotSpec } from './robotSpec.ts';
+import { openSessionStores, reinsDataFolder, type SessionStores } from './sessionStores.ts';
+import { closeInOrder, loadEncoders } from './start.ts';
+import { defaultCheckpointFolder, loadWorldModel, startWorldModelLearning, type WorldModelLearning } from './worldModelSession.ts';
+import { createControlLoop } from './wiring.ts';
+
+export interface CoreSessionOptions {
+  /** Where saved world-model and policy versions are read and written; default $XDG_DATA_HOME/reins. */
+  dataFolder?: string;
+  /** Opens the first robot; default: `openRobot` on the spec (the built-in sim in its own process). */
+  openFirstRobot?: () => Promise<OpenedRobot>;
+}
+
+export interface CoreSession {
+  perception: Perception;
+  link: SwitchableLink;
+  loop: ControlLoop;
+  connections: RobotConnections;
+  stores: SessionStores;
+  worldModelLearning: WorldModelLearning | undefined;
+  teaching: LiveLearning;
+  /** What the UI's requests go through. */
+  cockpit: CockpitService;
+  /**
+   * Stops the robot first (the loop's last zero is sent before anything awaits), then closes each part;
+   * `beforeLink` parts (the API server) close after the stores and before the robot's link.
+   */
+  shutdown(beforeLink?: ReadonlyArray<readonly [string, () => Promise<unknown>]>): Promise<number>;
+}
+
+/** Composes the core; the loop is built but not started. */
+export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Logger, options: CoreSessionOptions = {}): Promise<CoreSession> {
+  const dataFolder = options.dataFolder ?? reinsDataFolder();
+  const perception = await loadEncoders(args, log);
+  const opened = await (options.openFirstRobot ?? (() => openRobot(robot, log, args.simArgs)))();
+  // The loop holds one link for the session; the connection manager swaps robots behind it.
+  const link = new SwitchableLink(opened.link);
+  const worldModel = await loadWorldModel(args.worldModel, perception, log);
+  const initialPolicy = new ReactiveBaselinePolicy();
+  const loop = await createControlLoop(link, { rateHz: args.rateHz, perception, policy: initialPolicy, ...(worldModel ? { worldModel: worldModel.filter } : {}) });
+  const connections = new RobotConnections(link, { robot: args.robot ?? 'sim', opened }, {
+    openRobot: (spec, topics) => openRobot(spec, log, args.simArgs, topics),
+    driver: () => loop.driver(),
+    log,
+  });
+  logClipping(loop, log);
+  const stores = await openSessionStores(link, loop, perception, args.stores, log);
+  const learning = worldModel && stores.memory ? startWorldModelLearning(worldModel, loop, stores.memory, defaultCheckpointFolder(dataFolder), args.worldModel, log, stores.recording?.recordSurprise) : undefined;
+  if (worldModel && !stores.memory) log.warn('the world model runs without learning: its learner replays memory, and --no-memory keeps none');
+  if (learning) loop.addAlertSource(() => learning.alerts());
+  // Learning from the operator: the online learner trains the reward ensemble and the policy; memory rows carry its reward estimate.
+  // The learner's networks want the fastest TF.js backend too; the world model has chosen it when it runs.
+  if (!worldModel) log.info({ backend: (await selectWorldModelBackend()).backend }, 'policy learner backend');
+  const improver = new OnlineImprover({
+    embeddingSize: perception.embeddingSize,
+    limits: [DEFAULT_SAFETY_LIMITS.maxLinearMps, DEFAULT_SAFETY_LIMITS.maxAngularRadps],
+    checkpoints: { folder: policyCheckpointFolder(dataFolder, perception.version), encoderVersion: perception.version },
+  });
+  stores.setRewardEstimator((embedding) => improver.rewardEstimate(embedding));
+  const teaching = await startLearning({
+    loop,
+    link,
+    initialPolicy,
+    ...(stores.recording ? { recording: stores.recording } : {}),
+    ...(stores.memory ? { memoryUri: stores.memory.uri } : {}),
+    topics: () => connections.topics(),
+    log,
+    episodeId: stores.episodeId,
+    improver,
+  });
+  // What earlier sessions taught carries on: the newest saved version is offered again.
+  const restored = await improver.restore();
+  if (restored.restored) log.info({ version: restored.restored }, 'policy restored from an earlier session');
+  for (const reason of restored.refused) log.warn({ reason }, 'a saved policy was not used');
+  const cockpit = new CockpitService(link, loop, Date.now, {
+    connections,
+    worldModelStatus: () => learning?.status(),
+    learning: teaching.session,
+    ...(stores.recording ? { recordInput: stores.recording.recordOperatorInput } : {}),
+    ...(args.pointsTopic ? { pointCloudTopic: args.pointsTopic } : {}),
+  });
+  return {
+    perception,
+    link,
+    loop,
+    connections,
+    stores,
+    worldModelLearning: learning,
+    teaching,
+    cockpit,
+    shutdown(beforeLink = []) {
+      // The robot's stop comes first and must succeed (it is sent before close() first awaits); after it,
+      // a part that fails to close is reported and the rest still close.
+      const loopClosed = loop.close();
+      return closeInOrder(
+        [
+          ['the encoders', () => loopClosed],
+          ['the world model’s learner', async () => learning?.close()],
+          ['the learning session', () => teaching.close()],
+          ['the recording and the memory', () => stores.close()],
+          ...beforeLink,
+          ['the robot link', () => link.close()],
+          ['the robot', () => connections.close()],
+        ],
+        log,
+      );
+    },
+  };
+}
+
+/** The safety filter's interventions, logged at most once a second so a clipping policy cannot flood the log. */
+function logClipping(loop: ControlLoop, log: Logger): void {
+  let lastLoggedMs = -Infinity;
+  let since = 0;
+  loop.onSent((sent) => {
+    if (!sent.clipped) return;
+    since++;
+    if (sent.atMs - lastLoggedMs < 1000) return;
+    log.info({ driver: sent.driver, requested: sent.requested, sent: sent.command, clippedSinceLastLog: since }, 'safety filter clipped a command');
+    lastLoggedMs = sent.atMs;
+    since = 0;
+  });
+}
