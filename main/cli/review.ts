@@ -76,7 +76,7 @@ async function openMemory(uri: string, log: Logger): Promise<Memory | undefined>
 }
 
 /** `--rescore`: every tick played is a memory row of its own episode, pointing at the log and its log time. */
-function rescore(loop: ControlLoop, review: ReviewSession, memory: Memory, perception: Perception, log: Logger): { close(): Promise<void> } {
+export function rescore(loop: ControlLoop, review: ReviewSession, memory: Memory, perception: Perception, log: Pick<Logger, 'info'>): { episodeId: string; close(): Promise<void> } {
   const space = { encoderVersion: perception.version, embeddingSize: perception.embeddingSize, distance: 'l2' as const };
   const writer = memory.ticks(space).then((store) => new MemoryWriter(store));
   const episodeId = `rescore-${new Date().toISOString()}`;
@@ -99,6 +99,7 @@ function rescore(loop: ControlLoop, review: ReviewSession, memory: Memory, perce
   });
   log.info({ episodeId }, 're-scoring: the replayed ticks go to memory');
   return {
+    episodeId,
     async close() {
       stop();
       await (await writer).close();

@@ -8,7 +8,7 @@ import type { Link, LinkAlert } from '../links/link.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import { defaultMemoryUri } from '../memory/memoryLocation.ts';
 import { Memory } from '../memory/memory.ts';
-import { MemoryWriter } from '../memory/memoryWriter.ts';
+import { MemoryWriter, type WriterStatus } from '../memory/memoryWriter.ts';
 import { tickRowFromReport } from '../memory/tickFromReport.ts';
 import type { TickSpace } from '../memory/tickSchema.ts';
 import type { Perception } from '../perception/perception.ts';
@@ -25,7 +25,7 @@ export interface SessionStoreArgs {
 
 export interface SessionStores {
   /** The memory the ticks go to, for the world model's learner; undefined with --no-memory. */
-  memory: { uri: string; space: TickSpace; writtenTicks: () => number } | undefined;
+  memory: { uri: string; space: TickSpace; writtenTicks: () => number; writerStatus: () => WriterStatus } | undefined;
   /** The session's recording; undefined with --no-record. */
   recording: SessionRecording | undefined;
   /** The episode every tick of this session belongs to (memory rows and feedback name it). */
@@ -94,7 +94,7 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
     const store = await memory.ticks(space);
     const tickWriter = new MemoryWriter(store);
     writer = tickWriter;
-    memoryFacts = { uri: memory.uri, space, writtenTicks: () => tickWriter.status().written };
+    memoryFacts = { uri: memory.uri, space, writtenTicks: () => tickWriter.status().written, writerStatus: () => tickWriter.status() };
     const stopAlerts = loop.addAlertSource(() => writerAlerts(tickWriter));
     closers.push(async () => {
       stopAlerts();

@@ -20,8 +20,11 @@ export class RobotAddressError extends Error {
   override readonly name = 'RobotAddressError';
 }
 
+const EXPECTED_FORMS = 'expected "sim", ws://HOST:PORT (rosbridge) or serial:/dev/PATH?baud=N';
+
 export function parseRobotAddress(text: string | undefined): RobotSpec {
   if (text === undefined || text === 'sim') return { kind: 'sim' };
+  if (text.trim() === '') throw new RobotAddressError(`no robot address given: ${EXPECTED_FORMS}`);
   if (text.startsWith('ws://') || text.startsWith('wss://')) {
     let url: URL;
     try {
@@ -41,5 +44,5 @@ export function parseRobotAddress(text: string | undefined): RobotSpec {
       throw error;
     }
   }
-  throw new RobotAddressError(`${text}: expected "sim", ws://HOST:PORT (rosbridge) or serial:/dev/PATH?baud=N`);
+  throw new RobotAddressError(`${text}: ${EXPECTED_FORMS}`);
 }

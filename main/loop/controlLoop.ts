@@ -41,6 +41,8 @@ export interface TickReport {
   driver: Driver;
   sent: SentCommand | undefined;
   durationMs: number;
+  /** How long after it was due the timer started this tick; undefined for a tick called directly. */
+  startLatenessMs?: number;
 }
 
 export class ControlLoop {
@@ -55,6 +57,9 @@ export class ControlLoop {
   private readonly options: ControlLoopOptions;
   private clippedCount = 0;
   private skippedCount = 0;
+  private lateCount = 0;
+  /** The lateness of the tick the timer is about to start, handed to tick() as it begins. */
+  private timerLatenessMs: number | undefined;
   private tickTimer: NodeJS.Timeout | undefined;
   private watchdogTimer: NodeJS.Timeout | undefined;
   /** The timer's tick while it runs: the next one is skipped, never started beside it. */
@@ -131,6 +136,11 @@ export class ControlLoop {
     return this.skippedCount;
   }
 
+  /** Ticks the timer started more than one period after they were due (a busy event loop held them up). */
+  ticksStartedLate(): number {
+    return this.lateCount;
+  }
+
   perceptionStatus(): PerceptionStatus {
     return this.parts.perception.status();
   }
@@ -192,6 +202,8 @@ export class ControlLoop {
   async tick(nowMs = this.options.clock()): Promise<TickReport> {
     if (this.closed) throw new Error('the control loop is closed');
     const startedMs = performance.now();
+    const startLatenessMs = this.timerLatenessMs;
+    this.timerLatenessMs = undefined;
     this.watchdog.loopTicked(nowMs);
     const frame = this.synchroniser.frame(nowMs);
     const last = this.path.lastSent()?.command ?? { linearMps: 0, angularRadps: 0 };
@@ -209,7 +221,7 @@ export class ControlLoop {
     }
     const durationMs = performance.now() - startedMs;
     this.latency.add(durationMs);
-    const report: TickReport = { frame, embedding, belief, driver, sent, durationMs };
+    const report: TickReport = { frame, embedding, belief, driver, sent, durationMs, ...(startLatenessMs === undefined ? {} : { startLatenessMs }) };
     // Listeners (the memory's writer) only enqueue; none may hold up or break the tick.
     for (const listener of this.tickListeners) {
       try {
@@ -257,8 +269,13 @@ export class ControlLoop {
     let dueMs = this.options.clock() + periodMs;
     const schedule = () => {
       this.tickTimer = setTimeout(() => {
+        const latenessMs = Math.max(0, this.options.clock() - dueMs);
         if (this.tickInFlight) this.skippedCount++;
-        else this.tickInFlight = this.timedTick().finally(() => (this.tickInFlight = undefined));
+        else {
+          if (latenessMs > periodMs) this.lateCount++;
+          this.timerLatenessMs = latenessMs;
+          this.tickInFlight = this.timedTick().finally(() => (this.tickInFlight = undefined));
+        }
         const nowMs = this.options.clock();
         dueMs += periodMs;
         // After a stall, skip the missed ticks rather than running them back to back.

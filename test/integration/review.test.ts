@@ -9,12 +9,14 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CockpitService } from '../../main/api/cockpitService.ts';
+import { rescore } from '../../main/cli/review.ts';
 import { ReviewSession } from '../../main/cli/reviewSession.ts';
 import { openSessionStores } from '../../main/cli/sessionStores.ts';
 import { createControlLoop } from '../../main/cli/wiring.ts';
 import { SwitchableLink } from '../../main/links/switchableLink.ts';
 import type { ControlLoop } from '../../main/loop/controlLoop.ts';
 import { Memory } from '../../main/memory/memory.ts';
+import { sqlColumn, sqlString } from '../../main/memory/sqlFilter.ts';
 import { loadPerception } from '../../main/perception/onnxPerception.ts';
 import type { Perception } from '../../main/perception/perception.ts';
 import { openReviewLog } from '../../main/recording/reviewLog.ts';
@@ -136,6 +138,40 @@ describe('review mode on a recorded session', () => {
     const match = found.body.matches[0]!;
     expect(service.handle({ type: 'open-moment', file: match.file, atMs: match.atMs }).ok).toBe(true);
     expect(service.state().review!.positionMs).toBe(match.atMs);
+  });
+
+  it('writes nothing to memory unless asked to re-score; re-scored rows point into the log at their log time', async () => {
+    const space = (await memory.tickSpaces())[0]!;
+    const store = await memory.ticks(space);
+    const before = await store.countRows();
+    loop.start();
+    // Played through the running loop without --rescore: the memory keeps what it had.
+    let ticks = 0;
+    const stopCounting = loop.onTick(() => ticks++);
+    service.handle({ type: 'replay-seek', atMs: takeOverAtMs - 3000 });
+    service.handle({ type: 'replay-play' });
+    await until(() => ticks >= 5);
+    service.handle({ type: 'replay-pause' });
+    stopCounting();
+    expect(await store.countRows()).toBe(before);
+    const rescoring = rescore(loop, review, memory, perception, { info: () => undefined });
+    service.handle({ type: 'replay-seek', atMs: takeOverAtMs });
+    service.handle({ type: 'replay-speed', speed: 4 });
+    service.handle({ type: 'replay-play' });
+    await until(() => service.state().review!.positionMs > takeOverAtMs + 3000);
+    service.handle({ type: 'replay-pause' });
+    await rescoring.close();
+    await loop.close();
+    const after = await store.countRows();
+    const rows = await store.table.query().where(`${sqlColumn('episodeId')} = ${sqlString(rescoring.episodeId)}`).select(['mcapFile', 'mcapLogTimeNs']).toArray();
+    expect({ added: after - before, rows: rows.length }).toEqual({ added: rows.length, rows: expect.any(Number) });
+    expect(rows.length).toBeGreaterThan(3);
+    for (const row of rows) {
+      expect(row.mcapFile).toBe(recordingPath);
+      const logMs = Number(row.mcapLogTimeNs / 1_000_000n);
+      expect(logMs).toBeGreaterThanOrEqual(takeOverAtMs);
+      expect(logMs).toBeLessThanOrEqual(takeOverAtMs + 4000);
+    }
   });
 
   it('refuses to open a log it was never pointed at', () => {

@@ -1,0 +1,24 @@
+// `--robot TEXT` as typed on the command line: a robot spec, or a UsageError (printed without a stack,
+// exit code 2) that names the option; never any other error.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { fuzz } from '../../test/support/fuzz.ts';
+import { parseRobotSpec, UsageError } from './robotSpec.ts';
+
+describe('--robot under generated text', () => {
+  it('gives a spec or a UsageError naming --robot', () => {
+    const text = fc.oneof(fc.string({ maxLength: 40, unit: 'binary' }), fc.tuple(fc.constantFrom('ws://', 'wss://', 'serial:', 'serial:/dev/tty', 'sim'), fc.string({ maxLength: 30 })).map(([head, rest]) => head + rest));
+    fuzz(
+      [text],
+      (input) => {
+        try {
+          expect(['sim', 'rosbridge', 'serial']).toContain(parseRobotSpec(input).kind);
+        } catch (error) {
+          expect(error).toBeInstanceOf(UsageError);
+          expect((error as Error).message).toMatch(/^--robot \S.*: .+/s);
+        }
+      },
+      { runs: 2000 },
+    );
+  });
+});
