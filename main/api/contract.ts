@@ -436,6 +436,7 @@ export const ErrorCode = z.enum([
   'not-found',
   'method-not-allowed',
   'unavailable',
+  'rate-limited',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

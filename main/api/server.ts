@@ -13,6 +13,7 @@ import type { CockpitApi, ReviewResult } from './cockpitService.ts';
 import { API_VERSION, ClipSide, MAX_REQUEST_BYTES, MAX_SOCKET_FRAME_BYTES, Paths, type ErrorBody } from './contract.ts';
 import { validateRequest } from './requestParsing.ts';
 import { SocketSession } from './socketSession.ts';
+import { HTTP_REQUEST_LIMIT, RequestRateLimit } from './requestRateLimit.ts';
 
 export interface ApiServerOptions {
   host: string;
@@ -61,6 +62,8 @@ export async function startApiServer(api: CockpitApi, options: ApiServerOptions)
     staticFiles(request, response, () => sendError(response, 404, { code: 'not-found', message: `no such file: ${path}` }));
   };
 
+  const httpLimit = new RequestRateLimit(HTTP_REQUEST_LIMIT);
+
   const handleApi = (request: IncomingMessage, response: ServerResponse, path: string) => {
     if (!tokensMatch(bearerToken(request), options.token)) {
       response.setHeader('WWW-Authenticate', 'Bearer');
@@ -80,6 +83,9 @@ export async function startApiServer(api: CockpitApi, options: ApiServerOptions)
         if (json === undefined) return;
         const parsed = validateRequest(json);
         if (!parsed.ok) return sendError(response, parsed.error.code === 'unknown-request' ? 404 : 400, parsed.error);
+        if (parsed.request.type !== 'estop' && !httpLimit.take()) {
+          return sendError(response, 429, { code: 'rate-limited', message: `too many requests: at most ${HTTP_REQUEST_LIMIT.perSecond} a second over HTTP; the e-stop is never limited`, ...(parsed.request.id ? { id: parsed.request.id } : {}) });
+        }
         const result = api.handle(parsed.request);
         if (!result.ok) return sendError(response, result.error.code === 'bad-request' ? 400 : 409, result.error);
         sendJson(response, 200, { ok: true, requestType: parsed.request.type });

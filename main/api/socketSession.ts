@@ -6,6 +6,7 @@ import { API_VERSION, type Event } from './contract.ts';
 import type { CockpitApi } from './cockpitService.ts';
 import type { Preview } from './previews.ts';
 import { parseRequest } from './requestParsing.ts';
+import { RequestRateLimit, SOCKET_REQUEST_LIMIT } from './requestRateLimit.ts';
 
 export const STATE_PERIOD_MS = 100;
 /** Previews are skipped (never queued) while this much is still waiting to go out to a slow client. */
@@ -15,6 +16,7 @@ export class SocketSession {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly stopPreviews: () => void;
   private readonly sentSequence = { camera: 0, scan: 0, points: 0 };
+  private readonly rateLimit = new RequestRateLimit(SOCKET_REQUEST_LIMIT);
 
   constructor(
     private readonly socket: WebSocket,
@@ -46,6 +48,14 @@ export class SocketSession {
     if (!parsed.ok) {
       this.log.warn({ error: parsed.error }, 'refused a request from the UI');
       this.send({ type: 'error', error: parsed.error });
+      return;
+    }
+    if (parsed.request.type !== 'estop' && !this.rateLimit.take()) {
+      const message = this.rateLimit.refusalToTell();
+      if (message) {
+        this.log.warn({ message }, 'a UI socket is flooding the core');
+        this.send({ type: 'error', error: { code: 'rate-limited', message, ...(parsed.request.id ? { id: parsed.request.id } : {}) } });
+      }
       return;
     }
     const result = this.api.handle(parsed.request);

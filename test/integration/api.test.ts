@@ -141,6 +141,30 @@ describe('WebSocket bad input', () => {
     client.close();
   });
 
+  it('refuses a flood of requests beyond the rate limit, saying so once, and still takes the e-stop at once', async () => {
+    const client = await SocketClient.open(core.socketUrl(), core.origin);
+    await client.next((e) => e.type === 'hello');
+    for (let i = 0; i < 1000; i++) client.send({ type: 'heartbeat', sentAtMs: Date.now() });
+    client.send({ type: 'estop', id: 'stop-now' });
+    const refused = await client.next(isError);
+    expect(refused.error).toMatchObject({ code: 'rate-limited' });
+    expect(refused.error.message).toMatch(/the e-stop is never limited/);
+    await client.next((e) => e.type === 'ack' && e.id === 'stop-now');
+    expect(core.loop.arbiter.isEStopped()).toBe(true);
+    // One refusal said, however many were refused.
+    expect(client.events.filter((e) => e.type === 'error')).toHaveLength(0);
+    core.loop.releaseEStop(Date.now());
+    client.close();
+  });
+
+  it('refuses HTTP requests beyond the rate limit with 429, never the e-stop', async () => {
+    const statuses = await Promise.all(Array.from({ length: 120 }, () => post('{"type":"heartbeat","sentAtMs":1}').then((response) => response.status)));
+    expect(statuses).toContain(429);
+    expect((await post('{"type":"estop"}')).status).toBe(200);
+    expect(core.loop.arbiter.isEStopped()).toBe(true);
+    core.loop.releaseEStop(Date.now());
+  });
+
   it('closes a socket that sends a frame above the hard cap, and keeps serving others', async () => {
     const client = await SocketClient.open(core.socketUrl(), core.origin);
     const closed = client.closed();
