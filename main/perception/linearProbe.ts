@@ -1,6 +1,7 @@
 // Linear probes: ridge regression from embeddings to a quantity of the world, scored by R² on other
 // data. If a straight line through the embedding recovers the goal's bearing on layouts the encoder
 // never saw, the embedding carries it in a form the world model and the policy can use.
+import { solveSymmetricPositiveDefinite } from './cholesky.ts';
 
 export interface LinearProbe {
   /** Per feature, applied to standardised features. */
@@ -10,31 +11,9 @@ export interface LinearProbe {
   featureScales: Float64Array;
 }
 
-/** Solves the symmetric positive definite system a·x = b in place (Cholesky); a is n×n row-major. */
 function solveSpd(a: Float64Array, b: Float64Array, n: number): Float64Array {
-  for (let j = 0; j < n; j++) {
-    let diagonal = a[j * n + j]!;
-    for (let k = 0; k < j; k++) diagonal -= a[j * n + k]! ** 2;
-    if (!(diagonal > 0)) throw new Error('linear probe: the system is not positive definite (features are degenerate)');
-    const root = Math.sqrt(diagonal);
-    a[j * n + j] = root;
-    for (let i = j + 1; i < n; i++) {
-      let sum = a[i * n + j]!;
-      for (let k = 0; k < j; k++) sum -= a[i * n + k]! * a[j * n + k]!;
-      a[i * n + j] = sum / root;
-    }
-  }
-  const x = new Float64Array(b);
-  for (let i = 0; i < n; i++) {
-    let sum = x[i]!;
-    for (let k = 0; k < i; k++) sum -= a[i * n + k]! * x[k]!;
-    x[i] = sum / a[i * n + i]!;
-  }
-  for (let i = n - 1; i >= 0; i--) {
-    let sum = x[i]!;
-    for (let k = i + 1; k < n; k++) sum -= a[k * n + i]! * x[k]!;
-    x[i] = sum / a[i * n + i]!;
-  }
+  const x = solveSymmetricPositiveDefinite(a, b, n);
+  if (!x) throw new Error('linear probe: the system is not positive definite (features are degenerate)');
   return x;
 }
 

@@ -5,6 +5,7 @@
 // embedding against its odometry. Its fit on held-out ticks (R²) is reported; below a floor, or
 // while the world model is untrained, no path is shown rather than a made-up one.
 import type { DriveCommand } from '../links/messages.ts';
+import { solveSymmetricPositiveDefinite } from '../perception/cholesky.ts';
 
 export interface ReadoutOptions {
   /** Where the proprioception sits in the embedding. */
@@ -96,7 +97,7 @@ export class VelocityReadout {
     const d = this.dims;
     const a = Float64Array.from(this.xtx);
     for (let i = 0; i < d - 1; i++) a[i * d + i]! += this.options.ridge * Math.max(1, this.samples);
-    const solved = solveSymmetric(a, Float64Array.from(this.xty), d, 2);
+    const solved = solveSymmetricPositiveDefinite(a, this.xty, d, 2);
     if (!solved) return;
     this.weights = solved;
     const predicted = this.heldOut.map((held) => this.apply(solved, held.x));
@@ -146,34 +147,4 @@ function rSquared(predicted: readonly number[], actual: readonly number[]): numb
     total += (value - mean) ** 2;
   });
   return total === 0 ? Number.NaN : 1 - residual / total;
-}
-
-/** Solves A·X = B for symmetric positive-definite A (n × n) and B (n × m) by Cholesky; undefined if A is not. */
-function solveSymmetric(a: Float64Array, b: Float64Array, n: number, m: number): Float64Array | undefined {
-  for (let j = 0; j < n; j++) {
-    let diagonal = a[j * n + j]!;
-    for (let k = 0; k < j; k++) diagonal -= a[j * n + k]! ** 2;
-    if (!(diagonal > 0)) return undefined;
-    const root = Math.sqrt(diagonal);
-    a[j * n + j] = root;
-    for (let i = j + 1; i < n; i++) {
-      let sum = a[i * n + j]!;
-      for (let k = 0; k < j; k++) sum -= a[i * n + k]! * a[j * n + k]!;
-      a[i * n + j] = sum / root;
-    }
-  }
-  const x = Float64Array.from(b);
-  for (let c = 0; c < m; c++) {
-    for (let i = 0; i < n; i++) {
-      let sum = x[i * m + c]!;
-      for (let k = 0; k < i; k++) sum -= a[i * n + k]! * x[k * m + c]!;
-      x[i * m + c] = sum / a[i * n + i]!;
-    }
-    for (let i = n - 1; i >= 0; i--) {
-      let sum = x[i * m + c]!;
-      for (let k = i + 1; k < n; k++) sum -= a[k * n + i]! * x[k * m + c]!;
-      x[i * m + c] = sum / a[i * n + i]!;
-    }
-  }
-  return x;
 }
