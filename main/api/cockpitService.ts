@@ -178,7 +178,8 @@ export class CockpitService implements CockpitApi {
     let result: LearningResult;
     switch (request.type) {
       case 'rate':
-        result = learning.rate(request.value, request.atMs);
+        if (request.atMs !== undefined && request.agoMs !== undefined) return { ok: false, error: { code: 'bad-request', message: 'a rating names its moment by atMs or by agoMs, not both', id: request.id } };
+        result = learning.rate(request.value, request.atMs ?? (request.agoMs === undefined ? undefined : this.clock() - request.agoMs));
         break;
       case 'undo':
         result = learning.undo();

@@ -126,12 +126,17 @@ export type SerialPortsResponse = z.infer<typeof SerialPortsResponse>;
 
 // ── Learning from the operator (DESIGN §3): ratings, undo, preference answers, policy versions ─────
 
+/** How far back a rating may reach by `agoMs`: the ledger keeps about this much of the session. */
+export const MAX_RATE_AGO_MS = 120_000;
+
 export const RateRequest = z.strictObject({
   type: z.literal('rate'),
   id: requestId,
   value: z.enum(['good', 'bad']),
   /** A past moment (epoch ms) to rate; omitted: the current moment. */
   atMs: z.number().finite().optional(),
+  /** Or the moment this long before the core receives the request (no clock to agree on); not with atMs. */
+  agoMs: z.number().finite().min(0).max(MAX_RATE_AGO_MS).optional(),
 });
 
 export const UndoRequest = z.strictObject({ type: z.literal('undo'), id: requestId });

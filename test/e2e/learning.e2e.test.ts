@@ -222,6 +222,17 @@ describe('teaching the robot from the cockpit', () => {
     await expect.poll(() => toast(/Nothing to undo/).count()).toBeGreaterThan(0);
     expect((await robotState()).estopped).toBe(false);
     await screenshot('learning-undone');
+
+    // A past moment: chosen in the panel, rated with B, and the choice goes back to "now".
+    const moment = page.getByRole('combobox', { name: 'Moment to rate' });
+    await moment.selectOption({ label: '2 s ago' });
+    await page.locator('body').click({ position: { x: 5, y: 895 } });
+    await page.keyboard.press('b');
+    await expect.poll(async () => (await learningState()).counts.ratings, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => toast(/Rated step \d+ bad/).count()).toBeGreaterThan(0);
+    await expect.poll(() => moment.inputValue()).toBe('0');
+    await page.keyboard.press('u');
+    await expect.poll(async () => (await learningState()).counts.ratings, { timeout: 5000 }).toBe(0);
   }, 30_000);
 
   it('rolls back to the version that drove before', async () => {
@@ -246,7 +257,7 @@ describe('teaching the robot from the cockpit', () => {
     const memory = await Memory.open({ uri: core.memoryUri, maintenance: { periodMs: 0 } });
     try {
       const kinds = (await memory.records.listCorrections()).map((row) => row.kind);
-      expect(kinds).toEqual(['intervention', 'preference', 'rating', 'undo', 'undo']);
+      expect(kinds).toEqual(['intervention', 'preference', 'rating', 'undo', 'undo', 'rating', 'undo']);
     } finally {
       await memory.close();
     }

@@ -150,8 +150,13 @@ export class Cockpit {
 
   // ── Teaching (DESIGN §3): the core answers each with a message (state.learning.lastMessage) or an error ──
 
+  /** Which moment G and B rate: 0 for now, else how long ago; back to now after each rating. */
+  rateAgoMs = $state(0);
+
   rate(value: 'good' | 'bad'): void {
-    this.#send({ type: 'rate', value }, 'Rating not sent.');
+    const agoMs = this.rateAgoMs;
+    this.#send(agoMs > 0 ? { type: 'rate', value, agoMs } : { type: 'rate', value }, 'Rating not sent.');
+    this.rateAgoMs = 0;
   }
 
   undo(): void {
