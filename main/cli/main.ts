@@ -11,6 +11,7 @@ import type { SessionStoreArgs } from './sessionStores.ts';
 import { DEFAULT_WORLD_MODEL_ARGS, type WorldModelArgs } from './worldModelArgs.ts';
 import { PRESET_NAMES, type PresetName } from '../worldmodel/worldModelConfig.ts';
 import { runStart } from './start.ts';
+import { runSoakCommand, SOAK_USAGE } from './soak/soakCommand.ts';
 import { ROS_TOPIC_PATTERN } from '../api/contract.ts';
 
 const USAGE = `Usage:
@@ -35,6 +36,7 @@ const USAGE = `Usage:
   reins record ROBOT -o FILE.mcap [--seconds N]   records the robot's sensor streams (until Ctrl-C without --seconds)
   reins bench SUITE [--json FILE] [--encoders PATH] [--encoder-threads N]
                                        suites: tick, perception, memory, worldmodel, learning, sim, bridge, ui, recording (--encoders*: tick, perception, memory, learning)
+${SOAK_USAGE}
   reins help`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -56,6 +58,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runRecord(parseRecordArgs(rest), createLogger('reins'));
       case 'sim':
         return await runSim(parseSimArgs(rest));
+      case 'soak':
+        return await runSoakCommand(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -132,8 +132,9 @@ export async function readTensorFile<H extends z.ZodTypeAny>(path: string, expec
   let entries: Record<string, Array<z.infer<typeof tensorEntrySchema>>>;
   try {
     const parsed: unknown = JSON.parse(bytes.subarray(expected.magic.length, headerEnd).toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CheckpointError(`${path}: the ${expected.kind}'s header is not a JSON object`);
     const format = (parsed as { format?: unknown }).format;
-    if (format !== expected.format) throw new CheckpointError(`${path}: ${expected.kind} format ${String(format)}, this Reins reads format ${expected.format}`);
+    if (format !== expected.format) throw new CheckpointError(`${path}: ${expected.kind} format ${JSON.stringify(format) ?? 'missing'}, this Reins reads format ${expected.format}`);
     header = schema.parse(parsed) as z.infer<H>;
     entries = z.object({ bodySha256: z.string().regex(/^[0-9a-f]{64}$/), ...Object.fromEntries(expected.groups.map((group) => [group, z.array(tensorEntrySchema)])) }).parse(parsed) as never;
   } catch (error) {

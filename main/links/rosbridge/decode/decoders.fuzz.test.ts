@@ -59,7 +59,7 @@ function checkNeverThrows(decode: Decoder, messages: fc.Arbitrary<unknown>, inva
         expect(result.hint.length).toBeGreaterThan(0);
       }
     },
-    { runs: 1000 },
+    { runs: 2000 },
   );
 }
 

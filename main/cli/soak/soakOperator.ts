@@ -1,0 +1,126 @@
+// The soak's operator: the scripted operator of the learning bench (it knows the true map and pose,
+// reacts late, has an unsteady hand) sitting at the cockpit. It sends what the UI sends, through the
+// same CockpitService: a heartbeat every 100 ms, autonomy on, and — while it watches the policy —
+// a takeover when a collision is imminent or progress stalls, driving a while, then a hand-back.
+import type { HandleResult } from '../../api/cockpitService.ts';
+import type { Request } from '../../api/contract.ts';
+import type { DriveCommand } from '../../links/messages.ts';
+import type { ControlLoop } from '../../loop/controlLoop.ts';
+import type { Arena } from '../../sim/arena.ts';
+import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
+import type { GroundTruthFeed } from './groundTruthFeed.ts';
+
+/** The UI's heartbeat period (DESIGN §2 step 7); the operator also looks and acts this often. */
+export const OPERATOR_PERIOD_MS = 100;
+const STILL: DriveCommand = { linearMps: 0, angularRadps: 0 };
+
+export interface OperatorCounts {
+  takeovers: number;
+  handBacks: number;
+  driveRequests: number;
+  /** Requests the cockpit refused (none expected), with the last reason. */
+  refused: number;
+  lastRefusal: string | undefined;
+}
+
+export class SoakOperator {
+  readonly counts: OperatorCounts = { takeovers: 0, handBacks: 0, driveRequests: 0, refused: 0, lastRefusal: undefined };
+  private readonly scripted: ScriptedOperator;
+  private timer: NodeJS.Timeout | undefined;
+  private heartbeating = true;
+  private supervising = true;
+  private holding = false;
+  private lastHeartbeatMs = 0;
+
+  constructor(
+    private readonly cockpit: { handle(request: Request): HandleResult },
+    private readonly loop: ControlLoop,
+    private readonly truth: GroundTruthFeed,
+    arena: Arena,
+    seed: number,
+  ) {
+    this.scripted = new ScriptedOperator(arena, { seed });
+  }
+
+  /** Heartbeat, autonomy on, and the watching begins. */
+  start(): void {
+    this.heartbeat();
+    this.request({ type: 'set-autonomy', enabled: true });
+    this.timer = setInterval(() => this.step(), OPERATOR_PERIOD_MS);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Wall-clock ms of the last heartbeat sent. */
+  get lastHeartbeatAtMs(): number {
+    return this.lastHeartbeatMs;
+  }
+
+  /** Stops watching the policy (and releases nothing): the stop checks take the controls. */
+  stopSupervising(): void {
+    this.supervising = false;
+  }
+
+  /** The cockpit goes silent: no more heartbeats (a closed laptop, a lost network). */
+  stopHeartbeats(): void {
+    this.heartbeating = false;
+  }
+
+  resumeHeartbeats(): void {
+    this.heartbeating = true;
+    this.heartbeat();
+  }
+
+  takeOver(): void {
+    if (this.holding) return;
+    this.request({ type: 'take-over' });
+    this.holding = true;
+    this.counts.takeovers++;
+  }
+
+  drive(command: DriveCommand): void {
+    this.request({ type: 'drive', linearMps: command.linearMps, angularRadps: command.angularRadps });
+    this.counts.driveRequests++;
+  }
+
+  handBack(): void {
+    if (!this.holding) return;
+    this.request({ type: 'hand-back' });
+    this.holding = false;
+    this.counts.handBacks++;
+  }
+
+  setAutonomy(enabled: boolean): void {
+    this.request({ type: 'set-autonomy', enabled });
+  }
+
+  private step(): void {
+    if (this.heartbeating) this.heartbeat();
+    if (!this.supervising) return;
+    const truth = this.truth.latest();
+    if (truth === undefined) return;
+    const proposed = this.loop.driver() === 'policy' ? (this.loop.lastSent()?.command ?? STILL) : STILL;
+    const decision = this.scripted.supervise(truth, proposed);
+    if (decision.driver === 'operator') {
+      this.takeOver();
+      this.drive(decision.command);
+    } else {
+      this.handBack();
+    }
+  }
+
+  private heartbeat(): void {
+    this.lastHeartbeatMs = Date.now();
+    this.request({ type: 'heartbeat', sentAtMs: this.lastHeartbeatMs });
+  }
+
+  private request(request: Request): void {
+    const result = this.cockpit.handle(request);
+    if (result.ok) return;
+    this.counts.refused++;
+    this.counts.lastRefusal = `${request.type}: ${result.error.message}`;
+  }
+}
