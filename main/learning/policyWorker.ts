@@ -1,6 +1,7 @@
 // The policy learner's worker thread: it holds the ticks and the networks and trains them when the
 // core asks for a round, so that the control loop never waits for a gradient step (DESIGN §1).
 import { parentPort } from 'node:worker_threads';
+import { runBehindTheLoop } from '../loop/backgroundPriority.ts';
 import { loadLearnerBackend } from '../worldmodel/learner/learnerBackend.ts';
 import { PolicyLearner } from './policyLearner.ts';
 import type { FromPolicyWorker, ToPolicyWorker } from './policyWorkerProtocol.ts';
@@ -8,6 +9,8 @@ import { TickBuffer } from './tickBuffer.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('policyWorker.ts runs only as a worker thread');
+// Training gives way to the control loop's thread whenever both want a core (a no-op off Linux).
+runBehindTheLoop();
 
 let buffer: TickBuffer | undefined;
 let learner: PolicyLearner | undefined;
