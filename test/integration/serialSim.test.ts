@@ -13,11 +13,20 @@ import { SerialLink, type CommandAck } from '../../main/links/serial/serialLink.
 import { startSimRosbridgeServer } from '../../main/sim/rosbridge/server.ts';
 import { startSerialSim, type SerialSim } from '../../main/sim/serial/serialSim.ts';
 import { SimRobot } from '../../main/sim/simRobot.ts';
+import { createControlLoop } from '../../main/cli/wiring.ts';
+import type { SentCommand } from '../../main/loop/commandPath.ts';
+import { loadPerception } from '../../main/perception/onnxPerception.ts';
+import { testEncoderManifest } from '../support/testEncoders.ts';
+import { WaitableLog } from '../support/waitableLog.ts';
 import { waitFor, waitForAlert, waitForMessage, waitForPresence } from '../support/linkEvents.ts';
 import { isType, RawSerialClient } from '../support/rawSerialClient.ts';
 import { SimRosbridgeClient, type ReceivedFrame } from '../support/simRosbridgeClient.ts';
 
 const drive = (linearMps: number, angularRadps: number) => twistFromDrive({ linearMps, angularRadps });
+/** The simulated device's heartbeat timeout (simSerialDevice.ts), then braking and a loaded machine's timers. */
+const DEVICE_HEARTBEAT_TIMEOUT_MS = 400;
+const BRAKING_AND_SLACK_MS = 600;
+const PORT_AWAY_MS = 1500;
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -107,6 +116,51 @@ describe('serial link ↔ simulated robot on a pseudo-terminal', () => {
     expect(link.publish('/cmd_vel', drive(0.1, 0))).toBe(true);
     expect((await ack).result).toBe('applied');
   });
+
+  // Fault test (docs/reliability.md): the serial port vanishes under a driving operator.
+  it('stops the robot when the port is pulled mid-drive, refuses commands while it is gone, and drives again when it returns', async () => {
+    const robot = new SimRobot({ camera: { widthPx: 32, heightPx: 24 } });
+    // The port stays away well past the device's heartbeat timeout (an outage shorter than it rightly
+    // leaves the robot on its last command).
+    const serialSim = await startSerialSim({ ptyPath: join(scratch, `ttySIM${count++}`), robot, restartDelayMs: PORT_AWAY_MS });
+    cleanups.push(() => serialSim.close());
+    const server = await startSimRosbridgeServer({ robot, port: 0, sensorTaps: [serialSim.sensors] }); // steps the robot
+    cleanups.push(() => server.close());
+    const link = serialLink(serialSim.ptyPath);
+    await waitForPresence(link, 'present');
+    const loop = await createControlLoop(link, { perception: await loadPerception(testEncoderManifest()) });
+    const sent = new WaitableLog<SentCommand>('commands the loop sent');
+    loop.onSent((command) => sent.push(command));
+    const speeds = new WaitableLog<{ atMs: number; speedMps: number }>('robot speed');
+    const watch = setInterval(() => speeds.push({ atMs: Date.now(), speedMps: Math.abs(robot.groundTruth().linearMps) }), 10);
+    loop.start();
+    const operator = setInterval(() => {
+      loop.heartbeat();
+      loop.operatorDrive({ linearMps: 0.3, angularRadps: 0 });
+    }, 50);
+    cleanups.push(async () => {
+      clearInterval(operator);
+      clearInterval(watch);
+      await loop.close();
+    });
+    await speeds.until((all) => (all.at(-1)?.speedMps ?? 0) > 0.15, 'the robot driving', 10_000);
+
+    const pulledAtMs = Date.now();
+    process.kill(serialSim.socatPid()!, 'SIGKILL'); // the cable is pulled mid-drive
+    // The device hears no more heartbeats and stops the robot itself.
+    await speeds.until((all) => all.at(-1)!.atMs > pulledAtMs && all.at(-1)!.speedMps < 0.01, 'the robot to stop', PORT_AWAY_MS);
+    const stopMs = speeds.items.at(-1)!.atMs - pulledAtMs;
+    expect(stopMs).toBeLessThanOrEqual(DEVICE_HEARTBEAT_TIMEOUT_MS + BRAKING_AND_SLACK_MS);
+    await waitForAlert(link, (alert) => alert.key === 'serial-port');
+    const noticedAtMs = Date.now();
+    await sent.until((all) => all.filter((each) => each.atMs > noticedAtMs && !each.delivered).length >= 3, 'commands refused while the port is gone');
+
+    await waitForPresence(link, 'present', 8000);
+    const recoveredMs = Date.now() - pulledAtMs;
+    expect(recoveredMs).toBeGreaterThanOrEqual(PORT_AWAY_MS);
+    await speeds.until((all) => (all.at(-1)?.speedMps ?? 0) > 0.15, 'the robot driving again', 10_000);
+    console.info(`serial port pulled: robot stopped by itself ${stopMs} ms after; link back and driving ${recoveredMs} ms after`);
+  }, 30_000);
 
   it('exposes the robot the rosbridge server steps, fed by its sensor taps (as `reins sim --serial-pty` does)', async () => {
     const robot = new SimRobot({ camera: { widthPx: 32, heightPx: 24 } });

@@ -10,7 +10,8 @@ import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
 import { SwitchableLink } from '../../main/links/switchableLink.ts';
 import type { ControlLoop } from '../../main/loop/controlLoop.ts';
 import { loadPerception } from '../../main/perception/onnxPerception.ts';
-import { createSimLink, startRealtime } from '../../main/sim/lockstepLink.ts';
+import { createSimLink, startRealtime, type LockstepLink } from '../../main/sim/lockstepLink.ts';
+import type { SimRobot } from '../../main/sim/simRobot.ts';
 import { testEncoderManifest } from './testEncoders.ts';
 
 export interface RunningCore {
@@ -21,6 +22,8 @@ export interface RunningCore {
   baseUrl: string;
   socketUrl: (token?: string) => string;
   origin: string;
+  /** The simulated robot the core starts with, for ground truth (how fast it really moves). */
+  robot: SimRobot;
   close(): Promise<void>;
 }
 
@@ -31,7 +34,7 @@ export interface CoreOptions {
 }
 
 /** The in-process sim in real time, as the CLI would open it (minus its own process). */
-function openSimInProcess(): OpenedRobot {
+function openSimInProcess(): OpenedRobot & { link: LockstepLink } {
   const link = createSimLink({});
   const stopRobot = startRealtime(link);
   return {
@@ -75,6 +78,7 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
     token,
     baseUrl,
     origin: baseUrl,
+    robot: opened.link.robot,
     socketUrl: (given = token) => `ws://127.0.0.1:${server.port}/api/socket?token=${encodeURIComponent(given)}`,
     async close() {
       await loop.close();

@@ -1,5 +1,6 @@
 // The WebSocket under a rosbridge connection, reduced to what the transport needs, so tests can put a
 // scripted socket in its place. `openWsSocket` is the real one (the `ws` package).
+import type { Socket } from 'node:net';
 import WebSocket from 'ws';
 
 export type SocketState = 'connecting' | 'open' | 'closing' | 'closed';
@@ -39,6 +40,9 @@ const STATES: readonly SocketState[] = ['connecting', 'open', 'closing', 'closed
 export function openWsSocket(url: string, options: Readonly<WsSocketOptions> = DEFAULT_WS_SOCKET_OPTIONS): SocketPort {
   const socket = new WebSocket(url, { handshakeTimeout: options.handshakeTimeoutMs, maxPayload: options.maxPayloadBytes });
   socket.binaryType = 'arraybuffer';
+  // The TCP socket under the WebSocket, once upgraded: a silent connection is reset through it.
+  let tcp: Socket | undefined;
+  socket.once('upgrade', (response) => (tcp = response.socket));
   return {
     state: () => STATES[socket.readyState] ?? 'closed',
     listen(handlers) {
@@ -57,7 +61,14 @@ export function openWsSocket(url: string, options: Readonly<WsSocketOptions> = D
     send: (text) => socket.send(text),
     ping: () => socket.ping(),
     close: () => socket.close(),
-    terminate: () => socket.terminate(),
+    terminate: () => {
+      // A reset, not a FIN: commands written since the robot stopped answering, still unacknowledged
+      // in the send buffer, are discarded instead of reaching the robot seconds late when the network
+      // returns (test/faults/linkStall.test.ts). Bytes the robot's side already acknowledged cannot
+      // be recalled; its own command timeout bounds those.
+      if (tcp !== undefined && !tcp.destroyed) tcp.resetAndDestroy();
+      socket.terminate();
+    },
   };
 }
 
