@@ -9,15 +9,14 @@
 // them when it resumes; only its own command timeout bounds those.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createControlLoop } from '../../main/cli/wiring.ts';
-import type { DriveCommand } from '../../main/links/messages.ts';
 import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
 import type { SentCommand } from '../../main/loop/commandPath.ts';
 import { loadPerception } from '../../main/perception/onnxPerception.ts';
 import { startSimRosbridgeServer } from '../../main/sim/rosbridge/server.ts';
-import { SimRobot } from '../../main/sim/simRobot.ts';
 import { waitForPresence } from '../support/linkEvents.ts';
 import { StallingProxy } from '../support/stallingProxy.ts';
 import { testEncoderManifest } from '../support/testEncoders.ts';
+import { TimedRobot } from '../support/timedRobot.ts';
 import { WaitableLog } from '../support/waitableLog.ts';
 
 /** Short heartbeat timings so the suite stays fast; the defaults are 1 s pings and 4 s of silence. */
@@ -28,16 +27,6 @@ const ROBOT_COMMAND_TIMEOUT_MS = 500;
 const BRAKING_ALLOWANCE_MS = 400;
 /** Timer lateness on a loaded two-core machine. */
 const SCHEDULING_SLACK_MS = 300;
-
-/** The simulated robot, noting when each drive command reaches it. */
-class TimedRobot extends SimRobot {
-  readonly received = new WaitableLog<DriveCommand & { atMs: number }>('drive commands at the robot');
-
-  override drive(command: DriveCommand): boolean {
-    this.received.push({ ...command, atMs: Date.now() });
-    return super.drive(command);
-  }
-}
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

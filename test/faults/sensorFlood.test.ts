@@ -5,14 +5,14 @@
 // watchdog still stops the robot within 300 ms mid-flood; the streams go back to their rates after.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createControlLoop } from '../../main/cli/wiring.ts';
-import type { DriveCommand, Odometry } from '../../main/links/messages.ts';
+import type { Odometry } from '../../main/links/messages.ts';
 import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
 import type { SentCommand } from '../../main/loop/commandPath.ts';
 import { loadPerception } from '../../main/perception/onnxPerception.ts';
 import { startSimRosbridgeServer } from '../../main/sim/rosbridge/server.ts';
-import { SimRobot } from '../../main/sim/simRobot.ts';
 import { waitForPresence } from '../support/linkEvents.ts';
 import { testEncoderManifest } from '../support/testEncoders.ts';
+import { TimedRobot } from '../support/timedRobot.ts';
 import { WaitableLog } from '../support/waitableLog.ts';
 
 const ODOM_RATE_HZ = 50;
@@ -24,15 +24,6 @@ const WATCHDOG_MS = 300;
 const SCHEDULING_SLACK_MS = 100;
 /** An operator command must reach the robot within one 10 Hz tick, flood or not. */
 const COMMAND_DELIVERY_LIMIT_MS = 100;
-
-class TimedRobot extends SimRobot {
-  readonly received = new WaitableLog<DriveCommand & { atMs: number }>('drive commands at the robot');
-
-  override drive(command: DriveCommand): boolean {
-    this.received.push({ ...command, atMs: Date.now() });
-    return super.drive(command);
-  }
-}
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
