@@ -2,7 +2,7 @@
 // link wrote as decoded frames, and can unplug the port or make opening fail.
 import { encodeFrame } from '../../main/links/serial/frames.ts';
 import { FrameStreamDecoder } from '../../main/links/serial/frameStream.ts';
-import type { ProtocolMessage } from '../../main/links/serial/protocolMessages.ts';
+import { CAPABILITY, type DeviceInfo, type ProtocolMessage } from '../../main/links/serial/protocolMessages.ts';
 import type { OpenSerialTransport, SerialTransport, SerialTransportHandlers } from '../../main/links/serial/serialTransport.ts';
 
 export class FakeSerialPort implements SerialTransport {
@@ -61,3 +61,21 @@ export class FakeSerialPorts {
     return port;
   }
 }
+
+/** What a two-wheeled test board says of itself in its hello reply. */
+export const TEST_SERIAL_DEVICE: Readonly<DeviceInfo> = Object.freeze({
+  protocolVersion: 1,
+  capabilities: CAPABILITY.wheels | CAPABILITY.velocityCommand,
+  wheelCount: 2,
+  analogCount: 0,
+  sensorRateHz: 50,
+  heartbeatTimeoutMs: 400,
+  heartbeatPeriodMs: 500,
+  encoderCountsPerRev: 1000,
+  wheelRadiusM: 0.05,
+  trackM: 0.3,
+  maxLinearMps: 1,
+  maxAngularRadps: 2,
+  name: 'test-board',
+  firmwareVersion: '9.9',
+});

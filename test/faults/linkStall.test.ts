@@ -18,6 +18,7 @@ import { StallingProxy } from '../support/stallingProxy.ts';
 import { testEncoderManifest } from '../support/testEncoders.ts';
 import { TimedRobot } from '../support/timedRobot.ts';
 import { WaitableLog } from '../support/waitableLog.ts';
+import { distinctCommands, operatorAtTheStick } from '../support/operatorAtTheStick.ts';
 
 /** Short heartbeat timings so the suite stays fast; the defaults are 1 s pings and 4 s of silence. */
 const PING_INTERVAL_MS = 200;
@@ -51,14 +52,9 @@ describe('a link that stalls without closing', () => {
     const sent = new WaitableLog<SentCommand>('commands the loop sent');
     loop.onSent((command) => sent.push(command));
     loop.start();
-    // The cockpit: a heartbeat and the stick every 50 ms, each command told apart by its turn rate.
-    let step = 0;
-    const operator = setInterval(() => {
-      loop.heartbeat();
-      loop.operatorDrive({ linearMps: 0.2, angularRadps: 0.3 + 0.001 * (step++ % 200) });
-    }, 50);
+    const stopOperator = operatorAtTheStick(loop, distinctCommands());
     cleanups.push(async () => {
-      clearInterval(operator);
+      stopOperator();
       await loop.close();
     });
     await robot.received.until((all) => all.length >= 5, 'the operator driving the robot');
@@ -95,7 +91,7 @@ describe('a link that stalls without closing', () => {
     const presentAtMs = Date.now();
     await robot.received.until((all) => all.some((each) => each.atMs > presentAtMs), 'the operator driving the robot again');
     await robot.received.until(() => robot.groundTruth().linearMps > 0.1, 'the robot moving again', 10_000);
-    clearInterval(operator);
+    stopOperator();
 
     // After the stall the robot gets only commands of the new connection: none the loop sent while the
     // link was down (refused, never queued), and none of those in flight on the stalled connection,

@@ -13,6 +13,7 @@ import { nextMessages, waitForMessage, waitForPresence } from '../support/linkEv
 import { killSimChild, startSimChild, type SimChild } from '../support/simChildProcess.ts';
 import { testEncoderManifest } from '../support/testEncoders.ts';
 import { WaitableLog } from '../support/waitableLog.ts';
+import { operatorAtTheStick } from '../support/operatorAtTheStick.ts';
 
 const BACKOFF = { initialMs: 20, maxMs: 200, factor: 2, jitter: 0.2 };
 /** A reconnect attempt lands within the longest backoff; the handshake and rosapi discovery take the rest. */
@@ -39,12 +40,9 @@ describe('the rosbridge server killed and restarted', () => {
     const sent = new WaitableLog<SentCommand>('commands the loop sent');
     loop.onSent((command) => sent.push(command));
     loop.start();
-    const operator = setInterval(() => {
-      loop.heartbeat();
-      loop.operatorDrive({ linearMps: 0.3, angularRadps: 0 });
-    }, 50);
+    const stopOperator = operatorAtTheStick(loop, () => ({ linearMps: 0.3, angularRadps: 0 }));
     cleanups.push(async () => {
-      clearInterval(operator);
+      stopOperator();
       await loop.close();
     });
     await waitForMessage<Odometry>(link, '/odom', ({ msg }) => msg.linearMps > 0.1, 10_000);
@@ -55,7 +53,7 @@ describe('the rosbridge server killed and restarted', () => {
     const noticedMs = Date.now() - killedAtMs;
     await sent.until((all) => all.filter((each) => each.atMs > killedAtMs + noticedMs && !each.delivered).length >= 5, 'commands refused while the robot is gone');
     // The operator lets go during the outage: one zero, refused like the rest, then silence.
-    clearInterval(operator);
+    stopOperator();
     const releasedAtMs = Date.now();
     await sent.until((all) => all.some((each) => each.atMs >= releasedAtMs && each.command.linearMps === 0), 'the release');
     expect(sent.items.filter((each) => each.atMs > killedAtMs + noticedMs).every((each) => !each.delivered)).toBe(true);

@@ -15,6 +15,7 @@ import { SimRobot } from '../../main/sim/simRobot.ts';
 import { waitForPresence } from '../support/linkEvents.ts';
 import { testEncoderManifest } from '../support/testEncoders.ts';
 import { WaitableLog } from '../support/waitableLog.ts';
+import { distinctCommands, operatorAtTheStick } from '../support/operatorAtTheStick.ts';
 
 /** Where the test stands: the first server up, no server, or the second server up. */
 type Phase = 'before' | 'down' | 'after';
@@ -95,15 +96,9 @@ describe('a rosbridge dropout between the link and the simulated robot', () => {
     const sent = new WaitableLog<SentCommand & { phase: Phase }>('commands the loop sent');
     loop.onSent((command) => sent.push({ ...command, phase: robot.phase }));
     loop.start();
-    // The cockpit: a heartbeat and the operator's stick every 50 ms, each command a little different
-    // so that each one that reaches the robot can be told apart.
-    let step = 0;
-    const operator = setInterval(() => {
-      loop.heartbeat();
-      loop.operatorDrive({ linearMps: 0.2, angularRadps: 0.3 + 0.001 * (step++ % 200) });
-    }, 50);
+    const stopOperator = operatorAtTheStick(loop, distinctCommands());
     cleanups.push(async () => {
-      clearInterval(operator);
+      stopOperator();
       await loop.close();
     });
 
@@ -113,7 +108,7 @@ describe('a rosbridge dropout between the link and the simulated robot', () => {
     await comeBack();
     await waitForPresence(link, 'present');
     await robot.received.until(() => robot.receivedIn('after').length >= 5, 'the operator driving the robot again');
-    clearInterval(operator);
+    stopOperator();
     await loop.close(); // one last zero: the operator let go
 
     // Sent after the reconnect and delivered: exactly what the robot received, in order, nothing more.

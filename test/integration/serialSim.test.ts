@@ -21,6 +21,7 @@ import { WaitableLog } from '../support/waitableLog.ts';
 import { waitFor, waitForAlert, waitForMessage, waitForPresence } from '../support/linkEvents.ts';
 import { isType, RawSerialClient } from '../support/rawSerialClient.ts';
 import { SimRosbridgeClient, type ReceivedFrame } from '../support/simRosbridgeClient.ts';
+import { operatorAtTheStick } from '../support/operatorAtTheStick.ts';
 
 const drive = (linearMps: number, angularRadps: number) => twistFromDrive({ linearMps, angularRadps });
 /** The simulated device's heartbeat timeout (simSerialDevice.ts), then braking and a loaded machine's timers. */
@@ -134,12 +135,9 @@ describe('serial link ↔ simulated robot on a pseudo-terminal', () => {
     const speeds = new WaitableLog<{ atMs: number; speedMps: number }>('robot speed');
     const watch = setInterval(() => speeds.push({ atMs: Date.now(), speedMps: Math.abs(robot.groundTruth().linearMps) }), 10);
     loop.start();
-    const operator = setInterval(() => {
-      loop.heartbeat();
-      loop.operatorDrive({ linearMps: 0.3, angularRadps: 0 });
-    }, 50);
+    const stopOperator = operatorAtTheStick(loop, () => ({ linearMps: 0.3, angularRadps: 0 }));
     cleanups.push(async () => {
-      clearInterval(operator);
+      stopOperator();
       clearInterval(watch);
       await loop.close();
     });

@@ -1,26 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeSerialPorts } from '../../../test/fakes/fakeSerialPort.ts';
+import { FakeSerialPorts, TEST_SERIAL_DEVICE } from '../../../test/fakes/fakeSerialPort.ts';
 import type { JointState, Odometry } from '../messages.ts';
 import { twistFromDrive } from '../messages.ts';
-import { CAPABILITY, STATUS_FLAG, type DeviceInfo } from './protocolMessages.ts';
+import { STATUS_FLAG } from './protocolMessages.ts';
 import { SerialLink } from './serialLink.ts';
 
-const DEVICE: DeviceInfo = {
-  protocolVersion: 1,
-  capabilities: CAPABILITY.wheels | CAPABILITY.velocityCommand,
-  wheelCount: 2,
-  analogCount: 0,
-  sensorRateHz: 50,
-  heartbeatTimeoutMs: 400,
-  heartbeatPeriodMs: 500,
-  encoderCountsPerRev: 1000,
-  wheelRadiusM: 0.05,
-  trackM: 0.3,
-  maxLinearMps: 1,
-  maxAngularRadps: 2,
-  name: 'test-board',
-  firmwareVersion: '9.9',
-};
+const DEVICE = TEST_SERIAL_DEVICE;
 const forward = twistFromDrive({ linearMps: 0.2, angularRadps: 0 });
 
 describe('SerialLink', () => {
