@@ -55,7 +55,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
   const link = new SwitchableLink(opened.link);
   const worldModel = await loadWorldModel(args.worldModel, perception, log);
   const initialPolicy = new ReactiveBaselinePolicy();
-  const loop = await createControlLoop(link, { rateHz: args.rateHz, perception, policy: initialPolicy, ...(worldModel ? { worldModel: worldModel.filter } : {}) });
+  const loop = await createControlLoop(link, { rateHz: args.rateHz, watchdogTimeoutMs: args.watchdogMs, perception, policy: initialPolicy, ...(worldModel ? { worldModel: worldModel.filter } : {}) });
   const connections = new RobotConnections(link, { robot: args.robot ?? 'sim', opened }, {
     openRobot: (spec, topics) => openRobot(spec, log, args.simArgs, topics),
     driver: () => loop.driver(),

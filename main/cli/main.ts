@@ -22,6 +22,7 @@ const USAGE = `Usage:
               [--encoder-threads 1]               onnxruntime threads per encoder run (intra-op)
               [--recordings DIR | --no-record]    session MCAP logs (default $XDG_DATA_HOME/reins/recordings, 20 GiB quota)
               [--memory URI | --no-memory]        LanceDB memory of every tick (default $XDG_DATA_HOME/reins/memory)
+              [--watchdog-ms 300]                 stop the robot after this long without the cockpit's heartbeat (100–3000)
               [--points-topic /points]            the point cloud the 3D view shows (default /points, else the first PointCloud2)
               [--world-model wm-xs | --no-world-model] [--replay-ratio 64]
                                                   the world model beside the loop, learning from memory (presets: wm-s, wm-xs, wm-xxs)
@@ -112,6 +113,8 @@ export interface StartArgs {
   rescore: boolean;
   /** The point-cloud topic the 3D view shows; undefined: /points, else the robot's first PointCloud2. */
   pointsTopic: string | undefined;
+  /** How long the operator's heartbeat (or the loop) may be silent before the robot is stopped. */
+  watchdogMs: number;
 }
 
 export function parseStartArgs(args: string[]): StartArgs {
@@ -143,6 +146,7 @@ export function parseStartArgs(args: string[]): StartArgs {
       review: { type: 'string' },
       rescore: { type: 'boolean', default: false },
       'points-topic': { type: 'string' },
+      'watchdog-ms': { type: 'string', default: String(DEFAULT_WATCHDOG_MS) },
     },
   });
   if (values.review !== undefined && values.robot !== undefined) throw new UsageError('review mode plays a log instead of a robot: --robot does not apply');
@@ -183,7 +187,18 @@ export function parseStartArgs(args: string[]): StartArgs {
     review: values.review === undefined ? undefined : resolve(values.review),
     rescore: values.rescore ?? false,
     pointsTopic: pointsTopic(values['points-topic']),
+    watchdogMs: watchdogMs(values['watchdog-ms']),
   };
+}
+
+/** DESIGN §2: a lapse of 300 ms stops the robot. A slow remote cockpit may need longer; never over 3 s. */
+const DEFAULT_WATCHDOG_MS = 300;
+const MAX_WATCHDOG_MS = 3000;
+
+function watchdogMs(text: string | undefined): number {
+  const ms = Number(text ?? DEFAULT_WATCHDOG_MS);
+  if (!(Number.isInteger(ms) && ms >= 100 && ms <= MAX_WATCHDOG_MS)) throw new UsageError(`--watchdog-ms must be a whole number from 100 to ${MAX_WATCHDOG_MS}, got "${text}"`);
+  return ms;
 }
 
 function pointsTopic(topic: string | undefined): string | undefined {

@@ -37,7 +37,7 @@ export async function runReview(args: StartArgs, file: string, log: Logger): Pro
   const link = new SwitchableLink(replay, undefined, topics);
   const worldModel = await loadReviewWorldModel(args.worldModel, perception, log);
   // The policy is never asked to drive (nothing is sent); it is there because the loop is the live one.
-  const loop = await createControlLoop(link, { rateHz: args.rateHz, perception, policy: new ReactiveBaselinePolicy(), ...(worldModel ? { worldModel } : {}) });
+  const loop = await createControlLoop(link, { rateHz: args.rateHz, watchdogTimeoutMs: args.watchdogMs, perception, policy: new ReactiveBaselinePolicy(), ...(worldModel ? { worldModel } : {}) });
   const memory = args.stores.remember ? await openMemory(args.stores.memory ?? defaultMemoryUri(), log) : undefined;
   const review = ReviewSession.attach(link, first, {
     openLog,

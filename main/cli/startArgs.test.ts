@@ -63,3 +63,13 @@ describe('reins review and the point-cloud topic', () => {
     expect(() => parseStartArgs(['--points-topic', 'no spaces'])).toThrow(/--points-topic must be a ROS topic name/);
   });
 });
+
+describe('reins start, the heartbeat watchdog', () => {
+  it('stops the robot after 300 ms without a heartbeat unless told otherwise, never after more than 3 s', () => {
+    expect(parseStartArgs([]).watchdogMs).toBe(300);
+    expect(parseStartArgs(['--watchdog-ms', '1000']).watchdogMs).toBe(1000);
+    expect(() => parseStartArgs(['--watchdog-ms', '5000'])).toThrow(/--watchdog-ms must be a whole number from 100 to 3000/);
+    expect(() => parseStartArgs(['--watchdog-ms', '50'])).toThrow(UsageError);
+    expect(() => parseStartArgs(['--watchdog-ms', 'soon'])).toThrow(UsageError);
+  });
+});

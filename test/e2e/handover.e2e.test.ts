@@ -8,7 +8,10 @@ import { openCockpitBrowser, type CockpitBrowser } from '../support/cockpitBrows
 let cockpit: CockpitBrowser;
 
 beforeAll(async () => {
-  cockpit = await openCockpitBrowser();
+  // The heartbeat watchdog has its own tests (test/faults/tabClosedWhileDriving.test.ts and the loop's).
+  // Here headless Chromium, the core with its learners and the sim share two cores: a late heartbeat
+  // turned autonomy off mid-walk in CI (2 of 3 fresh-clone runs), so the watchdog gets 3 s.
+  cockpit = await openCockpitBrowser(['--watchdog-ms', '3000']);
 }, 60_000);
 
 afterAll(async () => {

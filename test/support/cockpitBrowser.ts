@@ -20,8 +20,9 @@ export interface CockpitBrowser {
   close(): Promise<number | null>;
 }
 
-export async function openCockpitBrowser(): Promise<CockpitBrowser> {
-  const core = await startCoreProcess();
+/** `coreArgs`: extra `reins start` options for the core under test. */
+export async function openCockpitBrowser(coreArgs: string[] = []): Promise<CockpitBrowser> {
+  const core = await startCoreProcess(coreArgs);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

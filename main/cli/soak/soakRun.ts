@@ -191,6 +191,7 @@ function startArgs(folder: string, options: SoakOptions): StartArgs {
     review: undefined,
     rescore: false,
     pointsTopic: undefined,
+    watchdogMs: 300,
   };
 }
 
