@@ -19,7 +19,13 @@ export interface MemoryOptions {
   /** Credentials and settings for object storage, passed to LanceDB as they are. */
   storageOptions: Record<string, string>;
   maintenance: Partial<MaintenanceOptions>;
+  /** LanceDB's caches for this connection (index, metadata), in bytes. */
+  cacheBytes: { index: number; metadata: number };
 }
+
+// LanceDB's own defaults (6 GiB of index cache, 1 GiB of metadata) are a server's; the core opens up to
+// three connections (loop, learners) in a desktop app beside the encoders and the world model.
+export const DEFAULT_CACHE_BYTES = Object.freeze({ index: 512 * 2 ** 20, metadata: 256 * 2 ** 20 });
 
 export class Memory {
   readonly maintenance: MemoryMaintenance;
@@ -42,7 +48,9 @@ export class Memory {
     let db: lancedb.Connection;
     let existing: string[];
     try {
-      db = await lancedb.connect(connectUri, options.storageOptions ? { storageOptions: options.storageOptions } : {});
+      const cache = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
+      const session = new lancedb.Session(BigInt(cache.index), BigInt(cache.metadata));
+      db = await lancedb.connect(connectUri, options.storageOptions ? { storageOptions: options.storageOptions } : {}, session);
       existing = await db.tableNames();
     } catch (error) {
       throw new MemoryOpenError(uri, `cannot be reached (${describeLanceError(error)})`, 'Check the memory location and, for object storage, its credentials.', { cause: error });

@@ -28,7 +28,10 @@ export interface MemoryWriterOptions {
 
 export const DEFAULT_WRITER_OPTIONS: Readonly<MemoryWriterOptions> = Object.freeze({
   batchRows: 1000,
-  flushIntervalMs: 200,
+  // Every write is a LanceDB commit and leaves a fragment until compaction: at 200 ms (10 Hz ticks in
+  // two-row fragments) reads slowed ~20× between compactions and the process grew ~30 MB a minute.
+  // Two seconds is what a crash can lose of rows not yet committed (the recorder loses ~1 s).
+  flushIntervalMs: 2000,
   // An hour at 10 Hz (20 minutes at 30 Hz) of a stalled disk before anything is dropped: ~45 MB of
   // 256-float rows.
   maxQueuedRows: 36_000,

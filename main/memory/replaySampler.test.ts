@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Memory } from './memory.ts';
 import { ACTOR_CODES, loadReplayIndex, type ReplayEpisode, type ReplayIndex } from './replayIndex.ts';
 import { ReplaySampler, type SequenceRef } from './replaySampler.ts';
-import { readSequence } from './replaySequences.ts';
+import { readSequence, readSequences } from './replaySequences.ts';
 import type { ActedBy, TickRow } from './tickSchema.ts';
 
 type Actor = 'operator' | 'policy' | 'other';
@@ -108,6 +108,14 @@ describe('replay sampling', () => {
       const sequence = await readSequence(store, ref!);
       expect(sequence.map((tick) => tick.step)).toEqual(range(ref!.startStep, ref!.startStep + 6));
       expect(Array.from(sequence[0]!.embedding)).toEqual([ref!.startStep, -ref!.startStep]);
+      // One query for a batch: overlapping sequences each get their own rows, in the order asked.
+      const batch = await readSequences(store, [
+        { episodeId: 'ep-1', startStep: 8, length: 4 },
+        { episodeId: 'ep-1', startStep: 2, length: 3 },
+        { episodeId: 'ep-1', startStep: 9, length: 2 },
+      ]);
+      expect(batch.map((sequence) => sequence.map((tick) => tick.step))).toEqual([[8, 9, 10, 11], [2, 3, 4], [9, 10]]);
+      await expect(readSequences(store, [ref!, { episodeId: 'ep-2', startStep: 0, length: 2 }])).rejects.toThrow('episode ep-2 steps 0…1 hold 0 ticks, not 2');
       await expect(readSequence(store, { episodeId: 'ep-1', startStep: 17, length: 6 })).rejects.toThrow('ticks-enc-1: episode ep-1 steps 17…22 hold 3 ticks, not 6');
     } finally {
       await memory.close();

@@ -4,7 +4,7 @@
 import type { Memory } from '../../memory/memory.ts';
 import { loadReplayIndex } from '../../memory/replayIndex.ts';
 import { ReplaySampler } from '../../memory/replaySampler.ts';
-import { readSequence } from '../../memory/replaySequences.ts';
+import { readSequences } from '../../memory/replaySequences.ts';
 import type { TickSpace } from '../../memory/tickSchema.ts';
 import type { TickStore } from '../../memory/tickStore.ts';
 import { batchFromSequences } from '../replayBatch.ts';
@@ -67,7 +67,7 @@ export class ReplayFeed {
   async batch(count: number, config: WorldModelConfig): Promise<TrainingBatch> {
     const refs = this.sampler?.sample(count) ?? [];
     if (refs.length === 0) throw new Error('replay: no sequence is long enough to draw from yet');
-    const sequences = await Promise.all(refs.map((ref) => readSequence(this.store, ref)));
+    const sequences = await readSequences(this.store, refs);
     return batchFromSequences(sequences, config);
   }
 
