@@ -10,6 +10,7 @@ import { policyCheckpointFolder } from '../learning/policyCheckpoints.ts';
 import { ReactiveBaselinePolicy } from '../learning/policy.ts';
 import { SwitchableLink } from '../links/switchableLink.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
+import { keepHelperThreadsBehindTheLoop } from '../loop/helperThreads.ts';
 import type { Perception } from '../perception/perception.ts';
 import { DEFAULT_SAFETY_LIMITS } from '../safety/safetyFilter.ts';
 import { selectWorldModelBackend } from '../worldmodel/backend/selectBackend.ts';
@@ -97,6 +98,8 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
     ...(stores.recording ? { recordInput: stores.recording.recordOperatorInput } : {}),
     ...(args.pointsTopic ? { pointCloudTopic: args.pointsTopic } : {}),
   });
+  // Only the loop's thread keeps normal priority (see helperThreads.ts).
+  const stopLowering = keepHelperThreadsBehindTheLoop((problem) => log.info({ problem }, 'helper threads run at the loop’s priority'));
   return {
     perception,
     link,
@@ -110,6 +113,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
       // The robot's stop comes first and must succeed (it is sent before close() first awaits); after it,
       // a part that fails to close is reported and the rest still close.
       const loopClosed = loop.close();
+      stopLowering();
       return closeInOrder(
         [
           ['the encoders', () => loopClosed],

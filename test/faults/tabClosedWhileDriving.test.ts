@@ -57,7 +57,10 @@ describe('the UI tab closed while driving', () => {
     expect(stopMs).toBeLessThanOrEqual(WATCHDOG_MS + CHECK_AND_SCHEDULING_SLACK_MS);
     // Between the close and the stop, only the operator's last commands: nothing drives after the zero.
     expect(sent.items.filter((each) => each.atMs > stop.atMs)).toEqual([]);
-    expect(loop.alerts().map((alert) => alert.key)).toContain('watchdog-heartbeat');
+    // The operator's last drive command goes stale (300 ms) as the heartbeat lapses: on a loaded
+    // machine the tick that notices the stale command may send the zero a few ms before the watchdog
+    // check raises its alert. Either way the robot stopped in time; the alert follows within a tick.
+    await speeds.until(() => loop.alerts().some((alert) => alert.key === 'watchdog-heartbeat'), 'the watchdog’s alert', 1000);
 
     const stoppedFrom = speeds.items.length;
     await speeds.until((all) => Math.abs(all.at(-1)!) < 0.01, 'the robot at rest', 5000);
