@@ -21,7 +21,11 @@ export interface MaintenanceOptions {
 }
 
 export const DEFAULT_MAINTENANCE_OPTIONS: Readonly<MaintenanceOptions> = Object.freeze({
-  periodMs: 60_000,
+  // LanceDB's optimize() merges every fragment under a million rows, so each run rewrites a ticks
+  // table whole (lancedb/lancedb#2325): run each minute, it rewrote tens of MB a minute and the
+  // process grew ~20 MB with every run. Every 10 minutes leaves ~300 two-second fragments between
+  // runs, which a replay batch (one query) reads in tens of ms.
+  periodMs: 10 * 60_000,
   keepVersionsMs: 10 * 60_000,
   indexMinRows: 100_000,
   vectorIndex: 'ivf-flat',
