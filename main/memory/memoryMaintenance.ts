@@ -21,10 +21,10 @@ export interface MaintenanceOptions {
 }
 
 export const DEFAULT_MAINTENANCE_OPTIONS: Readonly<MaintenanceOptions> = Object.freeze({
-  // LanceDB's optimize() merges every fragment under a million rows, so each run rewrites a ticks
-  // table whole (lancedb/lancedb#2325): run each minute, it rewrote tens of MB a minute and the
-  // process grew ~20 MB with every run. Every 10 minutes leaves ~300 two-second fragments between
-  // runs, which a replay batch (one query) reads in tens of ms.
+  // LanceDB's optimize() merges every fragment under its million-row target, so each run rewrites a
+  // ticks table whole (lancedb/lancedb#2325): after an hour at 10 Hz, run each minute, that is tens
+  // of MB written a minute. Every 10 minutes leaves ~300 two-second fragments between runs, which a
+  // replay batch (one query) reads in tens of ms.
   periodMs: 10 * 60_000,
   keepVersionsMs: 10 * 60_000,
   indexMinRows: 100_000,
