@@ -21,11 +21,10 @@ export interface MaintenanceOptions {
 }
 
 export const DEFAULT_MAINTENANCE_OPTIONS: Readonly<MaintenanceOptions> = Object.freeze({
-  // LanceDB's optimize() merges every fragment under its million-row target, so each run rewrites a
-  // ticks table whole (lancedb/lancedb#2325): after an hour at 10 Hz, run each minute, that is tens
-  // of MB written a minute. Every 10 minutes leaves ~300 two-second fragments between runs, which a
-  // replay batch (one query) reads in tens of ms.
-  periodMs: 10 * 60_000,
+  // Each run rewrites a ticks table whole: LanceDB's optimize() merges every fragment under its
+  // million-row target (lancedb/lancedb#2325). Run every 10 minutes instead, ~300 two-second fragments
+  // gathered between runs and the 30-minute soak's tick p99 got worse (worst minute 59 ms, not 20).
+  periodMs: 60_000,
   keepVersionsMs: 10 * 60_000,
   indexMinRows: 100_000,
   vectorIndex: 'ivf-flat',
