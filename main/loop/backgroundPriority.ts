@@ -16,10 +16,17 @@ export function runBehindTheLoop(niceness = LEARNER_NICENESS): string | undefine
     // "/proc/thread-self" links to "PID/task/TID": the kernel's id of this very thread.
     const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
     if (!Number.isInteger(threadId) || threadId <= 0) return 'this thread’s id could not be read';
-    // Never raised back: a thread already as low (the whole process niced) stays where it is.
-    if (getPriority(threadId) < niceness) setPriority(threadId, niceness);
+    lowerThread(threadId, niceness);
     return undefined;
   } catch (error) {
     return `the thread’s priority could not be lowered: ${(error as Error).message}`;
   }
+}
+
+/** Lowers one thread (a Linux thread id) to `niceness`; true if it changed. Never raises: a thread
+ *  already as low (the whole process niced) stays where it is. Throws if the thread is gone. */
+export function lowerThread(threadId: number, niceness: number): boolean {
+  if (getPriority(threadId) >= niceness) return false;
+  setPriority(threadId, niceness);
+  return true;
 }

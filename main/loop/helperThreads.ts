@@ -8,9 +8,8 @@
 // Threads start lazily (LanceDB's on first use, libuv's on the first file write), so the lowering is
 // repeated every few seconds. A thread is never raised back.
 import { readdirSync } from 'node:fs';
-import { getPriority, setPriority } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
-import { LEARNER_NICENESS } from './backgroundPriority.ts';
+import { LEARNER_NICENESS, lowerThread } from './backgroundPriority.ts';
 
 export const HELPER_RESCAN_MS = 5000;
 
@@ -36,10 +35,7 @@ export function lowerHelperThreads(niceness = LEARNER_NICENESS): HelperThreadRep
   for (const tid of tids) {
     if (tid === process.pid || !Number.isInteger(tid)) continue;
     try {
-      if (getPriority(tid) < niceness) {
-        setPriority(tid, niceness);
-        lowered++;
-      }
+      if (lowerThread(tid, niceness)) lowered++;
     } catch {
       // The thread ended between the listing and now.
     }
