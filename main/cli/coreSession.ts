@@ -10,6 +10,7 @@ import { policyCheckpointFolder } from '../learning/policyCheckpoints.ts';
 import { ReactiveBaselinePolicy } from '../learning/policy.ts';
 import { SwitchableLink } from '../links/switchableLink.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
+import { tuneAllocator } from '../loop/allocatorTuning.ts';
 import { keepHelperThreadsBehindTheLoop } from '../loop/helperThreads.ts';
 import type { Perception } from '../perception/perception.ts';
 import { DEFAULT_SAFETY_LIMITS } from '../safety/safetyFilter.ts';
@@ -49,6 +50,9 @@ export interface CoreSession {
 
 /** Composes the core; the loop is built but not started. */
 export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Logger, options: CoreSessionOptions = {}): Promise<CoreSession> {
+  // Before the encoders, LanceDB and the learners start allocating (see allocatorTuning.ts).
+  const allocator = tuneAllocator();
+  if (!allocator.tuned) log.info({ reason: allocator.reason }, 'the C allocator keeps its defaults');
   const dataFolder = options.dataFolder ?? reinsDataFolder();
   const perception = await loadEncoders(args, log);
   const opened = await (options.openFirstRobot ?? (() => openRobot(robot, log, args.simArgs)))();

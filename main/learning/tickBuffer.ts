@@ -31,6 +31,11 @@ export class TickBuffer {
     if (!(Number.isInteger(capacity) && capacity >= 1)) throw new RangeError(`tick buffer capacity must be a whole number ≥ 1, got ${capacity}`);
     this.embeddings = new Float32Array(capacity * embeddingSize);
     this.actions = new Float32Array(capacity * 2);
+    // Committed now: a fresh array's pages become resident only when first written, so the ring
+    // would otherwise look like memory growing for as long as it takes to fill (30 minutes at the
+    // default capacity), and a machine short of memory would find out then rather than at start.
+    this.embeddings.fill(0);
+    this.actions.fill(0);
     this.drivers = new Array<Driver>(capacity).fill('idle');
     this.episodeIds = new Array<string>(capacity).fill('');
     this.steps = new Int32Array(capacity);

@@ -67,13 +67,17 @@ function stopCheck(figure: string, check: StopCheck, allowedMs = 0): TargetCheck
 
 export function formatWindowTable(outcome: SoakOutcome): string {
   const topics = Object.keys(outcome.windows[0]?.sensorHz ?? {});
-  const header = ['window', 'end s', 'RSS MiB', 'peak MiB', 'heap MiB', 'ticks', 'tick p50', 'p95', 'p99 ms', 'late p99 ms', 'skipped', 'late', 'rec drop', 'mem drop', ...topics.map((t) => `${t} Hz`)];
+  const header = ['window', 'end s', 'RSS MiB', 'peak MiB', 'heap MiB', 'ext MiB', 'C used', 'C free', 'C mapped', 'ticks', 'tick p50', 'p95', 'p99 ms', 'late p99 ms', 'skipped', 'late', 'rec drop', 'mem drop', ...topics.map((t) => `${t} Hz`)];
   const rows = outcome.windows.map((w) => [
     String(w.index),
     w.endSecs.toFixed(0),
     w.rssMiB.toFixed(0),
     w.rssPeakMiB.toFixed(0),
     w.heapMiB.toFixed(0),
+    w.externalMiB.toFixed(0),
+    w.malloc?.inUseMiB.toFixed(0) ?? '-',
+    w.malloc?.freeHeldMiB.toFixed(0) ?? '-',
+    w.malloc?.mappedMiB.toFixed(0) ?? '-',
     String(w.ticks),
     w.tickMs.p50.toFixed(2),
     w.tickMs.p95.toFixed(2),

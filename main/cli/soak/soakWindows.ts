@@ -1,5 +1,7 @@
-// The soak's figures window by window (a minute each by default): resident memory, tick latency,
-// how late the timer started ticks, ticks skipped or started late, messages dropped, sensor rates.
+// The soak's figures window by window (a minute each by default): resident memory and where it is
+// (the JS heap, external memory, the C heap), tick latency, how late the timer started ticks, ticks
+// skipped or started late, messages dropped, sensor rates.
+import { mallocStats } from '../../loop/allocatorTuning.ts';
 import { percentiles, type Percentiles } from '../../loop/latencyWindow.ts';
 
 export interface WindowFigures {
@@ -10,6 +12,10 @@ export interface WindowFigures {
   rssMiB: number;
   rssPeakMiB: number;
   heapMiB: number;
+  /** Memory outside the JS heap that the main thread's objects hold (ArrayBuffers included). */
+  externalMiB: number;
+  /** The C heap of every thread at the window's end (glibc's mallinfo2); undefined where unknown. */
+  malloc: { inUseMiB: number; freeHeldMiB: number; mappedMiB: number } | undefined;
   ticks: number;
   tickMs: Percentiles;
   startLatenessMs: Percentiles;
@@ -75,12 +81,15 @@ export class SoakWindows {
     const secs = Math.max(1e-3, (nowMs - this.windowStartMs) / 1000);
     const memory = process.memoryUsage();
     const counters = this.readCounters();
+    const heap = mallocStats();
     const figures: WindowFigures = {
       index: this.windows.length + 1,
       endSecs: (nowMs - this.startedMs) / 1000,
       rssMiB: memory.rss / MIB,
       rssPeakMiB: Math.max(this.rssPeak, memory.rss) / MIB,
       heapMiB: memory.heapUsed / MIB,
+      externalMiB: memory.external / MIB,
+      malloc: heap && { inUseMiB: heap.inUse / MIB, freeHeldMiB: heap.freeHeld / MIB, mappedMiB: heap.mapped / MIB },
       ticks: this.durationsMs.length,
       tickMs: percentiles(this.durationsMs),
       startLatenessMs: percentiles(this.latenessMs),
