@@ -337,6 +337,8 @@ export const PolicyVersionStatus = z.object({
   good: z.number().int().nonnegative(),
   bad: z.number().int().nonnegative(),
   driving: z.boolean(),
+  /** Its weights are still kept, so it can be promoted (the newest, the roll-back steps and v1 are). */
+  promotable: z.boolean(),
 });
 export type PolicyVersionStatus = z.infer<typeof PolicyVersionStatus>;
 

@@ -70,7 +70,7 @@ export class LearningSession {
     this.picker = new QuestionPicker(options.picker);
     this.stops.push(
       options.loop.onTick((report) => this.onTick(report)),
-      this.versions.onDrivingChange((version) => options.loop.setPolicy(version.policy)),
+      this.versions.onDrivingChange((_version, policy) => options.loop.setPolicy(policy)),
       this.ledger.onIntervention((_signal, drivingVersion) => this.versions.noteIntervention(drivingVersion)),
       this.ledger.onChange(() => this.tellImprover()),
     );
@@ -264,7 +264,7 @@ export class LearningSession {
     const rate = this.versions.interventionRatePerMin(version);
     return {
       number: version.number,
-      name: version.policy.version,
+      name: version.name,
       createdAtMs: version.createdAtMs,
       ...(version.trainedOn ? { trainedOn: { ...version.trainedOn } } : {}),
       policyDrivingSecs: version.policyDrivingMs / 1000,
@@ -273,6 +273,7 @@ export class LearningSession {
       good: version.good,
       bad: version.bad,
       driving: version === driving,
+      promotable: version.policy !== undefined,
     };
   }
 }

@@ -8,7 +8,10 @@ import type { PolicyCandidate } from './policyImprover.ts';
 
 export interface PolicyVersion {
   number: number;
-  policy: Policy;
+  /** The policy's own name for itself (Policy.version), kept when its weights are released. */
+  name: string;
+  /** Undefined once released: only the versions that can still be asked to drive keep their weights. */
+  policy: Policy | undefined;
   createdAtMs: number;
   /** What the update learned from; undefined for v1. */
   trainedOn: PolicyCandidate['trainedOn'] | undefined;
@@ -24,6 +27,17 @@ export interface PolicyVersionsOptions {
   /** An intervention rate is shown only after a version has driven this long. */
   minDrivingSecsForRate: number;
   clock: () => number;
+  /**
+   * Versions whose weights stay in memory besides v1 and the driving one: the newest this many, and as
+   * many roll-back steps. A session adds a candidate every few seconds; keeping every one grew the core
+   * by ~2.5 MiB a minute. Matches the newest 20 that policyCheckpoints keeps on disk.
+   */
+  keepPolicies: number;
+}
+
+/** A policy that holds resources of its own (a LearnedPolicy's tensors). */
+interface Disposable {
+  dispose(): void;
 }
 
 export type VersionsResult = { ok: true; message: string } | { ok: false; message: string };
@@ -34,7 +48,7 @@ const MAX_TICK_GAP_MS = 1000;
 export class PolicyVersions {
   private readonly versions: PolicyVersion[] = [];
   private readonly options: PolicyVersionsOptions;
-  private readonly drivingListeners = new Set<(version: PolicyVersion) => void>();
+  private readonly drivingListeners = new Set<(version: PolicyVersion, policy: Policy) => void>();
   /** Versions that drove before the current one, most recent last (for roll back). */
   private readonly previous: number[] = [];
   private drivingNumber = 1;
@@ -42,7 +56,8 @@ export class PolicyVersions {
   private lastTickMs: number | undefined;
 
   constructor(initial: Policy, options: Partial<PolicyVersionsOptions> = {}) {
-    this.options = { autoPromote: false, minDrivingSecsForRate: 10, clock: Date.now, ...options };
+    this.options = { autoPromote: false, minDrivingSecsForRate: 10, clock: Date.now, keepPolicies: 20, ...options };
+    if (!Number.isInteger(this.options.keepPolicies) || this.options.keepPolicies < 1) throw new RangeError(`keepPolicies must be a whole number ≥ 1, got ${this.options.keepPolicies}`);
     this.versions.push(newVersion(1, initial, this.options.clock(), undefined));
   }
 
@@ -78,6 +93,7 @@ export class PolicyVersions {
     this.versions.push(version);
     const promoted = this.options.autoPromote && !this.held;
     if (promoted) this.drive(version.number, true);
+    this.releaseUnreachable();
     return { version, promoted };
   }
 
@@ -86,7 +102,11 @@ export class PolicyVersions {
     if (!version) return { ok: false, message: `There is no version ${number} (the newest is v${this.versions.length})` };
     if (this.held) return { ok: false, message: 'Versions are held: release the hold before promoting' };
     if (number === this.drivingNumber) return { ok: false, message: `v${number} is already driving` };
+    if (version.policy === undefined) {
+      return { ok: false, message: `v${number} is no longer kept: only the newest ${this.options.keepPolicies} versions, the last ${this.options.keepPolicies} roll-back steps and v1 can drive` };
+    }
     this.drive(number, true);
+    this.releaseUnreachable();
     return { ok: true, message: `v${number} drives now` };
   }
 
@@ -132,21 +152,39 @@ export class PolicyVersions {
     else version.bad = Math.max(0, version.bad + delta);
   }
 
-  /** Told whenever the driving version changes. */
-  onDrivingChange(listener: (version: PolicyVersion) => void): () => void {
+  /** Told whenever the driving version changes, with its policy (a version that drives always keeps it). */
+  onDrivingChange(listener: (version: PolicyVersion, policy: Policy) => void): () => void {
     this.drivingListeners.add(listener);
     return () => this.drivingListeners.delete(listener);
   }
 
   private drive(number: number, remember: boolean): void {
     if (number === this.drivingNumber) return;
-    if (remember) this.previous.push(this.drivingNumber);
+    if (remember) {
+      this.previous.push(this.drivingNumber);
+      if (this.previous.length > this.options.keepPolicies) this.previous.splice(0, this.previous.length - this.options.keepPolicies);
+    }
     this.drivingNumber = number;
     const version = this.driving();
-    for (const listener of this.drivingListeners) listener(version);
+    const policy = version.policy;
+    // promote() and rollback() only reach versions that keep their weights; releaseUnreachable() keeps the driving one.
+    if (policy === undefined) throw new Error(`v${number} has no weights to drive with`);
+    for (const listener of this.drivingListeners) listener(version, policy);
+  }
+
+  /** Releases the weights of versions that can no longer drive: not v1, driving, newest, or a roll-back step. */
+  private releaseUnreachable(): void {
+    const keep = new Set([1, this.drivingNumber, ...this.previous]);
+    for (let number = Math.max(1, this.versions.length - this.options.keepPolicies + 1); number <= this.versions.length; number++) keep.add(number);
+    for (const version of this.versions) {
+      if (keep.has(version.number) || version.policy === undefined) continue;
+      const policy = version.policy as Policy & Partial<Disposable>;
+      version.policy = undefined;
+      policy.dispose?.();
+    }
   }
 }
 
 function newVersion(number: number, policy: Policy, createdAtMs: number, trainedOn: PolicyCandidate['trainedOn'] | undefined): PolicyVersion {
-  return { number, policy, createdAtMs, trainedOn, policyDrivingMs: 0, interventions: 0, good: 0, bad: 0 };
+  return { number, name: policy.version, policy, createdAtMs, trainedOn, policyDrivingMs: 0, interventions: 0, good: 0, bad: 0 };
 }

@@ -57,8 +57,10 @@ export class MemoryMaintenance {
 
   constructor(
     private readonly tickStores: () => Promise<TickStore[]>,
-    private readonly recordTables: readonly Table[],
+    private readonly recordTables: () => readonly Table[],
     options: Partial<MaintenanceOptions> = {},
+    /** Runs a maintenance run as a write (Memory's ConnectionGate): a reconnect waits for it. */
+    private readonly asWrite: <T>(run: () => Promise<T>) => Promise<T> = (run) => run(),
   ) {
     this.options = { ...DEFAULT_MAINTENANCE_OPTIONS, ...options };
   }
@@ -84,7 +86,7 @@ export class MemoryMaintenance {
 
   /** Runs maintenance now, or joins the run already going. */
   runOnce(): Promise<MaintenanceReport> {
-    this.running ??= this.run().finally(() => {
+    this.running ??= this.asWrite(() => this.run()).finally(() => {
       this.running = undefined;
     });
     return this.running;
@@ -98,7 +100,7 @@ export class MemoryMaintenance {
     const report: MaintenanceReport = { fragmentsCompacted: 0, versionsRemoved: 0, vectorIndexes: {}, scalarIndexes: {} };
     try {
       const stores = await this.tickStores();
-      for (const table of [...this.recordTables, ...stores.map((store) => store.table)]) {
+      for (const table of [...this.recordTables(), ...stores.map((store) => store.table)]) {
         const stats = await table.optimize({ cleanupOlderThan: new Date(Date.now() - this.options.keepVersionsMs) });
         report.fragmentsCompacted += stats.compaction.fragmentsRemoved;
         report.versionsRemoved += stats.prune.oldVersionsRemoved;

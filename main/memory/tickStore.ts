@@ -1,6 +1,7 @@
 // One encoder version's ticks: the LanceDB table, what its embeddings are (TickSpace), and how it is
 // searched. The writer hands it checked batches; retrieval and replay read through it.
 import type { Connection, Table } from '@lancedb/lancedb';
+import { ConnectionGate } from './connectionGate.ts';
 import { MemoryOpenError } from './memoryErrors.ts';
 import type { RowSink } from './memoryWriter.ts';
 import { openReinsTable } from './tableSchema.ts';
@@ -14,14 +15,28 @@ export class TickStore implements RowSink<TickRow> {
   searchSettings: SearchSettings = { ...DEFAULT_SEARCH_SETTINGS['ivf-flat'] };
 
   private constructor(
-    readonly table: Table,
+    private current: Table,
     readonly space: TickSpace,
+    private readonly gate: ConnectionGate,
   ) {
-    this.name = table.name;
+    this.name = current.name;
+  }
+
+  /** The table as of the memory's current connection (see Memory.reconnect()): read it at each use. */
+  get table(): Table {
+    return this.current;
+  }
+
+  /** Moves to a handle on this table from another connection (Memory.reconnect()); returns the old one to close. */
+  adopt(next: Table): Table {
+    if (next.name !== this.name) throw new Error(`ticks store ${this.name} cannot adopt table ${next.name}`);
+    const previous = this.current;
+    this.current = next;
+    return previous;
   }
 
   /** Opens (or creates) the ticks table of space.encoderVersion; refuses one made for another space. */
-  static async open(db: Connection, uri: string, space: TickSpace, existing: readonly string[]): Promise<TickStore> {
+  static async open(db: Connection, uri: string, space: TickSpace, existing: readonly string[], gate = new ConnectionGate()): Promise<TickStore> {
     if (!Number.isInteger(space.embeddingSize) || space.embeddingSize <= 0) {
       throw new RangeError(`embedding size must be a whole number > 0, got ${space.embeddingSize}`);
     }
@@ -35,7 +50,7 @@ export class TickStore implements RowSink<TickRow> {
         'An encoder whose output changed needs a new version in its manifest.',
       );
     }
-    return new TickStore(table, space);
+    return new TickStore(table, space, gate);
   }
 
   check(row: TickRow): void {
@@ -43,7 +58,8 @@ export class TickStore implements RowSink<TickRow> {
   }
 
   async write(rows: readonly TickRow[]): Promise<void> {
-    await this.table.add(tickBatch(rows, this.space));
+    const batch = tickBatch(rows, this.space);
+    await this.gate.run(() => this.table.add(batch));
   }
 
   countRows(): Promise<number> {
