@@ -118,6 +118,7 @@ export class CockpitService implements CockpitApi {
       case 'hold-versions':
       case 'set-auto-promote':
       case 'set-question-pace':
+      case 'retrain-from-memory':
         return this.handleLearning(request);
       case 'replay-play':
       case 'replay-pause':
@@ -172,7 +173,7 @@ export class CockpitService implements CockpitApi {
   }
 
   /** The operator's feedback and version choices; every refusal carries the session's own words. */
-  private handleLearning(request: Extract<Request, { type: 'rate' | 'undo' | 'answer' | 'promote-version' | 'rollback-version' | 'hold-versions' | 'set-auto-promote' | 'set-question-pace' }>): HandleResult {
+  private handleLearning(request: Extract<Request, { type: 'rate' | 'undo' | 'answer' | 'promote-version' | 'rollback-version' | 'hold-versions' | 'set-auto-promote' | 'set-question-pace' | 'retrain-from-memory' }>): HandleResult {
     const learning = this.extras.learning;
     if (!learning) return refused(request.id, 'this core runs without a learning session: feedback and versions are unavailable');
     let result: LearningResult;
@@ -201,6 +202,9 @@ export class CockpitService implements CockpitApi {
         break;
       case 'set-question-pace':
         result = learning.setQuestionPace(request.everySecs ?? undefined);
+        break;
+      case 'retrain-from-memory':
+        result = learning.retrainFromMemory();
         break;
     }
     return result.ok ? { ok: true } : refused(request.id, result.message);
@@ -335,7 +339,7 @@ export interface CockpitServiceExtras {
   /** Lists the machine's serial ports (default: serialport's discovery). */
   listSerialPorts?: () => Promise<SerialPortCandidate[]>;
   /** Learning from the operator; without it, feedback and version requests are refused. */
-  learning?: Pick<LearningSession, 'rate' | 'undo' | 'answer' | 'promote' | 'rollback' | 'hold' | 'setAutoPromote' | 'setQuestionPace' | 'clip' | 'status'>;
+  learning?: Pick<LearningSession, 'rate' | 'undo' | 'answer' | 'promote' | 'rollback' | 'hold' | 'setAutoPromote' | 'setQuestionPace' | 'retrainFromMemory' | 'clip' | 'status'>;
   /** Review mode; without it, replay requests are refused. */
   review?: ReviewControl;
   /** The point-cloud topic the operator wants shown; without it, the robot's /points or its first PointCloud2 topic. */

@@ -163,6 +163,9 @@ export const HoldVersionsRequest = z.strictObject({ type: z.literal('hold-versio
 
 export const SetAutoPromoteRequest = z.strictObject({ type: z.literal('set-auto-promote'), id: requestId, enabled: z.boolean() });
 
+/** Retrain a fresh policy from everything the memory holds (the slow path), now. */
+export const RetrainFromMemoryRequest = z.strictObject({ type: z.literal('retrain-from-memory'), id: requestId });
+
 /** Shortest pace the operator may set for preference questions. */
 export const MIN_QUESTION_EVERY_SECS = 5;
 
@@ -204,6 +207,7 @@ export const Request = z.discriminatedUnion('type', [
   HoldVersionsRequest,
   SetAutoPromoteRequest,
   SetQuestionPaceRequest,
+  RetrainFromMemoryRequest,
   ReplayPlayRequest,
   ReplayPauseRequest,
   ReplaySeekRequest,
@@ -328,7 +332,7 @@ export const PolicyVersionStatus = z.object({
   name: z.string(),
   createdAtMs: z.number(),
   /** What the update learned from; absent for v1. */
-  trainedOn: z.object({ interventions: z.number(), preferences: z.number(), ratings: z.number(), operatorTicks: z.number() }).optional(),
+  trainedOn: z.object({ interventions: z.number(), preferences: z.number(), ratings: z.number(), operatorTicks: z.number(), fromMemory: z.boolean().optional() }).optional(),
   /** Seconds this version drove (driver 'policy'). */
   policyDrivingSecs: z.number().nonnegative(),
   /** Interventions per minute of policy driving; absent until it has driven long enough to tell. */
@@ -362,6 +366,15 @@ export const LearningStatus = z.object({
   drivingVersion: z.number().int().positive(),
   held: z.boolean(),
   autoPromote: z.boolean(),
+  /** The slow path: retraining from the whole memory; absent when the session has none (no memory). */
+  slowPath: z
+    .object({
+      running: z.boolean(),
+      /** Seconds between scheduled retrains (each only when something new was taught); 0: none scheduled. */
+      everySecs: z.number().nonnegative(),
+      last: z.object({ atMs: z.number(), ok: z.boolean(), message: z.string() }).optional(),
+    })
+    .optional(),
   /** The last thing the operator's feedback did, for the cockpit to show once (seq changes each time). */
   lastMessage: z.object({ seq: z.number().int(), text: z.string(), atMs: z.number() }).optional(),
 });

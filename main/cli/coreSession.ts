@@ -85,7 +85,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
     link,
     initialPolicy,
     ...(stores.recording ? { recording: stores.recording } : {}),
-    ...(stores.memory ? { memoryUri: stores.memory.uri } : {}),
+    ...(stores.memory ? { memoryUri: stores.memory.uri, tickSpace: stores.memory.space } : {}),
     topics: () => connections.topics(),
     log,
     episodeId: stores.episodeId,

@@ -7,8 +7,11 @@ import type { ControlLoop } from '../loop/controlLoop.ts';
 import { LearningSession, type LearningSessionOptions } from '../learning/learningSession.ts';
 import type { Policy } from '../learning/policy.ts';
 import type { PolicyImprover } from '../learning/policyImprover.ts';
+import { readMemoryTeaching } from '../learning/memoryTeaching.ts';
 import type { ClipTopics } from '../learning/questionClips.ts';
+import { SlowPath, type SlowPathOptions } from '../learning/slowPath.ts';
 import { Memory } from '../memory/memory.ts';
+import type { TickSpace } from '../memory/tickSchema.ts';
 import { LiveRecordingReader } from '../recording/liveRecordingReader.ts';
 import type { SessionRecording } from '../recording/sessionRecording.ts';
 
@@ -27,9 +30,22 @@ export interface LearningWiring {
   log: Logger;
   /** The session's episode, as memory names its ticks. */
   episodeId: string;
+  /** The memory's ticks table for these encoders, which the slow path retrains from (with memoryUri). */
+  tickSpace?: TickSpace;
+  /** The slow path's bounds and pace; overrides for tests. */
+  slowPath?: Partial<SlowPathSettings>;
   /** Overrides for tests (question pace, segment length…). */
   session?: Partial<Pick<LearningSessionOptions, 'picker' | 'ledger' | 'minDrivingSecsForRate' | 'clock'>>;
 }
+
+export interface SlowPathSettings extends Omit<SlowPathOptions, 'clock'> {
+  /** The newest driven ticks a retrain reads (1 hour at 10 Hz). */
+  maxTicks: number;
+  /** Actor steps of one retrain. */
+  steps: number;
+}
+
+export const DEFAULT_SLOW_PATH_SETTINGS: Readonly<Omit<SlowPathSettings, keyof SlowPathOptions>> = Object.freeze({ maxTicks: 36_000, steps: 1500 });
 
 export interface LiveLearning {
   session: LearningSession;
@@ -61,6 +77,14 @@ export async function startLearning(wiring: LearningWiring): Promise<LiveLearnin
     },
   };
   const autoPromote = link.capabilities.simulated;
+  const improver = wiring.improver;
+  const space = wiring.tickSpace;
+  let slowPath: SlowPath | undefined;
+  if (memory && space && improver?.retrainFromMemory) {
+    const { maxTicks, steps, ...pace } = { ...DEFAULT_SLOW_PATH_SETTINGS, ...wiring.slowPath };
+    const read = async () => readMemoryTeaching(await memory.ticks(space), memory.records, maxTicks);
+    slowPath = new SlowPath(() => improver.retrainFromMemory!(read, steps), pace);
+  }
   const session = new LearningSession({
     loop,
     initialPolicy: wiring.initialPolicy,
@@ -77,10 +101,11 @@ export async function startLearning(wiring: LearningWiring): Promise<LiveLearnin
         }
       : {}),
     ...(clipRecording ? { clips: { recording: clipRecording, topics: wiring.topics } } : {}),
+    ...(slowPath ? { slowPath } : {}),
     ...wiring.session,
   });
   const stopAlerts = loop.addAlertSource(() => session.alerts());
-  log.info({ learning: wiring.improver !== undefined, autoPromote, corrections: memory?.uri ?? 'not kept (--no-memory)', clips: recording ? 'from the recording' : 'none (--no-record)' }, 'learning from the operator');
+  log.info({ learning: wiring.improver !== undefined, autoPromote, corrections: memory?.uri ?? 'not kept (--no-memory)', clips: recording ? 'from the recording' : 'none (--no-record)', slowPath: slowPath ? 'retrains from memory' : 'off' }, 'learning from the operator');
   return {
     session,
     async close() {

@@ -4,7 +4,8 @@ import type { TickReport } from '../loop/controlLoop.ts';
 import type { FeedbackSignals, Segment } from './feedbackTypes.ts';
 import { LearningSession, type LearningLoop } from './learningSession.ts';
 import { ReactiveBaselinePolicy, type Policy } from './policy.ts';
-import type { PolicyCandidate, PolicyImprover } from './policyImprover.ts';
+import type { PolicyCandidate, PolicyImprover, RetrainOutcome } from './policyImprover.ts';
+import { SlowPath } from './slowPath.ts';
 
 /** The loop as the session sees it: ticks pushed by the test, the policy it was told to drive. */
 function loopForTest() {
@@ -134,5 +135,26 @@ describe('LearningSession', () => {
     expect(session.alerts()).toEqual([expect.objectContaining({ key: 'learning-stalled', message: expect.stringMatching(/not learning: the thread failed: out of memory/) })]);
     problem = undefined;
     expect(session.alerts()).toEqual([]);
+  });
+
+  it('retrains from memory when the operator asks, once at a time, and says what came of it', async () => {
+    const { loop, tick } = loopForTest();
+    const without = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver: new VersionPerIntervention(), episodeId: 'e', autoPromote: true });
+    expect(without.retrainFromMemory()).toEqual({ ok: false, message: 'This session keeps no memory (or has no learner): there is nothing to retrain from' });
+    expect(without.status().slowPath).toBeUndefined();
+
+    let finish!: (outcome: RetrainOutcome) => void;
+    let retrains = 0;
+    const slowPath = new SlowPath(() => (retrains++, new Promise<RetrainOutcome>((resolve) => (finish = resolve))), { firstAfterMs: 3_600_000, everyMs: 0 });
+    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver: new VersionPerIntervention(), episodeId: 'e', autoPromote: true, slowPath });
+    tick('operator', 3);
+    expect(session.retrainFromMemory()).toEqual({ ok: true, message: 'Retraining from memory: the new version is offered when it is ready' });
+    expect(session.retrainFromMemory()).toEqual({ ok: false, message: 'A retrain from memory is already running: its version is offered when it is ready' });
+    expect(session.status().slowPath).toEqual({ running: true, everySecs: 0 });
+    finish({ ok: false, reason: 'the memory holds too few driven ticks', ticks: 40 });
+    await expect.poll(() => session.status().lastMessage?.text).toBe('Retraining from memory gave no version: the memory holds too few driven ticks');
+    expect(session.status().slowPath).toMatchObject({ running: false, last: { ok: false } });
+    expect(retrains).toBe(1);
+    await session.close();
   });
 });

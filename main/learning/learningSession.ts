@@ -14,6 +14,7 @@ import type { Policy } from './policy.ts';
 import type { PolicyImprover } from './policyImprover.ts';
 import { PolicyVersions, type PolicyVersion } from './policyVersions.ts';
 import { readClip, type Clip, type ClipRecording, type ClipTopics } from './questionClips.ts';
+import { describeOutcome, type SlowPath } from './slowPath.ts';
 import { QuestionPicker, type PreferenceQuestion, type QuestionPickerOptions } from './questionPicker.ts';
 
 /** The part of the control loop the session uses (ControlLoop has it). */
@@ -42,6 +43,8 @@ export interface LearningSessionOptions {
   ledger?: Partial<Omit<FeedbackLedgerOptions, 'sink' | 'clock'>>;
   /** A version's intervention rate is shown after it has driven this long. */
   minDrivingSecsForRate?: number;
+  /** Retraining from the whole memory (with a memory and a learner); the session starts and closes it. */
+  slowPath?: SlowPath;
 }
 
 export type LearningResult = { ok: true; message: string } | { ok: false; message: string };
@@ -72,8 +75,12 @@ export class LearningSession {
       options.loop.onTick((report) => this.onTick(report)),
       this.versions.onDrivingChange((_version, policy) => options.loop.setPolicy(policy)),
       this.ledger.onIntervention((_signal, drivingVersion) => this.versions.noteIntervention(drivingVersion)),
-      this.ledger.onChange(() => this.tellImprover()),
+      this.ledger.onChange(() => {
+        options.slowPath?.noteNew();
+        this.tellImprover();
+      }),
     );
+    options.slowPath?.start();
     const improver = options.improver;
     if (improver) this.stops.push(improver.onCandidate((candidate) => this.guard('candidate', () => this.announce(this.versions.add(candidate)))));
   }
@@ -129,6 +136,15 @@ export class LearningSession {
     return this.acceptedIfOk(this.versions.setAutoPromote(enabled));
   }
 
+  /** Starts a retrain from the whole memory; its outcome arrives as the next message (and a version). */
+  retrainFromMemory(): LearningResult {
+    const slowPath = this.options.slowPath;
+    if (!slowPath) return { ok: false, message: 'This session keeps no memory (or has no learner): there is nothing to retrain from' };
+    if (slowPath.status().running) return { ok: false, message: 'A retrain from memory is already running: its version is offered when it is ready' };
+    void slowPath.runNow().then((outcome) => this.accepted(describeOutcome(outcome)));
+    return this.accepted('Retraining from memory: the new version is offered when it is ready');
+  }
+
   setQuestionPace(everySecs: number | undefined): LearningResult {
     this.picker.setPace(everySecs);
     return this.accepted(everySecs === undefined ? 'Preference questions off' : `A preference question at most every ${everySecs} s`);
@@ -180,6 +196,7 @@ export class LearningSession {
       drivingVersion: driving.number,
       held: this.versions.isHeld(),
       autoPromote: this.versions.autoPromotes(),
+      ...(this.options.slowPath ? { slowPath: this.options.slowPath.status() } : {}),
       ...(this.lastMessage ? { lastMessage: this.lastMessage } : {}),
     };
   }
@@ -194,6 +211,7 @@ export class LearningSession {
 
   async close(): Promise<void> {
     for (const stop of this.stops.splice(0)) stop();
+    await this.options.slowPath?.close();
     await this.ledger.flush();
     await this.options.improver?.close();
   }
@@ -207,6 +225,7 @@ export class LearningSession {
     this.ledger.noteTick(tick);
     this.versions.noteTick(timeMs, report.driver === 'policy', tick.drivingVersion);
     this.picker.noteTick(tick);
+    if (report.driver === 'operator') this.options.slowPath?.noteNew();
     if (!improver) return;
     this.guard('observe', () =>
       improver.observe({ episodeId, step: tick.step, timeMs, embedding: report.embedding.values, latent: report.belief?.latent, action: loop.lastSent()?.command ?? ZERO_DRIVE, driver: report.driver }),

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { MemoryTeaching } from './memoryTeaching.ts';
 import { OnlineImprover } from './onlineImprover.ts';
 import type { PolicyCandidate } from './policyImprover.ts';
 
@@ -105,5 +106,55 @@ describe('OnlineImprover', () => {
       rmSync(folder, { recursive: true, force: true });
     }
     expect(improver.problem()).toMatch(/policy learned-1 was not saved/);
+  });
+
+  it('retrains a fresh policy from what the memory holds, offers it as the next version, and trains on from it', async () => {
+    const improver = new OnlineImprover({ embeddingSize: 6, limits: [0.5, 1.5], updateEverySecs: 3600, stepsPerUpdate: 4, learner: { hidden: 16, layers: 1, minTicksToFit: 20, learningRate: 5e-3 } });
+    const offered: PolicyCandidate[] = [];
+    improver.onCandidate((candidate) => offered.push(candidate));
+    // Earlier sessions' operator: turns left when the first feature is positive, right when it is negative.
+    const count = 400;
+    const teaching: MemoryTeaching = {
+      ticks: { count, embeddingSize: 6, embeddings: new Float32Array(count * 6), actions: new Float32Array(count * 2), drivers: [], episodeIds: [], steps: new Int32Array(count) },
+      signals: { interventions: [{ id: 'i1', atStep: 50, episodeId: 'old-1', policySegment: { episodeId: 'old-1', startStep: 40, endStep: 49 }, operatorSegment: { episodeId: 'old-1', startStep: 50, endStep: 60 } }], preferences: [], ratings: [] },
+      drivenTicksHeld: count,
+    };
+    for (let index = 0; index < count; index++) {
+      const side = index % 2 === 0 ? 1 : -1;
+      teaching.ticks.embeddings.set(Float32Array.from({ length: 6 }, (_, k) => (k === 0 ? side : Math.sin(index * (k + 1)))), index * 6);
+      teaching.ticks.actions.set([0.2, side * 1.2], index * 2);
+      teaching.ticks.drivers.push(index < 40 || index >= 50 ? 'operator' : 'policy');
+      teaching.ticks.episodeIds.push('old-1');
+      teaching.ticks.steps[index] = index;
+    }
+    const probe = (first: number) => ({ embedding: { values: Float32Array.of(first, 0, 0, 0, 0, 0), mask: { camera: true, lidar: true, proprio: true } }, frame: { timeMs: 0, missing: [] } }) as never;
+    try {
+      // No fast round starts while the retrain runs (one piece of training at a time).
+      for (let step = 0; step < 30; step++) improver.observe(tick(step, 'operator'));
+      const retrained = improver.retrainFromMemory(async () => teaching, 300);
+      const fast = improver.update();
+      expect(await retrained).toEqual({ ok: true, version: 'learned-1', ticks: count, trainedOn: { interventions: 1, preferences: 0, ratings: 0, operatorTicks: 390, fromMemory: true } });
+      await fast;
+      expect(offered[0]!.policy.act(probe(1)).angularRadps).toBeGreaterThan(0.3);
+      expect(offered[0]!.policy.act(probe(-1)).angularRadps).toBeLessThan(-0.3);
+      // The fast path carries on from the retrained weights, and the numbering goes on.
+      improver.observe(tick(30, 'operator'));
+      await improver.update();
+      expect(offered.map((candidate) => candidate.policy.version)).toEqual(['learned-1', 'learned-2']);
+      expect(offered[1]!.policy.act(probe(1)).angularRadps).toBeGreaterThan(0.3);
+      expect(improver.lastError).toBeUndefined();
+
+      // A memory with nothing to learn from, or from other encoders, gives no version and says why.
+      const none = { ...teaching, ticks: { ...teaching.ticks, count: 0, embeddings: new Float32Array(0), actions: new Float32Array(0), drivers: [], episodeIds: [], steps: new Int32Array(0) } };
+      expect(await improver.retrainFromMemory(async () => none, 10)).toEqual({ ok: false, reason: 'the memory holds no driven ticks of these encoders yet', ticks: 0 });
+      const wide = { ...teaching, ticks: { ...teaching.ticks, count: 1, embeddingSize: 8, embeddings: new Float32Array(8) } };
+      expect(await improver.retrainFromMemory(async () => wide, 10)).toMatchObject({ ok: false, reason: "the memory's embeddings have 8 values, the encoders 6" });
+      const few = { ...teaching, ticks: { ...teaching.ticks, count: 5, embeddings: new Float32Array(30), actions: new Float32Array(10), drivers: Array(5).fill('operator'), episodeIds: Array(5).fill('old-2'), steps: Int32Array.of(0, 1, 2, 3, 4) } };
+      expect(await improver.retrainFromMemory(async () => few, 10)).toEqual({ ok: false, reason: 'there are too few driven ticks', ticks: 5 });
+      await expect(improver.retrainFromMemory(async () => teaching, 0)).rejects.toThrow(/whole number/);
+      expect(offered).toHaveLength(2);
+    } finally {
+      await improver.close();
+    }
   });
 });

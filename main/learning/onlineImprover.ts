@@ -3,15 +3,17 @@
 // (operator ticks, feedback), a round trains the reward ensemble and the actor there and comes back as
 // a numbered candidate. This thread keeps only what answers at once: the recent ticks and a frozen
 // copy of the reward ensemble, for the question picker's disagreement and memory's reward estimate.
-// The slow path (retraining from the whole memory) is not here.
+// The slow path (retrainFromMemory) trains a fresh learner there on what the memory holds, and the fast
+// path carries on from its weights; SlowPath decides when.
 import { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs-core';
 import { NO_FEEDBACK, type FeedbackSignals, type Segment } from './feedbackTypes.ts';
 import { standardise, type FeatureNorm } from './featureNorm.ts';
 import { LearnedPolicy } from './learnedPolicy.ts';
+import type { MemoryTeaching } from './memoryTeaching.ts';
 import { newestPolicyCheckpoint, writePolicyCheckpoint } from './policyCheckpoints.ts';
 import { DEFAULT_POLICY_LEARNER_OPTIONS, type PolicyLearnerOptions } from './policyLearner.ts';
-import type { LearningTick, PolicyCandidate, PolicyImprover } from './policyImprover.ts';
+import type { LearningTick, PolicyCandidate, PolicyImprover, RetrainOutcome } from './policyImprover.ts';
 import type { FromPolicyWorker, RoundCandidate, ToPolicyWorker } from './policyWorkerProtocol.ts';
 import { RewardEnsemble } from './rewardEnsemble.ts';
 import { TickBuffer, type BufferedTick } from './tickBuffer.ts';
@@ -176,26 +178,74 @@ export class OnlineImprover implements PolicyImprover {
     this.flush();
     const signals = this.signals;
     const id = ++this.rounds;
-    const version = `${this.options.versionPrefix}${this.versions + 1}`;
-    const done = new Promise<RoundCandidate | undefined>((resolve, reject) => this.pendingRounds.set(id, { resolve, reject }));
-    this.post({ type: 'round', id, signals, steps: this.options.stepsPerUpdate, version });
-    const result = await done;
+    const result = await this.ask(id, { type: 'round', id, signals, steps: this.options.stepsPerUpdate, version: this.nextVersionName() });
     if (this.closed) return;
     if (result === undefined) {
       // Nothing learned this time (too few ticks): the next round tries again.
       this.somethingNew = true;
       return;
     }
+    this.accept(result, { interventions: signals.interventions.length, preferences: signals.preferences.length, ratings: signals.ratings.length, operatorTicks: result.operatorTicks });
+  }
+
+  /**
+   * The slow path: a fresh learner trained in the worker on what `read` finds in the memory (every
+   * driven tick of these encoders up to a bound, and every standing correction), offered as the next
+   * candidate; the fast path then carries on from its weights. No fast round runs meanwhile. The
+   * teaching's arrays are moved to the worker (left empty here).
+   */
+  retrainFromMemory(read: () => Promise<MemoryTeaching>, steps: number): Promise<RetrainOutcome> {
+    if (!(Number.isInteger(steps) && steps >= 1)) return Promise.reject(new RangeError(`retrain steps must be a whole number ≥ 1, got ${steps}`));
+    const retrain = async (): Promise<RetrainOutcome> => {
+      await this.ready;
+      const teaching = await read();
+      const ticks = teaching.ticks.count;
+      if (this.closed) return { ok: false, reason: 'the learner has closed', ticks };
+      if (ticks === 0) return { ok: false, reason: 'the memory holds no driven ticks of these encoders yet', ticks };
+      if (teaching.ticks.embeddingSize !== this.options.embeddingSize) return { ok: false, reason: `the memory's embeddings have ${teaching.ticks.embeddingSize} values, the encoders ${this.options.embeddingSize}`, ticks };
+      const id = ++this.rounds;
+      const { signals } = teaching;
+      const transfer = [teaching.ticks.embeddings.buffer, teaching.ticks.actions.buffer, teaching.ticks.steps.buffer] as ArrayBuffer[];
+      const result = await this.ask(id, { type: 'retrain', id, ticks: teaching.ticks, signals, steps, version: this.nextVersionName() }, transfer);
+      if (this.closed) return { ok: false, reason: 'the learner has closed', ticks };
+      if (result === undefined) return { ok: false, reason: this.lastReason ?? 'nothing learned', ticks };
+      const trainedOn = { interventions: signals.interventions.length, preferences: signals.preferences.length, ratings: signals.ratings.length, operatorTicks: result.operatorTicks, fromMemory: true };
+      this.accept(result, trainedOn);
+      return { ok: true, version: result.snapshot.version, ticks, trainedOn };
+    };
+    // One piece of training at a time: a retrain waits for a fast round in flight, and holds the next.
+    const run = (async () => {
+      while (this.running) await this.running;
+      if (this.closed) return { ok: false as const, reason: 'the learner has closed', ticks: 0 };
+      const outcome = retrain();
+      this.running = outcome.then(
+        () => undefined,
+        (error: unknown) => void (this.lastError = `retraining from memory failed: ${(error as Error).message}`),
+      ).finally(() => (this.running = undefined));
+      return outcome;
+    })();
+    return run;
+  }
+
+  private nextVersionName(): string {
+    return `${this.options.versionPrefix}${this.versions + 1}`;
+  }
+
+  private ask(id: number, message: Extract<ToPolicyWorker, { type: 'round' | 'retrain' }>, transfer: ArrayBuffer[] = []): Promise<RoundCandidate | undefined> {
+    const done = new Promise<RoundCandidate | undefined>((resolve, reject) => this.pendingRounds.set(id, { resolve, reject }));
+    this.worker.postMessage(message, transfer);
+    return done;
+  }
+
+  /** A round's or retrain's result becomes the next numbered candidate, saved and offered. */
+  private accept(result: RoundCandidate, trainedOn: PolicyCandidate['trainedOn']): void {
     const policy = new LearnedPolicy(result.snapshot);
     this.versions++;
     this.norm = result.snapshot.norm;
     if (result.reward !== undefined) this.reward.load(result.reward);
     this.lastError = undefined;
     this.lastReason = undefined;
-    const candidate: PolicyCandidate = {
-      policy,
-      trainedOn: { interventions: signals.interventions.length, preferences: signals.preferences.length, ratings: signals.ratings.length, operatorTicks: result.operatorTicks },
-    };
+    const candidate: PolicyCandidate = { policy, trainedOn };
     this.save(result, candidate.trainedOn);
     for (const listener of this.listeners) listener(candidate);
   }

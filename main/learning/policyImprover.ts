@@ -6,6 +6,7 @@ import type { DriveCommand } from '../links/messages.ts';
 import type { Driver } from '../loop/arbiter.ts';
 import type { Policy } from './policy.ts';
 import type { FeedbackSignals, Segment } from './feedbackTypes.ts';
+import type { MemoryTeaching } from './memoryTeaching.ts';
 
 /** One control tick as the learners keep it. */
 export interface LearningTick {
@@ -23,8 +24,13 @@ export interface LearningTick {
 export interface PolicyCandidate {
   policy: Policy;
   /** What the update learned from, for the versions table. */
-  trainedOn: { interventions: number; preferences: number; ratings: number; operatorTicks: number };
+  trainedOn: { interventions: number; preferences: number; ratings: number; operatorTicks: number; fromMemory?: boolean };
 }
+
+/** What a retrain from memory did: the version it offered, or why there is none. */
+export type RetrainOutcome =
+  | { ok: true; version: string; ticks: number; trainedOn: PolicyCandidate['trainedOn'] }
+  | { ok: false; reason: string; ticks: number };
 
 export interface PolicyImprover {
   /** Keeps a tick for learning. Never blocks the control loop. */
@@ -42,5 +48,7 @@ export interface PolicyImprover {
   problem?(): string | undefined;
   /** Called when the improver has a new candidate policy ready. Returns a function that stops the calls. */
   onCandidate(listener: (candidate: PolicyCandidate) => void): () => void;
+  /** The slow path: a fresh policy trained on what `read` finds in the memory, offered as a candidate. */
+  retrainFromMemory?(read: () => Promise<MemoryTeaching>, steps: number): Promise<RetrainOutcome>;
   close(): Promise<void>;
 }

@@ -3,7 +3,9 @@
 import { parentPort } from 'node:worker_threads';
 import { runBehindTheLoop } from '../loop/backgroundPriority.ts';
 import { loadLearnerBackend } from '../worldmodel/learner/learnerBackend.ts';
-import { PolicyLearner } from './policyLearner.ts';
+import type { PackedTicks } from './memoryTeaching.ts';
+import { PolicyLearner, type PolicyLearnerOptions } from './policyLearner.ts';
+import { retrainFresh } from './retrainFresh.ts';
 import type { FromPolicyWorker, ToPolicyWorker } from './policyWorkerProtocol.ts';
 import { TickBuffer } from './tickBuffer.ts';
 
@@ -14,10 +16,11 @@ runBehindTheLoop();
 
 let buffer: TickBuffer | undefined;
 let learner: PolicyLearner | undefined;
+let learnerOptions: Partial<PolicyLearnerOptions> = {};
 const send = (message: FromPolicyWorker) => port.postMessage(message);
 
 port.on('message', (message: ToPolicyWorker) => {
-  void handle(message).catch((error: unknown) => send({ type: 'failed', id: message.type === 'round' ? message.id : undefined, message: (error as Error).message }));
+  void handle(message).catch((error: unknown) => send({ type: 'failed', id: message.type === 'round' || message.type === 'retrain' ? message.id : undefined, message: (error as Error).message }));
 });
 
 async function handle(message: ToPolicyWorker): Promise<void> {
@@ -25,7 +28,8 @@ async function handle(message: ToPolicyWorker): Promise<void> {
     case 'init': {
       const backend = await loadLearnerBackend();
       buffer = new TickBuffer(message.capacityTicks, message.embeddingSize);
-      learner = new PolicyLearner(buffer, message.learner);
+      learnerOptions = message.learner;
+      learner = new PolicyLearner(buffer, learnerOptions);
       send({ type: 'ready', backend: backend.backend });
       return;
     }
@@ -48,5 +52,32 @@ async function handle(message: ToPolicyWorker): Promise<void> {
       send({ type: 'round-done', id: message.id, candidate: { snapshot, reward: learner.rewardWeights(), operatorTicks: report.operatorTicks }, reason: undefined });
       return;
     }
+    case 'retrain': {
+      if (learner === undefined) throw new Error('a retrain before init');
+      // The slow path, trained in one go (the core starts no fast round meanwhile); the fast path then
+      // carries on from its weights.
+      const retrained = retrainFresh(bufferOf(message.ticks), learnerOptions, message.signals, message.steps, message.version);
+      if (!retrained.ok) {
+        send({ type: 'round-done', id: message.id, candidate: undefined, reason: retrained.reason });
+        return;
+      }
+      learner.restore(retrained.snapshot, retrained.reward);
+      send({ type: 'round-done', id: message.id, candidate: { snapshot: retrained.snapshot, reward: retrained.reward, operatorTicks: retrained.report.operatorTicks }, reason: undefined });
+      return;
+    }
   }
+}
+
+function bufferOf(ticks: PackedTicks): TickBuffer {
+  const held = new TickBuffer(Math.max(1, ticks.count), ticks.embeddingSize);
+  for (let index = 0; index < ticks.count; index++) {
+    held.add({
+      episodeId: ticks.episodeIds[index]!,
+      step: ticks.steps[index]!,
+      embedding: ticks.embeddings.subarray(index * ticks.embeddingSize, (index + 1) * ticks.embeddingSize),
+      action: { linearMps: ticks.actions[index * 2]!, angularRadps: ticks.actions[index * 2 + 1]! },
+      driver: ticks.drivers[index]!,
+    });
+  }
+  return held;
 }

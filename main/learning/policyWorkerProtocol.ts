@@ -1,8 +1,10 @@
 // Messages between the online improver (the core's thread) and the policy learner's worker thread.
 // Ticks go over in batches; a round carries the feedback as it stands and comes back with a candidate
-// (the actor's snapshot and the reward ensemble's weights) or the reason there is none.
+// (the actor's snapshot and the reward ensemble's weights) or the reason there is none. A retrain (the
+// slow path) carries what the memory holds and is answered like a round.
 import type { FeedbackSignals } from './feedbackTypes.ts';
 import type { ActorSnapshot } from './learnedPolicy.ts';
+import type { PackedTicks } from './memoryTeaching.ts';
 import type { PolicyLearnerOptions } from './policyLearner.ts';
 import type { BufferedTick } from './tickBuffer.ts';
 
@@ -10,7 +12,8 @@ export type ToPolicyWorker =
   | { type: 'init'; embeddingSize: number; capacityTicks: number; learner: Partial<PolicyLearnerOptions> }
   | { type: 'ticks'; ticks: BufferedTick[] }
   | { type: 'round'; id: number; signals: FeedbackSignals; steps: number; version: string }
-  | { type: 'restore'; snapshot: ActorSnapshot; reward: Float32Array[][] | undefined };
+  | { type: 'restore'; snapshot: ActorSnapshot; reward: Float32Array[][] | undefined }
+  | { type: 'retrain'; id: number; ticks: PackedTicks; signals: FeedbackSignals; steps: number; version: string };
 
 export interface RoundCandidate {
   snapshot: ActorSnapshot;

@@ -1,9 +1,10 @@
 // End to end, on the simulated robot: teaching. With autonomy on, the operator takes over and hands
 // back (one intervention, however long), a learner turns that into a new policy version that drives
 // (auto-promote, as on the simulated robot), a preference question shows two clips read back from the
-// live recording and takes an answer, G rates and U undoes with a toast each, and "Roll back" returns
-// to v1. The core runs in this process with the real online learner, made small and stepped by the
-// test (its timer is off), so that versions appear when the test says and not a moment later.
+// live recording and takes an answer, G rates and U undoes with a toast each, "Roll back" returns to
+// v1, and "Retrain from memory" trains a fresh version on the whole memory (the slow path). The core
+// runs in this process with the real online learner, made small and stepped by the test (its timer is
+// off), so that versions appear when the test says and not a moment later.
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +67,9 @@ async function startTeachingCore(dataFolder: string): Promise<Core> {
     episodeId: stores.episodeId,
     ...(stores.recording ? { recording: stores.recording } : {}),
     memoryUri,
+    ...(stores.memory ? { tickSpace: stores.memory.space } : {}),
+    // Only when the operator asks: the test says when.
+    slowPath: { firstAfterMs: 3_600_000, everyMs: 0, steps: 50 },
     topics: () => connections.topics(),
     log,
     session: { picker: { everySecs: 5, segmentTicks: 20, settleSecs: 5 }, minDrivingSecsForRate: 3 },
@@ -251,6 +255,23 @@ describe('teaching the robot from the cockpit', () => {
     await expect.poll(() => page.getByTestId('version-1-rate').textContent()).toMatch(/\/min$/);
     await screenshot('learning-rolled-back');
   }, 30_000);
+
+  it('retrains a fresh version from the whole memory when asked', async () => {
+    const before = (await learningState()).versionCount;
+    await button('Retrain from memory').click();
+    await expect.poll(async () => (await learningState()).slowPath?.last?.message ?? '', { timeout: 20_000 }).toMatch(/^Retrained from memory as learned-\d+: \d+ ticks/);
+    const learning = await learningState();
+    expect(learning.slowPath).toMatchObject({ running: false, everySecs: 0, last: { ok: true } });
+    expect(learning.versionCount).toBe(before + 1);
+    const retrained = learning.versions.find((version) => version.number === before + 1)!;
+    // It learned from the corrections the memory holds (the takeover; the answer and ratings were undone).
+    expect(retrained.trainedOn).toMatchObject({ fromMemory: true, interventions: 1, preferences: 0, ratings: 0 });
+    expect(retrained.trainedOn!.operatorTicks).toBeGreaterThan(0);
+    await expect.poll(() => toast(/Retrained from memory as learned-/).count()).toBeGreaterThan(0);
+    await expect.poll(() => page.getByTestId(`version-${before + 1}`).textContent()).toMatch(/memory/);
+    await expect.poll(() => page.getByTestId('slow-path').textContent()).toMatch(/Retrained from memory/);
+    await screenshot('learning-retrained-from-memory');
+  }, 40_000);
 
   it('kept every accepted item in the memory’s corrections table', async () => {
     await core.learning.session.ledger.flush();

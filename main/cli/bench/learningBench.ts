@@ -16,7 +16,8 @@ import type { Driver } from '../../loop/arbiter.ts';
 import { Synchroniser } from '../../loop/synchroniser.ts';
 import type { FeedbackSignals, InterventionSignal, PreferenceSignal, Segment } from '../../learning/feedbackTypes.ts';
 import type { LearnedPolicy } from '../../learning/learnedPolicy.ts';
-import { DEFAULT_POLICY_LEARNER_OPTIONS, PolicyLearner, type LearningMethod } from '../../learning/policyLearner.ts';
+import { DEFAULT_POLICY_LEARNER_OPTIONS, PolicyLearner, type LearningMethod, type PolicyLearnerOptions } from '../../learning/policyLearner.ts';
+import { retrainFresh } from '../../learning/retrainFresh.ts';
 import { TickBuffer } from '../../learning/tickBuffer.ts';
 import { SeededRandom } from '../../memory/seededRandom.ts';
 import { DEFAULT_MANIFEST_PATH, loadPerception, type OnnxPerception } from '../../perception/onnxPerception.ts';
@@ -39,6 +40,13 @@ export interface LearningBenchOptions {
   /** A fast-path update (and a new version, promoted automatically) this often. */
   updateEverySimSecs: number;
   actorStepsPerUpdate: number;
+  /**
+   * The slow path: a fresh learner retrained on the whole stream this often (0: never), with this
+   * many actor steps, for `reins` and `bc` alike (the same gradient budget; for `bc` this is
+   * HG-DAgger's retraining on the aggregated data).
+   */
+  slowPathEverySimMins: number;
+  slowPathSteps: number;
   /** Reins asks a preference question this often while the policy drives. */
   questionEverySimSecs: number;
   /** Each side of a question, in ticks. */
@@ -60,6 +68,8 @@ export const DEFAULT_LEARNING_BENCH_OPTIONS: Readonly<LearningBenchOptions> = Ob
   demoSimMinutes: 3,
   updateEverySimSecs: 5,
   actorStepsPerUpdate: 30,
+  slowPathEverySimMins: 5,
+  slowPathSteps: 1500,
   questionEverySimSecs: 15,
   questionSegmentTicks: 20,
   questionCandidates: 8,
@@ -130,7 +140,7 @@ function checkOptions(options: LearningBenchOptions): void {
 function hyperparameters(options: LearningBenchOptions): Record<string, unknown> {
   const { method: _method, reward: _reward, ...learner } = DEFAULT_POLICY_LEARNER_OPTIONS;
   return {
-    stream: { demoSimMinutes: options.demoSimMinutes, updateEverySimSecs: options.updateEverySimSecs, actorStepsPerUpdate: options.actorStepsPerUpdate, controlRateHz: options.controlRateHz, arenaSeed: options.arenaSeed, trainEpisodeSeed: options.trainEpisodeSeed, evalEpisodeSeed: options.evalEpisodeSeed, evalEpisodes: options.evalEpisodes },
+    stream: { demoSimMinutes: options.demoSimMinutes, updateEverySimSecs: options.updateEverySimSecs, actorStepsPerUpdate: options.actorStepsPerUpdate, slowPathEverySimMins: options.slowPathEverySimMins, slowPathSteps: options.slowPathSteps, controlRateHz: options.controlRateHz, arenaSeed: options.arenaSeed, trainEpisodeSeed: options.trainEpisodeSeed, evalEpisodeSeed: options.evalEpisodeSeed, evalEpisodes: options.evalEpisodes },
     learner,
     reinsOnly: { questionEverySimSecs: options.questionEverySimSecs, questionSegmentTicks: options.questionSegmentTicks, questionCandidates: options.questionCandidates, rewardEnsembleMembers: 5 },
     bc: 'behaviour cloning (the same squashed-Gaussian negative log-likelihood) on every operator tick with weight 1: the demonstrations and every takeover; the same actor network, optimiser, learning rate, batch of operator ticks and actor steps per update as reins; no reward model, no questions, no reference term',
@@ -165,6 +175,8 @@ class TrainingStream {
   private pendingAnswers: Array<{ dueTick: number; signal: PreferenceSignal }> = [];
   private lastQuestionTick = 0;
   private lastUpdateTick = 0;
+  private lastRetrainTick = 0;
+  private readonly learnerOptions: Partial<PolicyLearnerOptions>;
   wallMs = 0;
 
   constructor(
@@ -180,7 +192,8 @@ class TrainingStream {
     this.truths = new Array<TickTruth>(capacity);
     this.random = new SeededRandom(options.seed * 31 + 7);
     const learnerMethod: LearningMethod = method === 'bc' ? 'bc' : 'reins';
-    const learner = new PolicyLearner(this.buffer, { method: learnerMethod, seed: options.seed });
+    this.learnerOptions = { method: learnerMethod, seed: options.seed };
+    const learner = new PolicyLearner(this.buffer, this.learnerOptions);
     // `none` keeps the learner only for its untrained version 1, the same initial actor the others start from.
     this.policy = learner.candidate('v1');
     this.learner = method === 'none' ? undefined : learner;
@@ -268,6 +281,17 @@ class TrainingStream {
       const report = this.learner.train(options.actorStepsPerUpdate, this.signals());
       if (report.actorSteps > 0) {
         // Auto-promote, as the simulated robot's default: the new version drives from the next tick.
+        this.policy.dispose();
+        this.policy = this.learner.candidate(`v${++this.versionNumber}`);
+      }
+    }
+    const retrainEvery = options.slowPathEverySimMins * 60 * options.controlRateHz;
+    if (retrainEvery > 0 && this.ticks - this.lastRetrainTick >= retrainEvery) {
+      this.lastRetrainTick = this.ticks;
+      const retrained = retrainFresh(this.buffer, this.learnerOptions, this.signals(), options.slowPathSteps, `v${this.versionNumber + 1}`);
+      if (retrained.ok) {
+        // As live: the retrained version drives, and the fast path carries on from its weights.
+        this.learner.restore(retrained.snapshot, retrained.reward);
         this.policy.dispose();
         this.policy = this.learner.candidate(`v${++this.versionNumber}`);
       }

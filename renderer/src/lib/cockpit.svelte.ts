@@ -183,6 +183,10 @@ export class Cockpit {
     this.#send({ type: 'set-auto-promote', enabled }, 'Auto-promote change not sent.');
   }
 
+  retrainFromMemory(): void {
+    this.#send({ type: 'retrain-from-memory' }, 'Retrain not sent.');
+  }
+
   setQuestionPace(everySecs: number | null): void {
     this.#send({ type: 'set-question-pace', everySecs }, 'Question pace not sent.');
   }

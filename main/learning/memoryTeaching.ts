@@ -1,0 +1,104 @@
+// What the whole memory teaches, for the slow path (DESIGN §3): the ticks someone drove (operator and
+// policy) of one encoder version, newest first up to a bound, and the feedback the corrections table
+// holds, as the learners read it. Undone items, skipped questions and feedback about ticks of another
+// encoder version teach nothing; the learner drops items whose ticks were not read.
+import type { CorrectionRow } from '../memory/corrections.ts';
+import type { RecordTables } from '../memory/recordTables.ts';
+import { sqlAnd, sqlColumn, sqlIn, sqlNumber } from '../memory/sqlFilter.ts';
+import { ticksFromArrow } from '../memory/tickRead.ts';
+import type { TickStore } from '../memory/tickStore.ts';
+import type { FeedbackSignals, InterventionSignal, PreferenceSignal, RatingSignal } from './feedbackTypes.ts';
+
+/** Ticks packed for a worker thread: one flat array per column, oldest first. */
+export interface PackedTicks {
+  count: number;
+  embeddingSize: number;
+  embeddings: Float32Array;
+  /** [linear m/s, angular rad/s] per tick. */
+  actions: Float32Array;
+  drivers: Array<'operator' | 'policy'>;
+  episodeIds: string[];
+  steps: Int32Array;
+}
+
+export interface MemoryTeaching {
+  ticks: PackedTicks;
+  signals: FeedbackSignals;
+  /** The driven ticks the memory holds for this encoder version, read or not. */
+  drivenTicksHeld: number;
+}
+
+const DRIVEN = ['operator', 'policy'] as const;
+
+/** Reads the newest `maxTicks` driven ticks and every standing correction. */
+export async function readMemoryTeaching(store: TickStore, records: Pick<RecordTables, 'listCorrections' | 'corrections'>, maxTicks: number): Promise<MemoryTeaching> {
+  if (!(Number.isInteger(maxTicks) && maxTicks >= 1)) throw new RangeError(`maxTicks must be a whole number ≥ 1, got ${maxTicks}`);
+  // Other connections write these tables (the tick writer, the feedback ledger): read their newest commits.
+  await store.table.checkoutLatest();
+  await records.corrections.checkoutLatest();
+  const driven = sqlIn('actedBy', DRIVEN);
+  // Times first (one column), so that only the newest ticks' embeddings are read.
+  const times = (await store.table.query().where(driven).select(['timeMs']).toArrow()).getChild('timeMs')?.toArray() as Float64Array | undefined;
+  const held = times?.length ?? 0;
+  let where = driven;
+  if (times !== undefined && held > maxTicks) {
+    const newest = Float64Array.from(times).sort().reverse();
+    where = sqlAnd([driven, `${sqlColumn('timeMs')} >= ${sqlNumber(newest[maxTicks - 1]!)}`])!;
+  }
+  const columns = ['episodeId', 'step', 'timeMs', 'embedding', 'actionLinearMps', 'actionAngularRadps', 'actedBy'];
+  const rows = held === 0 ? [] : ticksFromArrow(await store.table.query().where(where).select(columns).toArrow());
+  // Oldest first, as the learner's ring holds them; ticks sharing the bound's time may pass it, so cut again.
+  rows.sort((a, b) => a.timeMs - b.timeMs || a.step - b.step);
+  const kept = rows.slice(Math.max(0, rows.length - maxTicks));
+  return { ticks: packTicks(kept, store.space.embeddingSize), signals: signalsFromCorrections(await records.listCorrections()), drivenTicksHeld: held };
+}
+
+type ReadTick = ReturnType<typeof ticksFromArrow>[number];
+
+function packTicks(rows: readonly ReadTick[], embeddingSize: number): PackedTicks {
+  const packed: PackedTicks = {
+    count: rows.length,
+    embeddingSize,
+    embeddings: new Float32Array(rows.length * embeddingSize),
+    actions: new Float32Array(rows.length * 2),
+    drivers: [],
+    episodeIds: [],
+    steps: new Int32Array(rows.length),
+  };
+  rows.forEach((row, index) => {
+    packed.embeddings.set(row.embedding!, index * embeddingSize);
+    packed.actions[index * 2] = row.actionLinearMps;
+    packed.actions[index * 2 + 1] = row.actionAngularRadps;
+    packed.drivers.push(row.actedBy as 'operator' | 'policy');
+    packed.episodeIds.push(row.episodeId);
+    packed.steps[index] = row.step;
+  });
+  return packed;
+}
+
+/**
+ * The corrections table as the learners read it: every intervention, answer and rating that no undo
+ * withdrew. A skipped question ("unsure") teaches nothing. Rows come in the order they were made.
+ */
+export function signalsFromCorrections(rows: readonly CorrectionRow[]): FeedbackSignals {
+  const undone = new Set(rows.filter((row) => row.kind === 'undo').map((row) => row.undoesCorrectionId!));
+  const interventions: InterventionSignal[] = [];
+  const preferences: PreferenceSignal[] = [];
+  const ratings: RatingSignal[] = [];
+  for (const row of rows) {
+    if (undone.has(row.correctionId)) continue;
+    const other =
+      row.otherEpisodeId !== undefined && row.otherSpanStartStep !== undefined && row.otherSpanEndStep !== undefined
+        ? { episodeId: row.otherEpisodeId, startStep: row.otherSpanStartStep, endStep: row.otherSpanEndStep }
+        : undefined;
+    const span = { episodeId: row.episodeId, startStep: row.spanStartStep, endStep: row.spanEndStep };
+    if (row.kind === 'intervention') {
+      interventions.push({ id: row.correctionId, atStep: row.spanStartStep, episodeId: row.episodeId, policySegment: other, operatorSegment: span });
+    } else if (row.kind === 'preference' && other !== undefined && row.answer !== undefined && row.answer !== 'unsure') {
+      preferences.push({ id: row.correctionId, first: span, second: other, answer: row.answer });
+    } else if (row.kind === 'rating' && row.rating !== undefined) {
+      ratings.push({ id: row.correctionId, episodeId: row.episodeId, step: row.spanStartStep, rating: row.rating });
+    }
+  }
+  return { interventions, preferences, ratings };
+}

@@ -1,0 +1,25 @@
+// The slow path's training (DESIGN §3): a fresh learner — new networks, feature statistics fitted anew
+// — trained on everything given, not a step on from the driving version. The policy worker runs it on
+// what the memory holds; the learning benchmark on its whole stream.
+import type { FeedbackSignals } from './feedbackTypes.ts';
+import type { ActorSnapshot } from './learnedPolicy.ts';
+import { PolicyLearner, type PolicyLearnerOptions, type TrainReport } from './policyLearner.ts';
+import type { TickBuffer } from './tickBuffer.ts';
+
+export type RetrainResult =
+  | { ok: true; snapshot: ActorSnapshot; reward: Float32Array[][] | undefined; report: TrainReport }
+  | { ok: false; reason: string };
+
+export function retrainFresh(ticks: TickBuffer, options: Partial<PolicyLearnerOptions>, signals: FeedbackSignals, steps: number, version: string): RetrainResult {
+  const fresh = new PolicyLearner(ticks, options);
+  try {
+    const report = fresh.train(steps, signals);
+    if (report.actorSteps === 0) {
+      const fitted = fresh.featureNorm !== undefined;
+      return { ok: false, reason: fitted && report.operatorTicks === 0 ? 'there are no operator ticks or feedback to learn from' : 'there are too few driven ticks' };
+    }
+    return { ok: true, snapshot: fresh.publish(version), reward: fresh.rewardWeights(), report };
+  } finally {
+    fresh.dispose();
+  }
+}
