@@ -2,10 +2,10 @@
 // policy) of one encoder version, newest first up to a bound, and the feedback the corrections table
 // holds, as the learners read it. Undone items, skipped questions and feedback about ticks of another
 // encoder version teach nothing; the learner drops items whose ticks were not read.
+import type { Table as ArrowTable } from 'apache-arrow';
 import type { CorrectionRow } from '../memory/corrections.ts';
 import type { RecordTables } from '../memory/recordTables.ts';
 import { sqlAnd, sqlColumn, sqlIn, sqlNumber } from '../memory/sqlFilter.ts';
-import { ticksFromArrow } from '../memory/tickRead.ts';
 import type { TickStore } from '../memory/tickStore.ts';
 import type { FeedbackSignals, InterventionSignal, PreferenceSignal, RatingSignal } from './feedbackTypes.ts';
 
@@ -45,17 +45,19 @@ export async function readMemoryTeaching(store: TickStore, records: Pick<RecordT
     const newest = Float64Array.from(times).sort().reverse();
     where = sqlAnd([driven, `${sqlColumn('timeMs')} >= ${sqlNumber(newest[maxTicks - 1]!)}`])!;
   }
+  if (held === 0) return { ticks: packTicks(undefined, [], store.space.embeddingSize), signals: signalsFromCorrections(await records.listCorrections()), drivenTicksHeld: 0 };
   const columns = ['episodeId', 'step', 'timeMs', 'embedding', 'actionLinearMps', 'actionAngularRadps', 'actedBy'];
-  const rows = held === 0 ? [] : ticksFromArrow(await store.table.query().where(where).select(columns).toArrow());
+  const table = await store.table.query().where(where).select(columns).toArrow();
   // Oldest first, as the learner's ring holds them; ticks sharing the bound's time may pass it, so cut again.
-  rows.sort((a, b) => a.timeMs - b.timeMs || a.step - b.step);
-  const kept = rows.slice(Math.max(0, rows.length - maxTicks));
-  return { ticks: packTicks(kept, store.space.embeddingSize), signals: signalsFromCorrections(await records.listCorrections()), drivenTicksHeld: held };
+  const timeMs = table.getChild('timeMs')!.toArray() as Float64Array;
+  const steps = table.getChild('step')!.toArray() as Int32Array;
+  const order = Array.from({ length: table.numRows }, (_, row) => row).sort((a, b) => timeMs[a]! - timeMs[b]! || steps[a]! - steps[b]!);
+  const kept = order.slice(Math.max(0, order.length - maxTicks));
+  return { ticks: packTicks(table, kept, store.space.embeddingSize), signals: signalsFromCorrections(await records.listCorrections()), drivenTicksHeld: held };
 }
 
-type ReadTick = ReturnType<typeof ticksFromArrow>[number];
-
-function packTicks(rows: readonly ReadTick[], embeddingSize: number): PackedTicks {
+/** The rows of a query's result, in the order given, column by column (no row objects: a retrain reads tens of thousands). */
+function packTicks(table: ArrowTable | undefined, rows: readonly number[], embeddingSize: number): PackedTicks {
   const packed: PackedTicks = {
     count: rows.length,
     embeddingSize,
@@ -65,13 +67,17 @@ function packTicks(rows: readonly ReadTick[], embeddingSize: number): PackedTick
     episodeIds: [],
     steps: new Int32Array(rows.length),
   };
+  if (table === undefined) return packed;
+  const column = (name: string) => table.getChild(name)!;
+  const [episodeIds, actedBy, embeddings] = [column('episodeId'), column('actedBy'), column('embedding')];
+  const [steps, linear, angular] = [column('step').toArray() as Int32Array, column('actionLinearMps').toArray() as Float32Array, column('actionAngularRadps').toArray() as Float32Array];
   rows.forEach((row, index) => {
-    packed.embeddings.set(row.embedding!, index * embeddingSize);
-    packed.actions[index * 2] = row.actionLinearMps;
-    packed.actions[index * 2 + 1] = row.actionAngularRadps;
-    packed.drivers.push(row.actedBy as 'operator' | 'policy');
-    packed.episodeIds.push(row.episodeId);
-    packed.steps[index] = row.step;
+    packed.embeddings.set((embeddings.get(row) as { toArray(): Float32Array }).toArray(), index * embeddingSize);
+    packed.actions[index * 2] = linear[row]!;
+    packed.actions[index * 2 + 1] = angular[row]!;
+    packed.drivers.push(String(actedBy.get(row)) as 'operator' | 'policy');
+    packed.episodeIds.push(String(episodeIds.get(row)));
+    packed.steps[index] = steps[row]!;
   });
   return packed;
 }
