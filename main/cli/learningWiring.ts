@@ -6,7 +6,7 @@ import type { Link } from '../links/link.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import { LearningSession, type LearningSessionOptions } from '../learning/learningSession.ts';
 import type { Policy } from '../learning/policy.ts';
-import type { PolicyImprover } from '../learning/policyImprover.ts';
+import type { PolicyImprover, RetrainOutcome } from '../learning/policyImprover.ts';
 import { readMemoryTeaching } from '../learning/memoryTeaching.ts';
 import type { ClipTopics } from '../learning/questionClips.ts';
 import { SlowPath, type SlowPathOptions } from '../learning/slowPath.ts';
@@ -38,7 +38,7 @@ export interface LearningWiring {
   session?: Partial<Pick<LearningSessionOptions, 'picker' | 'ledger' | 'minDrivingSecsForRate' | 'clock'>>;
 }
 
-export interface SlowPathSettings extends Omit<SlowPathOptions, 'clock'> {
+export interface SlowPathSettings extends Omit<SlowPathOptions, 'clock' | 'onOutcome'> {
   /** The newest driven ticks a retrain reads (1 hour at 10 Hz). */
   maxTicks: number;
   /** Actor steps of one retrain. */
@@ -83,7 +83,9 @@ export async function startLearning(wiring: LearningWiring): Promise<LiveLearnin
   if (memory && space && improver?.retrainFromMemory) {
     const { maxTicks, steps, ...pace } = { ...DEFAULT_SLOW_PATH_SETTINGS, ...wiring.slowPath };
     const read = async () => readMemoryTeaching(await memory.ticks(space), memory.records, maxTicks);
-    slowPath = new SlowPath(() => improver.retrainFromMemory!(read, steps), pace);
+    const logOutcome = (outcome: RetrainOutcome) =>
+      outcome.ok ? log.info({ version: outcome.version, ticks: outcome.ticks, trainedOn: outcome.trainedOn }, 'policy retrained from memory') : log.info({ reason: outcome.reason, ticks: outcome.ticks }, 'no policy retrained from memory');
+    slowPath = new SlowPath(() => improver.retrainFromMemory!(read, steps), { ...pace, onOutcome: logOutcome });
   }
   const session = new LearningSession({
     loop,

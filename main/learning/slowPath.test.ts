@@ -12,12 +12,14 @@ describe('SlowPath', () => {
 
   it('retrains soon after start, then each period only when something new was taught', async () => {
     const retrain = vi.fn(async () => DONE);
-    const slowPath = new SlowPath(retrain, { firstAfterMs: 1000, everyMs: 60_000, clock: () => 5 });
+    const told: RetrainOutcome[] = [];
+    const slowPath = new SlowPath(retrain, { firstAfterMs: 1000, everyMs: 60_000, clock: () => 5, onOutcome: (outcome) => told.push(outcome) });
     slowPath.start();
     await vi.advanceTimersByTimeAsync(999);
     expect(retrain).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1);
     expect(retrain).toHaveBeenCalledTimes(1);
+    expect(told).toEqual([DONE]);
     expect(slowPath.status()).toEqual({
       running: false,
       everySecs: 60,

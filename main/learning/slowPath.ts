@@ -10,9 +10,11 @@ export interface SlowPathOptions {
   /** Later retrains at most this often, and only when something new was taught. */
   everyMs: number;
   clock: () => number;
+  /** Told how each retrain ended (a failure as an outcome with its reason), e.g. for the log. */
+  onOutcome?: (outcome: RetrainOutcome) => void;
 }
 
-export const DEFAULT_SLOW_PATH_OPTIONS: Readonly<Omit<SlowPathOptions, 'clock'>> = Object.freeze({ firstAfterMs: 10_000, everyMs: 15 * 60_000 });
+export const DEFAULT_SLOW_PATH_OPTIONS: Readonly<Omit<SlowPathOptions, 'clock' | 'onOutcome'>> = Object.freeze({ firstAfterMs: 10_000, everyMs: 15 * 60_000 });
 
 export interface SlowPathStatus {
   running: boolean;
@@ -60,6 +62,7 @@ export class SlowPath {
       .catch((error: unknown): RetrainOutcome => ({ ok: false, reason: (error as Error).message, ticks: 0 }))
       .then((outcome) => {
         this.last = { atMs: this.options.clock(), ok: outcome.ok, message: describeOutcome(outcome) };
+        this.options.onOutcome?.(outcome);
         return outcome;
       })
       .finally(() => (this.running = undefined));
