@@ -211,9 +211,11 @@ export class LearningSession {
 
   async close(): Promise<void> {
     for (const stop of this.stops.splice(0)) stop();
-    await this.options.slowPath?.close();
+    // The schedule stops now; a retrain in progress ends when the improver closes (it is abandoned).
+    const slowPathClosed = this.options.slowPath?.close();
     await this.ledger.flush();
     await this.options.improver?.close();
+    await slowPathClosed;
   }
 
   // ── Inside ────────────────────────────────────────────────────────────────────────────────────

@@ -40,12 +40,12 @@ export async function readMemoryTeaching(store: TickStore, records: Pick<RecordT
   // Times first (one column), so that only the newest ticks' embeddings are read.
   const times = (await store.table.query().where(driven).select(['timeMs']).toArrow()).getChild('timeMs')?.toArray() as Float64Array | undefined;
   const held = times?.length ?? 0;
+  if (times === undefined || held === 0) return { ticks: packTicks(undefined, [], store.space.embeddingSize), signals: signalsFromCorrections(await records.listCorrections()), drivenTicksHeld: 0 };
   let where = driven;
-  if (times !== undefined && held > maxTicks) {
+  if (held > maxTicks) {
     const newest = Float64Array.from(times).sort().reverse();
     where = sqlAnd([driven, `${sqlColumn('timeMs')} >= ${sqlNumber(newest[maxTicks - 1]!)}`])!;
   }
-  if (held === 0) return { ticks: packTicks(undefined, [], store.space.embeddingSize), signals: signalsFromCorrections(await records.listCorrections()), drivenTicksHeld: 0 };
   const columns = ['episodeId', 'step', 'timeMs', 'embedding', 'actionLinearMps', 'actionAngularRadps', 'actedBy'];
   const table = await store.table.query().where(where).select(columns).toArrow();
   // Oldest first, as the learner's ring holds them; ticks sharing the bound's time may pass it, so cut again.

@@ -157,4 +157,25 @@ describe('OnlineImprover', () => {
       await improver.close();
     }
   });
+
+  it('abandons a retrain in progress when it closes, rather than waiting for it', async () => {
+    const improver = new OnlineImprover({ embeddingSize: 6, limits: [0.5, 1.5], updateEverySecs: 3600, learner: { hidden: 16, layers: 1, minTicksToFit: 20 } });
+    await improver.backend();
+    const count = 200;
+    const teaching: MemoryTeaching = {
+      ticks: { count, embeddingSize: 6, embeddings: Float32Array.from({ length: count * 6 }, (_, i) => Math.sin(i)), actions: new Float32Array(count * 2).fill(0.1), drivers: Array(count).fill('operator'), episodeIds: Array(count).fill('old-1'), steps: Int32Array.from({ length: count }, (_, i) => i) },
+      signals: { interventions: [], preferences: [], ratings: [] },
+      drivenTicksHeld: count,
+    };
+    let readStarted!: () => void;
+    const reading = new Promise<void>((resolve) => (readStarted = resolve));
+    // Far more steps than a test could wait for: close() must not wait for them.
+    const retrain = improver.retrainFromMemory(async () => (readStarted(), teaching), 10_000_000);
+    await reading;
+    // Past the read: the retrain has been posted to the worker (every pending continuation has run).
+    await new Promise(setImmediate);
+    await improver.close();
+    expect(await retrain).toEqual({ ok: false, reason: 'the learner has closed', ticks: count });
+    expect(improver.lastError).toBeUndefined();
+  });
 });

@@ -88,6 +88,8 @@ export class OnlineImprover implements PolicyImprover {
         for (const pending of this.pendingRounds.values()) pending.reject(error);
         this.pendingRounds.clear();
       });
+      // Stopped before it was ready (closed while starting): nothing waits for it forever.
+      this.worker.on('exit', () => reject(new Error("the policy learner's thread has stopped")));
     });
     // A failed start is reported by the first round (lastError); nobody may be awaiting `ready` yet.
     this.ready.catch(() => undefined);
@@ -167,9 +169,13 @@ export class OnlineImprover implements PolicyImprover {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
+    // The training in flight is abandoned, not waited for (a retrain from memory takes a minute or
+    // more): its result would be offered to nobody. Candidates already offered are still saved.
+    await this.worker.terminate();
+    for (const pending of this.pendingRounds.values()) pending.resolve(undefined);
+    this.pendingRounds.clear();
     await this.running;
     await this.saving;
-    await this.worker.terminate();
     this.reward.dispose();
   }
 
@@ -218,9 +224,10 @@ export class OnlineImprover implements PolicyImprover {
       while (this.running) await this.running;
       if (this.closed) return { ok: false as const, reason: 'the learner has closed', ticks: 0 };
       const outcome = retrain();
+      // A failed retrain is the caller's to report (SlowPath: the status and the log); the fast path goes on.
       this.running = outcome.then(
         () => undefined,
-        (error: unknown) => void (this.lastError = `retraining from memory failed: ${(error as Error).message}`),
+        () => undefined,
       ).finally(() => (this.running = undefined));
       return outcome;
     })();
