@@ -30,7 +30,8 @@ export class McapFile {
   private readonly schemasById = new Map<number, McapTypes.Schema>();
   private readonly chunk = new ChunkRecords();
   private readonly channelsInChunk = new Set<number>();
-  private readonly chunkIndexes: McapTypes.ChunkIndex[] = [];
+  /** Every finished chunk's index record, encoded (for the summary). */
+  private readonly chunkIndexRecords = new McapRecordBuilder();
   private readonly statistics: McapTypes.Statistics = {
     messageCount: 0n,
     schemaCount: 0,
@@ -122,7 +123,7 @@ export class McapFile {
       messageIndexOffsets.set(messageIndex.channelId, chunkStartOffset + chunkLength + BigInt(indexes.length));
       indexes.writeMessageIndex(messageIndex);
     }
-    this.chunkIndexes.push({
+    this.chunkIndexRecords.writeChunkIndex({
       messageStartTime: this.chunk.messageStartTime,
       messageEndTime: this.chunk.messageEndTime,
       chunkStartOffset,
@@ -145,7 +146,7 @@ export class McapFile {
   async close(): Promise<void> {
     try {
       await this.finishChunk();
-      await this.write([writeSummary(BigInt(this.position), { schemas: [...this.schemas.values()], channels: [...this.channels.values()], statistics: this.statistics, chunkIndexes: this.chunkIndexes })]);
+      await this.write(writeSummary(BigInt(this.position), { schemas: [...this.schemas.values()], channels: [...this.channels.values()], statistics: this.statistics, chunkIndexRecords: this.chunkIndexRecords.buffer }));
     } finally {
       await this.handle.close();
     }
