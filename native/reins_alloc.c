@@ -1,6 +1,6 @@
 // The C library's allocator, tuned for a process that runs for hours (main/loop/allocatorTuning.ts
-// says why), and what its heap holds. glibc only: elsewhere `fixMmapThreshold` does nothing and
-// answers false, and `mallocStats` answers null.
+// says why), and what its heap holds. glibc only: elsewhere `fixMmapThreshold` and `trimHeap` do
+// nothing and answer false, and `mallocStats` answers null.
 #define NAPI_VERSION 8
 #include <node_api.h>
 #include <stdbool.h>
@@ -53,10 +53,25 @@ static napi_value heap_stats(napi_env env, napi_callback_info info) {
   return result;
 }
 
+// trimHeap(): gives back to the system every whole free page the arenas hold, in every arena (glibc's
+// malloc_trim(0), which also releases free pages in the middle of a heap, not only at its top).
+// Answers whether any memory was given back; false off glibc.
+static napi_value trim_heap(napi_env env, napi_callback_info info) {
+  (void)info;
+  bool released = false;
+#if defined(__GLIBC__)
+  released = malloc_trim(0) == 1;
+#endif
+  napi_value result;
+  napi_get_boolean(env, released, &result);
+  return result;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor methods[] = {
       {"fixMmapThreshold", NULL, fix_mmap_threshold, NULL, NULL, NULL, napi_enumerable, NULL},
       {"mallocStats", NULL, heap_stats, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"trimHeap", NULL, trim_heap, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_define_properties(env, exports, sizeof methods / sizeof methods[0], methods);
   return exports;

@@ -10,7 +10,7 @@ import { policyCheckpointFolder } from '../learning/policyCheckpoints.ts';
 import { ReactiveBaselinePolicy } from '../learning/policy.ts';
 import { SwitchableLink } from '../links/switchableLink.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
-import { tuneAllocator } from '../loop/allocatorTuning.ts';
+import { trimHeapBetweenTicks, tuneAllocator } from '../loop/allocatorTuning.ts';
 import { keepHelperThreadsBehindTheLoop } from '../loop/helperThreads.ts';
 import type { Perception } from '../perception/perception.ts';
 import { DEFAULT_SAFETY_LIMITS } from '../safety/safetyFilter.ts';
@@ -47,6 +47,9 @@ export interface CoreSession {
    */
   shutdown(beforeLink?: ReadonlyArray<readonly [string, () => Promise<unknown>]>): Promise<number>;
 }
+
+/** How often the C heap's free pages are given back to the system. */
+const HEAP_TRIM_EVERY_MS = 15_000;
 
 /** Composes the core; the loop is built but not started. */
 export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Logger, options: CoreSessionOptions = {}): Promise<CoreSession> {
@@ -104,6 +107,8 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
   });
   // Only the loop's thread keeps normal priority (see helperThreads.ts).
   const stopLowering = keepHelperThreadsBehindTheLoop((problem) => log.info({ problem }, 'helper threads run at the loop’s priority'));
+  // The arenas' free pages go back to the system every few seconds, between ticks (see allocatorTuning.ts).
+  const stopTrimming = allocator.tuned ? trimHeapBetweenTicks(loop, { everyMs: HEAP_TRIM_EVERY_MS, onTrim: (trim) => log.debug(trim, 'C heap trimmed') }) : () => {};
   return {
     perception,
     link,
@@ -118,6 +123,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
       // a part that fails to close is reported and the rest still close.
       const loopClosed = loop.close();
       stopLowering();
+      stopTrimming();
       return closeInOrder(
         [
           ['the encoders', () => loopClosed],

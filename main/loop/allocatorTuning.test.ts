@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ALLOCATOR_ADDON_PATH, MMAP_THRESHOLD_BYTES, mallocStats, tuneAllocator } from './allocatorTuning.ts';
+import { DEFAULT_ALLOCATOR_ADDON_PATH, MMAP_THRESHOLD_BYTES, mallocStats, trimHeap, trimHeapBetweenTicks, tuneAllocator } from './allocatorTuning.ts';
 
 describe('tuneAllocator', () => {
   it.runIf(process.platform === 'linux')('fixes glibc’s mmap threshold through the built addon', () => {
@@ -42,5 +44,86 @@ describe('mallocStats', () => {
 
   it('is undefined without the addon', () => {
     expect(mallocStats(join(import.meta.dirname, 'no-such-addon.node'))).toBeUndefined();
+  });
+});
+
+describe('trimHeap', () => {
+  it.runIf(process.platform === 'linux')('gives the pages of freed blocks back to the system', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    trimHeap();
+    const blockBytes = 64 * 1024;
+    let blocks: Uint8Array[] | undefined = Array.from({ length: 400 }, () => new Uint8Array(blockBytes).fill(1));
+    const held = mallocStats()!.freeHeld;
+    blocks = undefined;
+    // The blocks go back to the arenas when their buffers are collected: free, but still resident.
+    await expect
+      .poll(() => {
+        gc();
+        return mallocStats()!.freeHeld - held;
+      }, { timeout: 5000 })
+      .toBeGreaterThan(300 * blockBytes);
+    expect(blocks).toBeUndefined();
+    const before = process.memoryUsage.rss();
+    const trimmed = trimHeap()!;
+    expect(trimmed.released).toBe(true);
+    expect(trimmed.tookMs).toBeGreaterThanOrEqual(0);
+    expect(before - process.memoryUsage.rss()).toBeGreaterThan(200 * blockBytes);
+  });
+
+  it('is undefined without the addon', () => {
+    expect(trimHeap(join(import.meta.dirname, 'no-such-addon.node'))).toBeUndefined();
+  });
+});
+
+describe('trimHeapBetweenTicks', () => {
+  function fakeLoop() {
+    const listeners = new Set<() => void>();
+    return { onTick: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)), tick: () => listeners.forEach((listener) => listener()), listeners };
+  }
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('trims once the period has passed, just after a tick, and never two at once', async () => {
+    const loop = fakeLoop();
+    let nowMs = 0;
+    const trims: number[] = [];
+    const seen: number[] = [];
+    const stop = trimHeapBetweenTicks(loop, { everyMs: 1000, clock: () => nowMs, trim: () => (trims.push(nowMs), { released: true, tookMs: 2 }), onTrim: (outcome) => seen.push(outcome.tookMs) });
+    loop.tick();
+    nowMs = 999;
+    loop.tick();
+    await turn();
+    expect(trims).toEqual([]);
+    nowMs = 1000;
+    loop.tick();
+    loop.tick();
+    expect(trims).toEqual([]);
+    await turn();
+    expect(trims).toEqual([1000]);
+    expect(seen).toEqual([2]);
+    nowMs = 1500;
+    loop.tick();
+    await turn();
+    expect(trims).toEqual([1000]);
+    nowMs = 2000;
+    loop.tick();
+    await turn();
+    expect(trims).toEqual([1000, 2000]);
+    stop();
+    expect(loop.listeners.size).toBe(0);
+  });
+
+  it('stops a trim that is due, and refuses a period that is not positive', async () => {
+    const loop = fakeLoop();
+    let nowMs = 0;
+    const trims: number[] = [];
+    const stop = trimHeapBetweenTicks(loop, { everyMs: 10, clock: () => nowMs, trim: () => (trims.push(nowMs), undefined) });
+    nowMs = 10;
+    loop.tick();
+    stop();
+    await turn();
+    expect(trims).toEqual([]);
+    expect(() => trimHeapBetweenTicks(loop, { everyMs: 0 })).toThrow(RangeError);
+    expect(() => trimHeapBetweenTicks(loop, { everyMs: Number.NaN })).toThrow(RangeError);
   });
 });

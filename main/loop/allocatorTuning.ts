@@ -31,6 +31,7 @@ export interface MallocStats {
 interface AllocatorAddon {
   fixMmapThreshold(bytes: number): boolean;
   mallocStats(): MallocStats | null;
+  trimHeap(): boolean;
 }
 
 const tunings = new Map<string, AllocatorTuning>();
@@ -49,6 +50,49 @@ export function tuneAllocator(addonPath: string = DEFAULT_ALLOCATOR_ADDON_PATH):
 export function mallocStats(addonPath: string = DEFAULT_ALLOCATOR_ADDON_PATH): MallocStats | undefined {
   const addon = loadAddon(addonPath);
   return 'addon' in addon ? (addon.addon.mallocStats() ?? undefined) : undefined;
+}
+
+/**
+ * Gives the arenas' free pages back to the system (glibc's malloc_trim): what the threshold leaves
+ * behind. Blocks under 128 KiB still come from the arenas, and a freed one keeps its pages resident
+ * until something reuses them, so in a long session `freeHeld` reaches 100 MiB and more. Answers
+ * whether anything was released and how long it took; undefined without the addon.
+ */
+export function trimHeap(addonPath: string = DEFAULT_ALLOCATOR_ADDON_PATH): { released: boolean; tookMs: number } | undefined {
+  const loaded = loadAddon(addonPath);
+  if (!('addon' in loaded)) return undefined;
+  const startedMs = performance.now();
+  const released = loaded.addon.trimHeap();
+  return { released, tookMs: performance.now() - startedMs };
+}
+
+/**
+ * Trims the C heap every `everyMs`, each time just after a control tick so that it lands in the
+ * tick's idle time (the trim holds each arena's lock while it walks it: a few milliseconds).
+ * Answers a function that stops it.
+ */
+export function trimHeapBetweenTicks(
+  loop: { onTick(listener: () => void): () => void },
+  options: { everyMs: number; trim?: () => { released: boolean; tookMs: number } | undefined; clock?: () => number; onTrim?: (outcome: { released: boolean; tookMs: number }) => void },
+): () => void {
+  const { everyMs, trim = () => trimHeap(), clock = () => performance.now(), onTrim } = options;
+  if (!(everyMs > 0)) throw new RangeError(`the heap is trimmed every positive number of ms, got ${everyMs}`);
+  let lastMs = clock();
+  let pending: NodeJS.Immediate | undefined;
+  const stopTicks = loop.onTick(() => {
+    if (pending !== undefined || clock() - lastMs < everyMs) return;
+    pending = setImmediate(() => {
+      pending = undefined;
+      lastMs = clock();
+      const outcome = trim();
+      if (outcome !== undefined) onTrim?.(outcome);
+    });
+  });
+  return () => {
+    stopTicks();
+    if (pending !== undefined) clearImmediate(pending);
+    pending = undefined;
+  };
 }
 
 function tune(addonPath: string): AllocatorTuning {
@@ -78,7 +122,7 @@ function requireAddon(addonPath: string): { addon: AllocatorAddon } | { reason: 
     const notBuilt = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND';
     return { reason: notBuilt ? `${addonPath} is not built (run node native/build.mjs; it needs gcc)` : `${addonPath} did not load: ${(error as Error).message.split('\n')[0]}` };
   }
-  const missing = (['fixMmapThreshold', 'mallocStats'] as const).filter((name) => typeof addon[name] !== 'function');
+  const missing = (['fixMmapThreshold', 'mallocStats', 'trimHeap'] as const).filter((name) => typeof addon[name] !== 'function');
   if (missing.length > 0) return { reason: `${addonPath} lacks ${missing.join(', ')} (stale build? run node native/build.mjs)` };
   return { addon };
 }
