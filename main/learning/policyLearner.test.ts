@@ -33,6 +33,29 @@ describe('PolicyLearner', () => {
   const learners: PolicyLearner[] = [];
   afterAll(() => learners.forEach((learner) => learner.dispose()));
 
+  it('reads each step’s rows from the buffer, leaving out ticks replaced since the round began', () => {
+    const buffer = new TickBuffer(300, SIZE);
+    fill(buffer, 300, 'operator', 'e1', 5);
+    const learner = new PolicyLearner(buffer, { method: 'bc', hidden: 16, layers: 1, operatorBatch: 32, minTicksToFit: 50, seed: 4 });
+    learners.push(learner);
+    const round = learner.begin(NO_FEEDBACK)!;
+    round.steps(3);
+    expect(round.report.actorSteps).toBe(3);
+    // Half the ring is replaced: the round goes on with the half it began with.
+    fill(buffer, 150, 'operator', 'e2', 6);
+    round.steps(3);
+    expect(round.report.actorSteps).toBe(6);
+    // The whole ring is replaced: nothing of the round is left, so no step is taken.
+    fill(buffer, 150, 'operator', 'e3', 8);
+    round.steps(3);
+    expect(round.report.actorSteps).toBe(6);
+    round.end();
+    // A new round reads the ticks held now.
+    expect(learner.train(2, NO_FEEDBACK)).toMatchObject({ actorSteps: 2, operatorTicks: 300 });
+    expect(buffer.unchangedSince(buffer.slotOf('e3', 0)!, 451)).toBe(true);
+    expect(buffer.unchangedSince(buffer.slotOf('e3', 0)!, 450)).toBe(false);
+  });
+
   it('clones the operator: the trained policy turns the way the operator did', () => {
     const buffer = new TickBuffer(1000, SIZE);
     fill(buffer, 400, 'operator', 'e1', 7);

@@ -178,9 +178,11 @@ export class PolicyLearner {
   }
 
   /**
-   * Prepares a round of training on the buffer and feedback as they stand now (the features are
-   * copied, so ticks added meanwhile do not disturb it), to be stepped in slices; undefined until
-   * enough ticks are held to fit the feature statistics. The caller must end() it.
+   * Prepares a round of training on the buffer and feedback as they stand now, to be stepped in
+   * slices; undefined until enough ticks are held to fit the feature statistics. Each step reads the
+   * few rows it samples from the buffer (a copy of every held tick would be up to 18,000 × 256
+   * floats a round); a tick that a newer one has replaced since the round began is left out. The
+   * caller must end() it.
    */
   begin(signals: FeedbackSignals): TrainingRound | undefined {
     if (this.norm === undefined) {
@@ -188,28 +190,29 @@ export class PolicyLearner {
       const all = this.buffer.slotsWhere(() => true);
       this.norm = fitFeatureNorm(this.buffer.gather(all), all.length, this.buffer.embeddingSize);
     }
+    const norm = this.norm;
+    const asOf = this.buffer.total;
     const held = this.buffer.slotsWhere(() => true);
-    const rowOfSlot = new Map(held.map((slot, row) => [slot, row]));
-    const features = tf.tensor2d(standardise(this.norm, this.buffer.gather(held)), [held.length, this.buffer.embeddingSize]);
     const marks = this.takeoverMarks(signals);
-    const operatorRows: number[] = [];
+    const operatorSlots: number[] = [];
     const operatorWeights: number[] = [];
-    const policyRows: number[] = [];
-    held.forEach((slot, row) => {
+    const policySlots: number[] = [];
+    for (const slot of held) {
       const driver = this.buffer.drivers[slot];
       if (driver === 'operator') {
-        operatorRows.push(row);
+        operatorSlots.push(slot);
         const near = this.options.method === 'reins' && marks.nearTakeover.has(slot);
         operatorWeights.push(near ? this.options.nearTakeoverWeight : 1);
       } else if (driver === 'policy' && !marks.beforeTakeover.has(slot)) {
-        policyRows.push(row);
+        policySlots.push(slot);
       }
-    });
+    }
     const report = emptyReport();
-    report.operatorTicks = operatorRows.length;
-    const rewardItems = this.reward === undefined ? { pairs: [], labels: [] } : this.rewardItems(signals, rowOfSlot, marks);
-    const actions = this.scaledActions(held);
-    let advantage: { rows: number[]; weights: number[] } | undefined;
+    report.operatorTicks = operatorSlots.length;
+    const rewardItems = this.reward === undefined ? { pairs: [], labels: [] } : this.rewardItems(signals, held, marks);
+    const current = (slot: number) => this.buffer.unchangedSince(slot, asOf);
+    const features = (slots: readonly number[]) => tf.tensor2d(standardise(norm, this.buffer.gather(slots)), [slots.length, this.buffer.embeddingSize]);
+    let advantage: { slots: number[]; weights: number[] } | undefined;
     let advantageScored = false;
     const round: TrainingRound = {
       report,
@@ -218,25 +221,31 @@ export class PolicyLearner {
           this.rewardCredit += count * this.options.rewardStepsPerActorStep;
           while (this.rewardCredit >= 1) {
             this.rewardCredit -= 1;
-            report.rewardLoss = this.reward.train(features, sampleItems(rewardItems.pairs, this.options.rewardPairsPerStep, this.random), sampleItems(rewardItems.labels, this.options.rewardLabelsPerStep, this.random));
+            const batch = compactItems(sampleItems(rewardItems.pairs, this.options.rewardPairsPerStep, this.random), sampleItems(rewardItems.labels, this.options.rewardLabelsPerStep, this.random), current);
+            const rows = features(batch.slots);
+            try {
+              report.rewardLoss = this.reward.train(rows, batch.pairs, batch.labels);
+            } finally {
+              rows.dispose();
+            }
             report.rewardSteps++;
           }
         }
         if (!advantageScored && this.reward?.trained) {
           // The newest policy ticks only: older ones were driven by versions long gone.
-          const recentPolicyRows = policyRows.slice(-this.options.imitationWindowTicks);
-          advantage = recentPolicyRows.length > 0 ? this.advantageWeights(features, recentPolicyRows) : undefined;
+          const recentPolicySlots = policySlots.slice(-this.options.imitationWindowTicks).filter(current);
+          advantage = recentPolicySlots.length > 0 ? this.advantageWeights(features(recentPolicySlots), recentPolicySlots) : undefined;
           advantageScored = true;
-          report.policyTicksImitated = advantage?.rows.length ?? 0;
+          report.policyTicksImitated = advantage?.slots.length ?? 0;
         }
-        if (operatorRows.length === 0 && advantage === undefined) return;
+        if (operatorSlots.length === 0 && advantage === undefined) return;
         for (let step = 0; step < count; step++) {
-          const batch = this.actorBatch(operatorRows, operatorWeights, advantage);
+          const batch = this.actorBatch(operatorSlots, operatorWeights, advantage, current);
+          if (batch.slots.length === 0) continue;
           const loss = this.optimiser.minimise(() =>
             tf.tidy(() => {
-              const rows = tf.tensor1d(batch.rows, 'int32');
-              const x = tf.gather(features, rows) as tf.Tensor2D;
-              const bc = behaviourCloningLoss(this.actor, x, tf.gather(actions, rows) as tf.Tensor2D, tf.tensor1d(batch.weights));
+              const x = features(batch.slots);
+              const bc = behaviourCloningLoss(this.actor, x, this.scaledActions(batch.slots), tf.tensor1d(batch.weights));
               if (this.options.method !== 'reins' || this.reference === undefined) return bc;
               const mean = actorOutput(this.actor, x).mean;
               const referenceMean = actorOutput(this.reference, x).mean;
@@ -248,7 +257,7 @@ export class PolicyLearner {
           report.actorSteps++;
         }
       },
-      end: () => tf.dispose([features, actions]),
+      end: () => {},
     };
     return round;
   }
@@ -286,14 +295,14 @@ export class PolicyLearner {
     this.reward?.dispose();
   }
 
-  private scaledActions(held: readonly number[]): tf.Tensor2D {
+  private scaledActions(slots: readonly number[]): tf.Tensor2D {
     const [maxForward, maxTurn] = this.options.limits;
-    const values = new Float32Array(held.length * 2);
-    held.forEach((slot, row) => {
+    const values = new Float32Array(slots.length * 2);
+    slots.forEach((slot, row) => {
       values[row * 2] = this.buffer.actions[slot * 2]! / maxForward;
       values[row * 2 + 1] = this.buffer.actions[slot * 2 + 1]! / maxTurn;
     });
-    return tf.tensor2d(values, [held.length, 2]);
+    return tf.tensor2d(values, [slots.length, 2]);
   }
 
   /** Slots just after each takeover (operator) and just before it (policy). */
@@ -316,30 +325,29 @@ export class PolicyLearner {
     return { nearTakeover, beforeTakeover };
   }
 
-  private rewardItems(signals: FeedbackSignals, rowOfSlot: Map<number, number>, marks: { beforeTakeover: Set<number> }): { pairs: PairItem[]; labels: LabelItem[] } {
-    const rows = (segment: Segment | undefined): number[] | undefined => {
-      if (segment === undefined) return undefined;
-      const slots = this.buffer.segmentSlots(segment);
-      if (slots === undefined) return undefined;
-      return slots.map((slot) => rowOfSlot.get(slot)!);
-    };
+  /**
+   * The reward model's items over slots of the buffer. An item's id names its ticks by their place
+   * among the ticks held now, as the ensemble's bootstrap split reads it.
+   */
+  private rewardItems(signals: FeedbackSignals, held: readonly number[], marks: { beforeTakeover: Set<number> }): { pairs: PairItem[]; labels: LabelItem[] } {
+    const placeOf = new Map(held.map((slot, place) => [slot, place]));
+    const slots = (segment: Segment | undefined): number[] | undefined => (segment === undefined ? undefined : this.buffer.segmentSlots(segment));
     const pairs: PairItem[] = [];
     const labels: LabelItem[] = [];
     for (const intervention of signals.interventions) {
-      const before = rows(intervention.policySegment);
-      const after = rows(intervention.operatorSegment);
+      const before = slots(intervention.policySegment);
+      const after = slots(intervention.operatorSegment);
       if (before !== undefined && after !== undefined && before.length > 0 && after.length > 0) {
         pairs.push({ id: `${intervention.id}:pair`, first: after, second: before, firstPreferred: 1, weight: 1 });
       }
-      for (const row of after ?? []) labels.push({ id: `${intervention.id}:${row}`, row, good: 1, weight: 0.25 });
+      for (const slot of after ?? []) labels.push({ id: `${intervention.id}:${placeOf.get(slot)}`, row: slot, good: 1, weight: 0.25 });
     }
     for (const slot of marks.beforeTakeover) {
-      const row = rowOfSlot.get(slot);
-      if (row !== undefined) labels.push({ id: `before:${slot}`, row, good: 0, weight: 1 });
+      if (placeOf.has(slot)) labels.push({ id: `before:${slot}`, row: slot, good: 0, weight: 1 });
     }
     for (const preference of signals.preferences) {
-      const first = rows(preference.first);
-      const second = rows(preference.second);
+      const first = slots(preference.first);
+      const second = slots(preference.second);
       if (first === undefined || second === undefined) continue;
       pairs.push({ id: preference.id, first, second, firstPreferred: preference.answer === 'first' ? 1 : preference.answer === 'second' ? 0 : 0.5, weight: 1 });
     }
@@ -347,57 +355,82 @@ export class PolicyLearner {
       // A rating speaks for the moment and the second around it.
       for (let step = rating.step - 5; step <= rating.step + 5; step++) {
         const slot = this.buffer.slotOf(rating.episodeId, step);
-        const row = slot === undefined ? undefined : rowOfSlot.get(slot);
-        if (row !== undefined) labels.push({ id: `${rating.id}:${step}`, row, good: rating.rating > 0 ? 1 : 0, weight: step === rating.step ? 1 : 0.5 });
+        if (slot !== undefined) labels.push({ id: `${rating.id}:${step}`, row: slot, good: rating.rating > 0 ? 1 : 0, weight: step === rating.step ? 1 : 0.5 });
       }
     }
     return { pairs, labels: dedupeLabels(labels) };
   }
 
-  /** The policy's own ticks worth imitating, each with exp(advantage / T) capped. */
-  private advantageWeights(features: tf.Tensor2D, policyRows: readonly number[]): { rows: number[]; weights: number[] } | undefined {
+  /** The policy's own ticks worth imitating, each with exp(advantage / T) capped; `features` are theirs, row for slot (it is disposed). */
+  private advantageWeights(features: tf.Tensor2D, policySlots: readonly number[]): { slots: number[]; weights: number[] } | undefined {
     const reward = this.reward!;
-    const rowsTensor = tf.tensor1d([...policyRows], 'int32');
-    const gathered = tf.gather(features, rowsTensor) as tf.Tensor2D;
-    const all = reward.rewards(gathered);
-    tf.dispose([rowsTensor, gathered]);
-    const scores = policyRows.map((_, i) => {
+    let all: Float32Array[];
+    try {
+      all = reward.rewards(features);
+    } finally {
+      features.dispose();
+    }
+    const scores = policySlots.map((_, i) => {
       const values = all.map((member) => member[i]!);
       const mean = values.reduce((a, b) => a + b, 0) / values.length;
       const spread = Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / values.length);
       return mean - this.options.uncertaintyPenalty * spread;
     });
     const baseline = [...scores].sort((a, b) => a - b)[Math.floor(scores.length / 2)]!;
-    const rows: number[] = [];
+    const slots: number[] = [];
     const weights: number[] = [];
     scores.forEach((score, i) => {
       const advantage = score - baseline;
       if (advantage <= 0) return;
-      rows.push(policyRows[i]!);
+      slots.push(policySlots[i]!);
       weights.push(Math.min(this.options.maxAdvantageWeight, Math.exp(advantage / this.options.advantageTemperature) - 1));
     });
-    return rows.length > 0 ? { rows, weights } : undefined;
+    return slots.length > 0 ? { slots, weights } : undefined;
   }
 
-  private actorBatch(operatorRows: readonly number[], operatorWeights: readonly number[], advantage: { rows: number[]; weights: number[] } | undefined): { rows: number[]; weights: number[] } {
-    const rows: number[] = [];
+  /** A batch of slots to imitate with their weights; a tick replaced since the round began is left out. */
+  private actorBatch(operatorSlots: readonly number[], operatorWeights: readonly number[], advantage: { slots: number[]; weights: number[] } | undefined, current: (slot: number) => boolean): { slots: number[]; weights: number[] } {
+    const slots: number[] = [];
     const weights: number[] = [];
-    if (operatorRows.length > 0) {
+    const take = (slot: number, weight: number) => {
+      if (!current(slot)) return;
+      slots.push(slot);
+      weights.push(weight);
+    };
+    if (operatorSlots.length > 0) {
       for (let i = 0; i < this.options.operatorBatch; i++) {
-        const pick = pickIndex(this.random, operatorRows.length);
-        rows.push(operatorRows[pick]!);
-        weights.push(operatorWeights[pick]!);
+        const pick = pickIndex(this.random, operatorSlots.length);
+        take(operatorSlots[pick]!, operatorWeights[pick]!);
       }
     }
     if (advantage !== undefined && this.options.method === 'reins') {
       for (let i = 0; i < this.options.policyBatch; i++) {
-        const pick = pickIndex(this.random, advantage.rows.length);
-        rows.push(advantage.rows[pick]!);
-        weights.push(advantage.weights[pick]!);
+        const pick = pickIndex(this.random, advantage.slots.length);
+        take(advantage.slots[pick]!, advantage.weights[pick]!);
       }
     }
-    return { rows, weights };
+    return { slots, weights };
   }
+}
+
+/**
+ * The sampled items over the few slots they read, renumbered as rows of those slots' features; an
+ * item with a tick replaced since the round began is left out.
+ */
+function compactItems(pairs: readonly PairItem[], labels: readonly LabelItem[], current: (slot: number) => boolean): { slots: number[]; pairs: PairItem[]; labels: LabelItem[] } {
+  const slots: number[] = [];
+  const rowOf = new Map<number, number>();
+  const row = (slot: number) => {
+    let at = rowOf.get(slot);
+    if (at === undefined) {
+      at = slots.push(slot) - 1;
+      rowOf.set(slot, at);
+    }
+    return at;
+  };
+  const keptPairs = pairs.filter((pair) => pair.first.every(current) && pair.second.every(current)).map((pair) => ({ ...pair, first: pair.first.map(row), second: pair.second.map(row) }));
+  const keptLabels = labels.filter((label) => current(label.row)).map((label) => ({ ...label, row: row(label.row) }));
+  return { slots, pairs: keptPairs, labels: keptLabels };
 }
 
 function sampleItems<T>(items: readonly T[], count: number, random: SeededRandom): T[] {

@@ -19,6 +19,8 @@ export class TickBuffer {
   readonly drivers: Driver[];
   readonly episodeIds: string[];
   readonly steps: Int32Array;
+  /** The number in order of adding (`total` before it came) of the tick each slot holds. */
+  private readonly sequence: Float64Array;
   /** Ticks ever added; slot = added % capacity. */
   private added = 0;
   /** Slot of each (episode, step) still held. */
@@ -39,6 +41,7 @@ export class TickBuffer {
     this.drivers = new Array<Driver>(capacity).fill('idle');
     this.episodeIds = new Array<string>(capacity).fill('');
     this.steps = new Int32Array(capacity);
+    this.sequence = new Float64Array(capacity);
   }
 
   get size(): number {
@@ -60,6 +63,7 @@ export class TickBuffer {
     this.drivers[slot] = tick.driver;
     this.episodeIds[slot] = tick.episodeId;
     this.steps[slot] = tick.step;
+    this.sequence[slot] = this.added;
     this.slots.set(key(tick.episodeId, tick.step), slot);
     this.added++;
   }
@@ -78,6 +82,11 @@ export class TickBuffer {
       slots.push(slot);
     }
     return slots;
+  }
+
+  /** Whether the slot still holds the tick it held when `total` ticks had been added (none came into it since). */
+  unchangedSince(slot: number, total: number): boolean {
+    return this.sequence[slot]! < total;
   }
 
   /** Slots held, oldest first, whose driver passes `keep`. */
