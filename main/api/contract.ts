@@ -366,6 +366,22 @@ export const LearningStatus = z.object({
   drivingVersion: z.number().int().positive(),
   held: z.boolean(),
   autoPromote: z.boolean(),
+  /**
+   * The intervention rate over the policy's driving time, cut into stretches of equal length (whichever
+   * versions drove them), oldest first; only completed stretches. Shows whether the robot needs the
+   * operator less as versions come.
+   */
+  interventionTrend: z.object({
+    stretchSecs: z.number().positive(),
+    stretches: z.array(
+      z.object({
+        firstVersion: z.number().int().positive(),
+        lastVersion: z.number().int().positive(),
+        interventions: z.number().int().nonnegative(),
+        ratePerMin: z.number().nonnegative(),
+      }),
+    ),
+  }),
   /** The slow path: retraining from the whole memory; absent when the session has none (no memory). */
   slowPath: z
     .object({

@@ -35,7 +35,7 @@ export interface LearningWiring {
   /** The slow path's bounds and pace; overrides for tests. */
   slowPath?: Partial<SlowPathSettings>;
   /** Overrides for tests (question pace, segment length…). */
-  session?: Partial<Pick<LearningSessionOptions, 'picker' | 'ledger' | 'minDrivingSecsForRate' | 'clock'>>;
+  session?: Partial<Pick<LearningSessionOptions, 'picker' | 'ledger' | 'minDrivingSecsForRate' | 'trend' | 'clock'>>;
 }
 
 export interface SlowPathSettings extends Omit<SlowPathOptions, 'clock' | 'onOutcome'> {

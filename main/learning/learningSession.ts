@@ -10,6 +10,7 @@ import type { SentCommand } from '../loop/commandPath.ts';
 import type { TickReport } from '../loop/controlLoop.ts';
 import type { PreferenceAnswer } from './feedbackTypes.ts';
 import { FeedbackLedger, type CorrectionSink, type FeedbackLedgerOptions, type LedgerTick } from './feedbackLedger.ts';
+import { stretchRatePerMin, type InterventionTrendOptions } from './interventionTrend.ts';
 import type { Policy } from './policy.ts';
 import type { PolicyImprover } from './policyImprover.ts';
 import { PolicyVersions, type PolicyVersion } from './policyVersions.ts';
@@ -43,6 +44,8 @@ export interface LearningSessionOptions {
   ledger?: Partial<Omit<FeedbackLedgerOptions, 'sink' | 'clock'>>;
   /** A version's intervention rate is shown after it has driven this long. */
   minDrivingSecsForRate?: number;
+  /** The intervention trend's stretches of driving time. */
+  trend?: Partial<InterventionTrendOptions>;
   /** Retraining from the whole memory (with a memory and a learner); the session starts and closes it. */
   slowPath?: SlowPath;
 }
@@ -69,7 +72,7 @@ export class LearningSession {
   constructor(private readonly options: LearningSessionOptions) {
     this.clock = options.clock ?? Date.now;
     this.ledger = new FeedbackLedger({ ...options.ledger, clock: this.clock, ...(options.sink ? { sink: options.sink } : {}) });
-    this.versions = new PolicyVersions(options.initialPolicy, { autoPromote: options.autoPromote, clock: this.clock, ...(options.minDrivingSecsForRate === undefined ? {} : { minDrivingSecsForRate: options.minDrivingSecsForRate }) });
+    this.versions = new PolicyVersions(options.initialPolicy, { autoPromote: options.autoPromote, clock: this.clock, ...(options.minDrivingSecsForRate === undefined ? {} : { minDrivingSecsForRate: options.minDrivingSecsForRate }), trend: options.trend ?? {} });
     this.picker = new QuestionPicker(options.picker);
     this.stops.push(
       options.loop.onTick((report) => this.onTick(report)),
@@ -196,6 +199,10 @@ export class LearningSession {
       drivingVersion: driving.number,
       held: this.versions.isHeld(),
       autoPromote: this.versions.autoPromotes(),
+      interventionTrend: {
+        stretchSecs: this.versions.trend.options.stretchSecs,
+        stretches: this.versions.trend.stretches().map((stretch) => ({ firstVersion: stretch.firstVersion, lastVersion: stretch.lastVersion, interventions: stretch.interventions, ratePerMin: stretchRatePerMin(stretch) })),
+      },
       ...(this.options.slowPath ? { slowPath: this.options.slowPath.status() } : {}),
       ...(this.lastMessage ? { lastMessage: this.lastMessage } : {}),
     };

@@ -3,6 +3,7 @@
 // minute of policy driving, and its good/bad ratings — so the operator can see the rate fall and
 // pick. The driving version changes only on promote (operator approval), on a new candidate with
 // auto-promote on and not held, or on roll back.
+import { InterventionTrend, type InterventionTrendOptions } from './interventionTrend.ts';
 import type { Policy } from './policy.ts';
 import type { PolicyCandidate } from './policyImprover.ts';
 
@@ -33,6 +34,8 @@ export interface PolicyVersionsOptions {
    * by ~2.5 MiB a minute. Matches the newest 20 that policyCheckpoints keeps on disk.
    */
   keepPolicies: number;
+  /** The intervention rate over stretches of driving time, whichever versions drove them. */
+  trend: Partial<InterventionTrendOptions>;
 }
 
 /** A policy that holds resources of its own (a LearnedPolicy's tensors). */
@@ -47,6 +50,7 @@ const MAX_TICK_GAP_MS = 1000;
 
 export class PolicyVersions {
   private readonly versions: PolicyVersion[] = [];
+  readonly trend: InterventionTrend;
   private readonly options: PolicyVersionsOptions;
   private readonly drivingListeners = new Set<(version: PolicyVersion, policy: Policy) => void>();
   /** Versions that drove before the current one, most recent last (for roll back). */
@@ -56,7 +60,8 @@ export class PolicyVersions {
   private lastTickMs: number | undefined;
 
   constructor(initial: Policy, options: Partial<PolicyVersionsOptions> = {}) {
-    this.options = { autoPromote: false, minDrivingSecsForRate: 10, clock: Date.now, keepPolicies: 20, ...options };
+    this.options = { autoPromote: false, minDrivingSecsForRate: 10, clock: Date.now, keepPolicies: 20, trend: {}, ...options };
+    this.trend = new InterventionTrend(this.options.trend);
     if (!Number.isInteger(this.options.keepPolicies) || this.options.keepPolicies < 1) throw new RangeError(`keepPolicies must be a whole number ≥ 1, got ${this.options.keepPolicies}`);
     this.versions.push(newVersion(1, initial, this.options.clock(), undefined));
   }
@@ -135,12 +140,17 @@ export class PolicyVersions {
     this.lastTickMs = timeMs;
     if (!policyDrove || gapMs <= 0) return;
     const version = this.get(drivingNumber);
-    if (version) version.policyDrivingMs += Math.min(gapMs, MAX_TICK_GAP_MS);
+    if (!version) return;
+    const drivenMs = Math.min(gapMs, MAX_TICK_GAP_MS);
+    version.policyDrivingMs += drivenMs;
+    this.trend.noteDriving(drivenMs, drivingNumber);
   }
 
   noteIntervention(drivingNumber: number): void {
     const version = this.get(drivingNumber);
-    if (version) version.interventions++;
+    if (!version) return;
+    version.interventions++;
+    this.trend.noteIntervention(drivingNumber);
   }
 
   /** A rating of a moment the version drove; `withdrawn` takes one back (undo). */

@@ -2,7 +2,8 @@
 // back (one intervention, however long), a learner turns that into a new policy version that drives
 // (auto-promote, as on the simulated robot), a preference question shows two clips read back from the
 // live recording and takes an answer, G rates and U undoes with a toast each, "Roll back" returns to
-// v1, and "Retrain from memory" trains a fresh version on the whole memory (the slow path). The core
+// v1, "Retrain from memory" trains a fresh version on the whole memory (the slow path), and the trend
+// of interventions per minute of policy driving shows the rate falling as versions come. The core
 // runs in this process with the real online learner, made small and stepped by the test (its timer is
 // off), so that versions appear when the test says and not a moment later.
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
@@ -31,6 +32,8 @@ import { testEncoderManifest } from '../support/testEncoders.ts';
 const CHROMIUM = process.env.REINS_CHROMIUM ?? '/usr/bin/chromium';
 const SCREENSHOTS = fileURLToPath(new URL(process.env.REINS_UPDATE_SCREENSHOTS ? './screenshots/' : './artifacts/', import.meta.url));
 const TOKEN = 'learning-test-token-0123456789';
+/** The trend's stretches of policy driving: long enough for two takeovers on a loaded machine. */
+const TREND_STRETCH_SECS = 5;
 
 interface Core {
   server: ApiServer;
@@ -72,7 +75,7 @@ async function startTeachingCore(dataFolder: string): Promise<Core> {
     slowPath: { firstAfterMs: 3_600_000, everyMs: 0, steps: 50 },
     topics: () => connections.topics(),
     log,
-    session: { picker: { everySecs: 5, segmentTicks: 20, settleSecs: 5 }, minDrivingSecsForRate: 3 },
+    session: { picker: { everySecs: 5, segmentTicks: 20, settleSecs: 5 }, minDrivingSecsForRate: 3, trend: { stretchSecs: TREND_STRETCH_SECS, keep: 500 } },
   });
   loop.start();
   const server = await startApiServer(new CockpitService(link, loop, Date.now, { connections, learning: learning.session }), {
@@ -283,4 +286,61 @@ describe('teaching the robot from the cockpit', () => {
       await memory.close();
     }
   }, 30_000);
+
+  it('shows the intervention rate falling as versions come', async () => {
+    const stretches = async () => (await learningState()).interventionTrend.stretches;
+    const driver = async () => (await robotState()).driver;
+    /** One whole stretch of policy driving with `takeovers` takeovers in it, under the version driving now. */
+    async function stretchWith(takeovers: number) {
+      // Begin where a stretch begins: wait for the one under way to end.
+      const under = (await stretches()).length;
+      await expect.poll(async () => (await stretches()).length, { timeout: 4 * TREND_STRETCH_SECS * 1000 }).toBeGreaterThan(under);
+      const index = (await stretches()).length;
+      for (let i = 0; i < takeovers; i++) {
+        // A takeover counts from the operator's first tick, and ends with the policy's next one.
+        const active = async () => (await learningState()).interventionActive;
+        await button('Take over').click();
+        await expect.poll(active, { timeout: 5000 }).toBe(true);
+        await button('Hand back').click();
+        await expect.poll(active, { timeout: 5000 }).toBe(false);
+        expect(await driver()).toBe('policy');
+      }
+      await expect.poll(async () => (await stretches()).length, { timeout: 4 * TREND_STRETCH_SECS * 1000 }).toBeGreaterThan(index);
+      return { index, stretch: (await stretches())[index]! };
+    }
+    async function nextVersion(): Promise<number> {
+      const count = (await learningState()).versionCount;
+      await expect
+        .poll(async () => {
+          await core.improver.update();
+          return (await learningState()).versionCount;
+        }, { timeout: 10_000 })
+        .toBe(count + 1);
+      await expect.poll(async () => (await learningState()).drivingVersion, { timeout: 5000 }).toBe(count + 1);
+      return count + 1;
+    }
+
+    expect(await driver()).toBe('policy');
+    const first = await stretchWith(2);
+    const second = { version: await nextVersion(), ...(await stretchWith(1)) };
+    const third = { version: await nextVersion(), ...(await stretchWith(0)) };
+    const shown = JSON.stringify((await stretches()).slice(first.index - 1));
+    expect(first.stretch, shown).toMatchObject({ interventions: 2 });
+    expect(first.stretch.firstVersion).toBe(first.stretch.lastVersion);
+    expect(second.stretch).toMatchObject({ interventions: 1, firstVersion: second.version, lastVersion: second.version });
+    expect(third.stretch).toMatchObject({ interventions: 0, firstVersion: third.version, lastVersion: third.version });
+    expect(first.stretch.ratePerMin).toBeGreaterThan(second.stretch.ratePerMin);
+    expect(second.stretch.ratePerMin).toBeGreaterThan(third.stretch.ratePerMin);
+
+    // The panel draws one bar a stretch, its height the rate, and says what each bar was.
+    const bars = page.getByTestId('trend-bar');
+    await expect.poll(() => bars.count(), { timeout: 5000 }).toBeGreaterThan(third.index);
+    const height = async (index: number) => Number(await bars.nth(index).getAttribute('height'));
+    expect(await height(first.index)).toBeGreaterThan(await height(second.index));
+    expect(await height(second.index)).toBeGreaterThan(await height(third.index));
+    expect(await bars.nth(second.index).locator('title').textContent()).toBe(`v${second.version}: 1 intervention in ${TREND_STRETCH_SECS} s of driving (12.0/min)`);
+    await expect.poll(() => page.getByTestId('trend-summary').isVisible()).toBe(true);
+    await page.getByTestId('intervention-trend').scrollIntoViewIfNeeded();
+    await screenshot('learning-intervention-trend');
+  }, 120_000);
 });
