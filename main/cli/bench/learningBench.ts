@@ -59,6 +59,8 @@ export interface LearningBenchOptions {
   evalEpisodeSeed: number;
   seed: number;
   encoders: string;
+  /** Learner settings over DEFAULT_POLICY_LEARNER_OPTIONS, for every learning method (for ablations). */
+  learner: Partial<Omit<PolicyLearnerOptions, 'method' | 'seed'>>;
 }
 
 export const DEFAULT_LEARNING_BENCH_OPTIONS: Readonly<LearningBenchOptions> = Object.freeze({
@@ -79,6 +81,7 @@ export const DEFAULT_LEARNING_BENCH_OPTIONS: Readonly<LearningBenchOptions> = Ob
   evalEpisodeSeed: 900_000,
   seed: 1,
   encoders: DEFAULT_MANIFEST_PATH,
+  learner: {},
 });
 
 export interface BudgetFigures {
@@ -138,7 +141,7 @@ function checkOptions(options: LearningBenchOptions): void {
 }
 
 function hyperparameters(options: LearningBenchOptions): Record<string, unknown> {
-  const { method: _method, reward: _reward, ...learner } = DEFAULT_POLICY_LEARNER_OPTIONS;
+  const { method: _method, reward: _reward, ...learner } = { ...DEFAULT_POLICY_LEARNER_OPTIONS, ...options.learner };
   return {
     stream: { demoSimMinutes: options.demoSimMinutes, updateEverySimSecs: options.updateEverySimSecs, actorStepsPerUpdate: options.actorStepsPerUpdate, slowPathEverySimMins: options.slowPathEverySimMins, slowPathSteps: options.slowPathSteps, controlRateHz: options.controlRateHz, arenaSeed: options.arenaSeed, trainEpisodeSeed: options.trainEpisodeSeed, evalEpisodeSeed: options.evalEpisodeSeed, evalEpisodes: options.evalEpisodes },
     learner,
@@ -192,7 +195,7 @@ class TrainingStream {
     this.truths = new Array<TickTruth>(capacity);
     this.random = new SeededRandom(options.seed * 31 + 7);
     const learnerMethod: LearningMethod = method === 'bc' ? 'bc' : 'reins';
-    this.learnerOptions = { method: learnerMethod, seed: options.seed };
+    this.learnerOptions = { ...options.learner, method: learnerMethod, seed: options.seed };
     const learner = new PolicyLearner(this.buffer, this.learnerOptions);
     // `none` keeps the learner only for its untrained version 1, the same initial actor the others start from.
     this.policy = learner.candidate('v1');
