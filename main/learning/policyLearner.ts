@@ -3,7 +3,8 @@
 //   (b) reward-weighted imitation of the policy's own ticks: the reward ensemble scores them and the
 //       actor is pulled toward what scored above the usual (advantage-weighted regression, with the
 //       ensemble's spread counted against a tick, so unknown ground earns nothing); ticks just before
-//       a takeover are never imitated;
+//       a takeover are never imitated. Off by default (`policyBatch` 0): in the learning bench it cost
+//       8–10 points of success at 20 simulated minutes (seeds 1 and 2; docs/learning.md);
 //   (c) a behaviour-cloning term toward the reference (the version that drives), so an update moves
 //       the policy a step, never a leap.
 // With `method: 'bc'` only (a) runs with uniform weights: the HG-DAgger baseline, same network and
@@ -27,7 +28,7 @@ export interface PolicyLearnerOptions {
   learningRate: number;
   /** Operator ticks per actor step. */
   operatorBatch: number;
-  /** The policy's own ticks per actor step (reins only). */
+  /** The policy's own ticks per actor step, for reward-weighted imitation (reins only; 0: none). */
   policyBatch: number;
   /** Operator ticks this soon after a takeover weigh this much more (reins only). */
   nearTakeoverTicks: number;
@@ -60,7 +61,7 @@ export const DEFAULT_POLICY_LEARNER_OPTIONS: Readonly<PolicyLearnerOptions> = Ob
   layers: 2,
   learningRate: 1e-3,
   operatorBatch: 128,
-  policyBatch: 64,
+  policyBatch: 0,
   nearTakeoverTicks: 20,
   nearTakeoverWeight: 3,
   advantageTemperature: 0.5,
@@ -231,7 +232,7 @@ export class PolicyLearner {
             report.rewardSteps++;
           }
         }
-        if (!advantageScored && this.reward?.trained) {
+        if (!advantageScored && this.reward?.trained && this.options.policyBatch > 0) {
           // The newest policy ticks only: older ones were driven by versions long gone.
           const recentPolicySlots = policySlots.slice(-this.options.imitationWindowTicks).filter(current);
           advantage = recentPolicySlots.length > 0 ? this.advantageWeights(features(recentPolicySlots), recentPolicySlots) : undefined;
