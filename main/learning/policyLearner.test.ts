@@ -49,7 +49,6 @@ describe('PolicyLearner', () => {
     fill(buffer, 150, 'operator', 'e3', 8);
     round.steps(3);
     expect(round.report.actorSteps).toBe(6);
-    round.end();
     // A new round reads the ticks held now.
     expect(learner.train(2, NO_FEEDBACK)).toMatchObject({ actorSteps: 2, operatorTicks: 300 });
     expect(buffer.unchangedSince(buffer.slotOf('e3', 0)!, 451)).toBe(true);

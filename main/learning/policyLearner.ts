@@ -92,7 +92,6 @@ export interface TrainReport {
 export interface TrainingRound {
   readonly report: TrainReport;
   steps(count: number): void;
-  end(): void;
 }
 
 function emptyReport(): TrainReport {
@@ -170,20 +169,15 @@ export class PolicyLearner {
   train(steps: number, signals: FeedbackSignals): TrainReport {
     const round = this.begin(signals);
     if (round === undefined) return emptyReport();
-    try {
-      round.steps(steps);
-      return round.report;
-    } finally {
-      round.end();
-    }
+    round.steps(steps);
+    return round.report;
   }
 
   /**
    * Prepares a round of training on the buffer and feedback as they stand now, to be stepped in
    * slices; undefined until enough ticks are held to fit the feature statistics. Each step reads the
    * few rows it samples from the buffer (a copy of every held tick would be up to 18,000 × 256
-   * floats a round); a tick that a newer one has replaced since the round began is left out. The
-   * caller must end() it.
+   * floats a round); a tick that a newer one has replaced since the round began is left out.
    */
   begin(signals: FeedbackSignals): TrainingRound | undefined {
     if (this.norm === undefined) {
@@ -223,6 +217,7 @@ export class PolicyLearner {
           while (this.rewardCredit >= 1) {
             this.rewardCredit -= 1;
             const batch = compactItems(sampleItems(rewardItems.pairs, this.options.rewardPairsPerStep, this.random), sampleItems(rewardItems.labels, this.options.rewardLabelsPerStep, this.random), current);
+            if (batch.slots.length === 0) continue;
             const rows = features(batch.slots);
             try {
               report.rewardLoss = this.reward.train(rows, batch.pairs, batch.labels);
@@ -258,7 +253,6 @@ export class PolicyLearner {
           report.actorSteps++;
         }
       },
-      end: () => {},
     };
     return round;
   }
