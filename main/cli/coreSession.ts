@@ -83,6 +83,8 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
     checkpoints: { folder: policyCheckpointFolder(dataFolder, perception.version), encoderVersion: perception.version },
   });
   stores.setRewardEstimator((embedding) => improver.rewardEstimate(embedding));
+  // The policy learner imagines in the world model as the filter has it (when its options turn that on).
+  const stopImagining = worldModel && learning ? learning.onWeights((weights, version) => improver.useWorldModel(worldModel.config, weights, version)) : undefined;
   const teaching = await startLearning({
     loop,
     link,
@@ -124,6 +126,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
       const loopClosed = loop.close();
       stopLowering();
       stopTrimming();
+      stopImagining?.();
       return closeInOrder(
         [
           ['the encoders', () => loopClosed],

@@ -11,6 +11,7 @@ import { DEFAULT_SAFETY_LIMITS } from '../safety/safetyFilter.ts';
 import { selectWorldModelBackend, type BackendSelection } from '../worldmodel/backend/selectBackend.ts';
 import { Learner } from '../worldmodel/learner/learner.ts';
 import { worldModelConfig, type WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
+import type { NamedArray } from '../worldmodel/checkpointFile.ts';
 import type { WorldModelArgs } from './worldModelArgs.ts';
 import { SurpriseScorer } from '../worldmodel/surpriseScorer.ts';
 import type { EmbeddingSlot, Perception } from '../perception/perception.ts';
@@ -40,6 +41,8 @@ export async function loadWorldModel(args: WorldModelArgs, perception: Pick<Perc
 }
 
 export interface WorldModelLearning {
+  /** Told each time the filter takes the learner's newer weights (the policy learner imagines with them). */
+  onWeights(listener: (weights: readonly NamedArray[], version: string) => void): () => void;
   status(): WorldModelStatus;
   alerts(): LinkAlert[];
   close(): Promise<void>;
@@ -89,6 +92,7 @@ export function startWorldModelLearning(
   });
   learner.on('problem', (message) => log.warn({ message }, 'world-model learner'));
   const paths = new PathPredictions(live, loop.rateHz);
+  const weightListeners = new Set<(weights: readonly NamedArray[], version: string) => void>();
   const stopTicks = loop.onTick((report) => {
     paths.observe(report, loop.lastSent()?.command);
     if (report.belief) {
@@ -101,6 +105,7 @@ export function startWorldModelLearning(
     if (weights) {
       try {
         live.filter.loadWeights(weights.weights, weights.version);
+        for (const listener of weightListeners) listener(weights.weights, weights.version);
       } catch (error) {
         log.warn({ err: error }, 'the learner’s weights did not fit the filter');
       }
@@ -112,6 +117,10 @@ export function startWorldModelLearning(
     }
   });
   return {
+    onWeights(listener: (weights: readonly NamedArray[], version: string) => void): () => void {
+      weightListeners.add(listener);
+      return () => weightListeners.delete(listener);
+    },
     status(): WorldModelStatus {
       const status = learner.status();
       const trained = status.lastTrained;

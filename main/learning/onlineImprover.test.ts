@@ -9,6 +9,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryTeaching } from './memoryTeaching.ts';
 import { OnlineImprover } from './onlineImprover.ts';
 import type { PolicyCandidate } from './policyImprover.ts';
+import { Rssm } from '../worldmodel/rssm.ts';
+import { disposeWeights, namedWeights } from '../worldmodel/rssmWeights.ts';
+import { worldModelConfig } from '../worldmodel/worldModelConfig.ts';
 
 beforeAll(async () => {
   await tf.setBackend('cpu');
@@ -52,6 +55,27 @@ describe('OnlineImprover', () => {
       expect(improver.rewardEstimate(Float32Array.of(1, 2, Number.NaN, 4, 5, 6))).toBeUndefined();
     } finally {
       await improver.close();
+    }
+  });
+
+  it('imagines in the world model the core hands over, and goes on learning', async () => {
+    const imagination = { rollouts: 4, warmupTicks: 3, horizon: 3, everyActorSteps: 1 };
+    const improver = new OnlineImprover({ embeddingSize: 6, limits: [0.5, 1.5], updateEverySecs: 3600, stepsPerUpdate: 4, learner: { hidden: 8, layers: 1, minTicksToFit: 20, rewardStepsPerActorStep: 1, imagination } });
+    const rssm = new Rssm(worldModelConfig('wm-xxs', { embeddingSize: 6 }), 1);
+    const candidates: PolicyCandidate[] = [];
+    improver.onCandidate((candidate) => candidates.push(candidate));
+    try {
+      for (let step = 0; step < 40; step++) improver.observe(tick(step, step < 25 ? 'operator' : 'policy'));
+      improver.feedbackChanged({ interventions: [{ id: 'i1', atStep: 20, episodeId: 'session-1', policySegment: { episodeId: 'session-1', startStep: 10, endStep: 19 }, operatorSegment: { episodeId: 'session-1', startStep: 20, endStep: 24 } }], preferences: [], ratings: [] });
+      await improver.update();
+      improver.useWorldModel(rssm.config, namedWeights(rssm.weights).map(([name, variable]) => ({ name, shape: [...variable.shape], values: variable.dataSync() as Float32Array })), 'wm-1');
+      improver.observe(tick(40, 'operator'));
+      await improver.update();
+      expect(candidates.map((candidate) => candidate.policy.version)).toEqual(['learned-1', 'learned-2']);
+      expect(improver.lastError).toBeUndefined();
+    } finally {
+      await improver.close();
+      disposeWeights(rssm.weights);
     }
   });
 

@@ -17,6 +17,8 @@ import type { LearningTick, PolicyCandidate, PolicyImprover, RetrainOutcome } fr
 import type { FromPolicyWorker, RoundCandidate, ToPolicyWorker } from './policyWorkerProtocol.ts';
 import { RewardEnsemble } from './rewardEnsemble.ts';
 import { TickBuffer, type BufferedTick } from './tickBuffer.ts';
+import type { NamedArray } from '../worldmodel/checkpointFile.ts';
+import type { WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
 
 const WORKER_BOOTSTRAP = new URL('./policyWorkerBootstrap.mjs', import.meta.url);
 /** Ticks are sent to the worker in batches of this many (and before every round). */
@@ -141,6 +143,16 @@ export class OnlineImprover implements PolicyImprover {
     } finally {
       features.dispose();
     }
+  }
+
+  /**
+   * The world model's newest weights, for the learner's imagined rollouts (it copies them; nothing
+   * here keeps them). Rollouts run only where the learner's options turn them on; otherwise nothing
+   * is sent.
+   */
+  useWorldModel(config: WorldModelConfig, weights: readonly NamedArray[], version: string): void {
+    if (this.closed || !((this.options.learner.imagination?.rollouts ?? 0) > 0)) return;
+    this.post({ type: 'world-model', config, weights: [...weights], version });
   }
 
   feedbackChanged(signals: FeedbackSignals): void {

@@ -8,6 +8,11 @@ import { NO_FEEDBACK } from './feedbackTypes.ts';
 import { PolicyLearner } from './policyLearner.ts';
 import { TickBuffer } from './tickBuffer.ts';
 import type { Driver } from '../loop/arbiter.ts';
+import { Rssm } from '../worldmodel/rssm.ts';
+import { disposeWeights } from '../worldmodel/rssmWeights.ts';
+import { worldModelConfig } from '../worldmodel/worldModelConfig.ts';
+
+const readWeightsOf = (learner: PolicyLearner) => learner.snapshot('probe').weights;
 
 const SIZE = 8;
 
@@ -144,5 +149,36 @@ describe('PolicyLearner', () => {
     expect(Number.isFinite(command.linearMps) && Number.isFinite(command.angularRadps)).toBe(true);
     expect(policy.nonFiniteOutputs).toBe(0);
     policy.dispose();
+  });
+  it('imagines in the world model once it has one and the reward model has learned, and never for bc', () => {
+    const buffer = new TickBuffer(1000, SIZE);
+    fill(buffer, 300, 'operator', 'e1', 7);
+    fill(buffer, 300, 'policy', 'e2', 9);
+    const rssm = new Rssm(worldModelConfig('wm-xxs', { embeddingSize: SIZE }), 2);
+    const imagination = { rollouts: 4, warmupTicks: 3, horizon: 3, everyActorSteps: 2 };
+    const options = { hidden: 16, layers: 1, operatorBatch: 32, minTicksToFit: 50, rewardStepsPerActorStep: 1, seed: 3, reward: { hidden: 16, layers: 1 }, imagination };
+    const preferences = Array.from({ length: 6 }, (_, i) => ({ id: `q${i}`, first: { episodeId: 'e1', startStep: i * 20, endStep: i * 20 + 9 }, second: { episodeId: 'e2', startStep: i * 20, endStep: i * 20 + 9 }, answer: 'first' as const }));
+    const signals: FeedbackSignals = { interventions: [], preferences, ratings: [] };
+    const reins = new PolicyLearner(buffer, options);
+    const bc = new PolicyLearner(buffer, { ...options, method: 'bc' });
+    learners.push(reins, bc);
+    try {
+      // No world model yet: behaviour cloning and the reward model only.
+      expect(reins.train(4, signals)).toMatchObject({ actorSteps: 4, imaginedSteps: 0 });
+      reins.useWorldModel(rssm);
+      bc.useWorldModel(rssm);
+      const report = reins.train(8, signals);
+      expect(report.imaginedSteps).toBe(4);
+      expect(Number.isFinite(report.imaginedReward)).toBe(true);
+      expect(readWeightsOf(reins).every((values) => values.every(Number.isFinite))).toBe(true);
+      expect(bc.train(8, signals).imaginedSteps).toBe(0);
+      reins.useWorldModel(undefined);
+      expect(reins.train(2, signals).imaginedSteps).toBe(0);
+      const wrong = new Rssm(worldModelConfig('wm-xxs', { embeddingSize: SIZE + 1 }), 2);
+      expect(() => reins.useWorldModel(wrong)).toThrow(/9-float embeddings/);
+      disposeWeights(wrong.weights);
+    } finally {
+      disposeWeights(rssm.weights);
+    }
   });
 });

@@ -5,6 +5,9 @@
 //       ensemble's spread counted against a tick, so unknown ground earns nothing); ticks just before
 //       a takeover are never imitated. Off by default (`policyBatch` 0): in the learning bench it cost
 //       8–10 points of success at 20 simulated minutes (seeds 1 and 2; docs/learning.md);
+//   (b') an actor-critic on rollouts imagined in the world model and scored by the reward ensemble
+//       (imaginedCritic.ts), once the policy worker holds the world model's weights. Off by default
+//       (`imagination.rollouts` 0) until the learning bench shows it helps;
 //   (c) a behaviour-cloning term toward the reference (the version that drives), so an update moves
 //       the policy a step, never a leap.
 // With `method: 'bc'` only (a) runs with uniform weights: the HG-DAgger baseline, same network and
@@ -15,6 +18,8 @@ import type { FeedbackSignals, Segment } from './feedbackTypes.ts';
 import { fitFeatureNorm, standardise, type FeatureNorm } from './featureNorm.ts';
 import { LearnedPolicy, type ActorSnapshot } from './learnedPolicy.ts';
 import { ClippedAdamStep, readWeights, frozenWeights, type MlpShape } from './networks.ts';
+import { ImaginedCritic, type ImaginationOptions, type RolloutStarts } from './imaginedCritic.ts';
+import type { Rssm } from '../worldmodel/rssm.ts';
 import { RewardEnsemble, type LabelItem, type PairItem, type RewardEnsembleOptions } from './rewardEnsemble.ts';
 import { SeededRandom } from '../memory/seededRandom.ts';
 import type { TickBuffer } from './tickBuffer.ts';
@@ -53,6 +58,7 @@ export interface PolicyLearnerOptions {
   limits: readonly [number, number];
   seed: number;
   reward: Partial<RewardEnsembleOptions>;
+  imagination: Partial<ImaginationOptions>;
 }
 
 export const DEFAULT_POLICY_LEARNER_OPTIONS: Readonly<PolicyLearnerOptions> = Object.freeze({
@@ -77,6 +83,7 @@ export const DEFAULT_POLICY_LEARNER_OPTIONS: Readonly<PolicyLearnerOptions> = Ob
   limits: [0.5, 1.5] as const,
   seed: 1,
   reward: {},
+  imagination: {},
 });
 
 export interface TrainReport {
@@ -86,6 +93,9 @@ export interface TrainReport {
   rewardLoss: number;
   operatorTicks: number;
   policyTicksImitated: number;
+  /** Imagined updates of the actor (and critic), and the mean reward the last one's rollouts earned. */
+  imaginedSteps: number;
+  imaginedReward: number;
 }
 
 /** One round of training, stepped in slices so that a live loop is never held up for long. */
@@ -95,7 +105,7 @@ export interface TrainingRound {
 }
 
 function emptyReport(): TrainReport {
-  return { actorSteps: 0, rewardSteps: 0, bcLoss: Number.NaN, rewardLoss: Number.NaN, operatorTicks: 0, policyTicksImitated: 0 };
+  return { actorSteps: 0, rewardSteps: 0, bcLoss: Number.NaN, rewardLoss: Number.NaN, operatorTicks: 0, policyTicksImitated: 0, imaginedSteps: 0, imaginedReward: Number.NaN };
 }
 
 export class PolicyLearner {
@@ -108,6 +118,8 @@ export class PolicyLearner {
   private norm: FeatureNorm | undefined;
   private reference: tf.Tensor[] | undefined;
   private rewardCredit = 0;
+  private readonly imagined: ImaginedCritic | undefined;
+  private worldModel: Rssm | undefined;
 
   constructor(
     readonly buffer: TickBuffer,
@@ -119,6 +131,20 @@ export class PolicyLearner {
     this.optimiser = new ClippedAdamStep(this.actor, this.options.learningRate, 100);
     this.random = new SeededRandom(this.options.seed * 7 + 3);
     this.reward = this.options.method === 'reins' ? new RewardEnsemble(buffer.embeddingSize, { seed: this.options.seed, ...this.options.reward }) : undefined;
+    const imagined = this.options.method === 'reins' ? new ImaginedCritic(buffer.embeddingSize, this.options.imagination, this.options.seed) : undefined;
+    if (imagined?.enabled) this.imagined = imagined;
+    else imagined?.dispose();
+  }
+
+  /**
+   * The world model imagined rollouts run in (its weights are the world-model learner's latest, the
+   * caller's to keep and dispose); undefined stops them. Its embedding size must be the buffer's.
+   */
+  useWorldModel(rssm: Rssm | undefined): void {
+    if (rssm !== undefined && rssm.config.embeddingSize !== this.buffer.embeddingSize) {
+      throw new RangeError(`policy learner: the world model reads ${rssm.config.embeddingSize}-float embeddings, the ticks hold ${this.buffer.embeddingSize}`);
+    }
+    this.worldModel = rssm;
   }
 
   get featureNorm(): FeatureNorm | undefined {
@@ -251,10 +277,80 @@ export class PolicyLearner {
           );
           if (Number.isFinite(loss)) report.bcLoss = loss;
           report.actorSteps++;
+          if (report.actorSteps % (this.imagined?.options.everyActorSteps ?? 1) === 0) this.imaginedStep(held, norm, current, report);
         }
       },
     };
     return round;
+  }
+
+  /** One imagined update of the actor and critic, when a world model and a trained reward model are at hand. */
+  private imaginedStep(held: readonly number[], norm: FeatureNorm, current: (slot: number) => boolean, report: TrainReport): void {
+    const imagined = this.imagined;
+    const rssm = this.worldModel;
+    const reward = this.reward;
+    if (imagined === undefined || rssm === undefined || reward === undefined || !reward.trained) return;
+    const starts = this.rolloutStarts(held, rssm, current);
+    if (starts === undefined) return;
+    const meanTensor = tf.tensor1d(norm.mean);
+    const scaleTensor = tf.tensor1d(norm.scale);
+    const [maxForward, maxTurn] = this.options.limits;
+    const [worldForward = 1, worldTurn = 1] = rssm.config.actionLimits;
+    const toWorld = tf.tensor1d([maxForward / worldForward, maxTurn / worldTurn]);
+    try {
+      const batch = imagined.rollout(rssm, starts, {
+        actor: this.actor,
+        features: (embeddings) => tf.div(tf.sub(embeddings, meanTensor), scaleTensor) as tf.Tensor2D,
+        memberRewards: (features) => reward.rewards(features),
+        toWorldAction: (action) => tf.clipByValue(tf.mul(action, toWorld), -1, 1) as tf.Tensor2D,
+        seed: Math.floor(this.random.next() * 2 ** 30),
+      });
+      try {
+        this.optimiser.minimise(() => tf.tidy(() => imagined.actorLoss(this.actor, batch)));
+        report.imaginedSteps++;
+        report.imaginedReward = batch.meanReward;
+      } finally {
+        imagined.release(batch);
+      }
+    } finally {
+      tf.dispose([meanTensor, scaleTensor, toWorld]);
+    }
+  }
+
+  /** Runs of `warmupTicks` held ticks of one episode, step after step, ending at a randomly drawn tick. */
+  private rolloutStarts(held: readonly number[], rssm: Rssm, current: (slot: number) => boolean): RolloutStarts | undefined {
+    const { rollouts, warmupTicks } = this.imagined!.options;
+    const embeddingSize = this.buffer.embeddingSize;
+    const actionSize = rssm.config.actionSize;
+    const [worldForward = 1, worldTurn = 1] = rssm.config.actionLimits;
+    const runs: number[][] = [];
+    for (let attempt = 0; attempt < rollouts * 4 && runs.length < rollouts; attempt++) {
+      const last = held[pickIndex(this.random, held.length)]!;
+      const episodeId = this.buffer.episodeIds[last]!;
+      const lastStep = this.buffer.steps[last]!;
+      const run: number[] = [];
+      for (let step = lastStep - warmupTicks + 1; step <= lastStep; step++) {
+        const slot = this.buffer.slotOf(episodeId, step);
+        if (slot === undefined || !current(slot)) break;
+        run.push(slot);
+      }
+      if (run.length === warmupTicks) runs.push(run);
+    }
+    if (runs.length === 0) return undefined;
+    const slots = runs.flat();
+    const previousActions = new Float32Array(slots.length * actionSize);
+    runs.forEach((run, row) => {
+      // The first tick's previous action is the one before the run, when it is held.
+      const before = this.buffer.slotOf(this.buffer.episodeIds[run[0]!]!, this.buffer.steps[run[0]!]! - 1);
+      run.forEach((slot, t) => {
+        const previous = t === 0 ? before : run[t - 1];
+        if (previous === undefined) return;
+        const at = (row * warmupTicks + t) * actionSize;
+        previousActions[at] = Math.max(-1, Math.min(1, this.buffer.actions[previous * 2]! / worldForward));
+        previousActions[at + 1] = Math.max(-1, Math.min(1, this.buffer.actions[previous * 2 + 1]! / worldTurn));
+      });
+    });
+    return { count: runs.length, embeddings: this.buffer.gather(slots), previousActions };
   }
 
   /** Reward-ensemble estimate for each embedding (rows of `embeddings`); undefined before it has learned. */
@@ -288,6 +384,7 @@ export class PolicyLearner {
     this.optimiser.dispose();
     tf.dispose([...this.actor, ...(this.reference ?? [])]);
     this.reward?.dispose();
+    this.imagined?.dispose();
   }
 
   private scaledActions(slots: readonly number[]): tf.Tensor2D {

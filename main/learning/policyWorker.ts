@@ -8,6 +8,8 @@ import { PolicyLearner, type PolicyLearnerOptions } from './policyLearner.ts';
 import { retrainFresh } from './retrainFresh.ts';
 import type { FromPolicyWorker, ToPolicyWorker } from './policyWorkerProtocol.ts';
 import { TickBuffer } from './tickBuffer.ts';
+import { Rssm } from '../worldmodel/rssm.ts';
+import { disposeWeights, loadNamedWeights } from '../worldmodel/rssmWeights.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('policyWorker.ts runs only as a worker thread');
@@ -17,6 +19,8 @@ runBehindTheLoop();
 let buffer: TickBuffer | undefined;
 let learner: PolicyLearner | undefined;
 let learnerOptions: Partial<PolicyLearnerOptions> = {};
+/** The world model imagined rollouts run in: the world-model learner's weights as the core last passed them. */
+let worldModel: Rssm | undefined;
 const send = (message: FromPolicyWorker) => port.postMessage(message);
 
 port.on('message', (message: ToPolicyWorker) => {
@@ -52,11 +56,29 @@ async function handle(message: ToPolicyWorker): Promise<void> {
       send({ type: 'round-done', id: message.id, candidate: { snapshot, reward: learner.rewardWeights(), operatorTicks: report.operatorTicks }, reason: undefined });
       return;
     }
+    case 'world-model': {
+      if (learner === undefined) throw new Error('a world model before init');
+      if (worldModel !== undefined && JSON.stringify(worldModel.config) !== JSON.stringify(message.config)) {
+        learner.useWorldModel(undefined);
+        disposeWeights(worldModel.weights);
+        worldModel = undefined;
+      }
+      const rssm = worldModel ?? new Rssm(message.config, 1);
+      try {
+        loadNamedWeights(rssm.weights, message.weights);
+        learner.useWorldModel(rssm);
+      } catch (error) {
+        if (rssm !== worldModel) disposeWeights(rssm.weights);
+        throw error;
+      }
+      worldModel = rssm;
+      return;
+    }
     case 'retrain': {
       if (learner === undefined) throw new Error('a retrain before init');
       // The slow path, trained in one go (the core starts no fast round meanwhile); the fast path then
       // carries on from its weights.
-      const retrained = retrainFresh(bufferOf(message.ticks), learnerOptions, message.signals, message.steps, message.version);
+      const retrained = retrainFresh(bufferOf(message.ticks), learnerOptions, message.signals, message.steps, message.version, worldModel);
       if (!retrained.ok) {
         send({ type: 'round-done', id: message.id, candidate: undefined, reason: retrained.reason });
         return;

@@ -7,13 +7,17 @@ import type { ActorSnapshot } from './learnedPolicy.ts';
 import type { PackedTicks } from './memoryTeaching.ts';
 import type { PolicyLearnerOptions } from './policyLearner.ts';
 import type { BufferedTick } from './tickBuffer.ts';
+import type { NamedArray } from '../worldmodel/checkpointFile.ts';
+import type { WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
 
 export type ToPolicyWorker =
   | { type: 'init'; embeddingSize: number; capacityTicks: number; learner: Partial<PolicyLearnerOptions> }
   | { type: 'ticks'; ticks: BufferedTick[] }
   | { type: 'round'; id: number; signals: FeedbackSignals; steps: number; version: string }
   | { type: 'restore'; snapshot: ActorSnapshot; reward: Float32Array[][] | undefined }
-  | { type: 'retrain'; id: number; ticks: PackedTicks; signals: FeedbackSignals; steps: number; version: string };
+  | { type: 'retrain'; id: number; ticks: PackedTicks; signals: FeedbackSignals; steps: number; version: string }
+  /** The world model's newest weights, for imagined rollouts (namedWeights order). */
+  | { type: 'world-model'; config: WorldModelConfig; weights: NamedArray[]; version: string };
 
 export interface RoundCandidate {
   snapshot: ActorSnapshot;

@@ -5,14 +5,17 @@ import type { FeedbackSignals } from './feedbackTypes.ts';
 import type { ActorSnapshot } from './learnedPolicy.ts';
 import { PolicyLearner, type PolicyLearnerOptions, type TrainReport } from './policyLearner.ts';
 import type { TickBuffer } from './tickBuffer.ts';
+import type { Rssm } from '../worldmodel/rssm.ts';
 
 export type RetrainResult =
   | { ok: true; snapshot: ActorSnapshot; reward: Float32Array[][] | undefined; report: TrainReport }
   | { ok: false; reason: string };
 
-export function retrainFresh(ticks: TickBuffer, options: Partial<PolicyLearnerOptions>, signals: FeedbackSignals, steps: number, version: string): RetrainResult {
+/** `worldModel`: the one imagined rollouts run in, where the options turn them on. */
+export function retrainFresh(ticks: TickBuffer, options: Partial<PolicyLearnerOptions>, signals: FeedbackSignals, steps: number, version: string, worldModel?: Rssm): RetrainResult {
   const fresh = new PolicyLearner(ticks, options);
   try {
+    fresh.useWorldModel(worldModel);
     const report = fresh.train(steps, signals);
     if (report.actorSteps === 0) {
       const fitted = fresh.featureNorm !== undefined;

@@ -128,12 +128,24 @@ export class Rssm {
       const predictions: tf.Tensor2D[] = [];
       for (let step = 0; step < horizon; step++) {
         const action = tf.reshape(tf.slice(actions, [0, step, 0], [batch, 1, -1]), [batch, -1]) as tf.Tensor2D;
-        const deterministic = this.transition(current, action);
-        const stochastic = modeCategorical(this.priorProbs(deterministic), this.config.classes);
-        predictions.push(tf.add(tf.mul(symexp(this.decode(deterministic, stochastic)), this.weights.embeddingNorm.scale), this.weights.embeddingNorm.mean));
-        current = { deterministic, stochastic };
+        const next = this.imagineStep(current, action);
+        predictions.push(next.embedding);
+        current = next.state;
       }
       return tf.stack(predictions, 1) as tf.Tensor3D;
+    });
+  }
+
+  /**
+   * One imagined tick under `action` [batch, A] (the world model's action units): the prior's most
+   * likely next state, and the embedding it predicts [batch, E] in the encoder's units.
+   */
+  imagineStep(state: RssmState, action: tf.Tensor2D): { state: RssmState; embedding: tf.Tensor2D } {
+    return tf.tidy(() => {
+      const deterministic = this.transition(state, action);
+      const stochastic = modeCategorical(this.priorProbs(deterministic), this.config.classes);
+      const embedding = tf.add(tf.mul(symexp(this.decode(deterministic, stochastic)), this.weights.embeddingNorm.scale), this.weights.embeddingNorm.mean) as tf.Tensor2D;
+      return { state: { deterministic, stochastic }, embedding };
     });
   }
 

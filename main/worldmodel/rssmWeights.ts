@@ -122,6 +122,17 @@ export function parameterCount(weights: RssmWeights): number {
   return trainableWeights(weights).reduce((sum, [, variable]) => sum + variable.size, 0);
 }
 
+/** Puts offered weights (namedWeights order, as the learner hands them over) into a model's; throws, changing nothing, on any mismatch. */
+export function loadNamedWeights(weights: RssmWeights, offered: readonly { name: string; values: Float32Array }[]): void {
+  const named = namedWeights(weights);
+  if (offered.length !== named.length) throw new RangeError(`world model: ${offered.length} weights offered, the model has ${named.length}`);
+  named.forEach(([name, variable], index) => {
+    const weight = offered[index]!;
+    if (weight.name !== name || weight.values.length !== variable.size) throw new RangeError(`world model: weight ${index} is ${weight.name} of ${weight.values.length} values, expected ${name} of ${variable.size}`);
+  });
+  tf.tidy(() => named.forEach(([, variable], index) => variable.assign(tf.tensor(offered[index]!.values, variable.shape))));
+}
+
 export function disposeWeights(weights: RssmWeights): void {
   for (const [, variable] of namedWeights(weights)) variable.dispose();
 }

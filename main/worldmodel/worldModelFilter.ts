@@ -7,7 +7,7 @@ import type { Belief, BeliefFilter } from './belief.ts';
 import type { NamedArray } from './checkpointFile.ts';
 import { actionFeatures } from './replayBatch.ts';
 import { Rssm, type RssmState } from './rssm.ts';
-import { namedWeights } from './rssmWeights.ts';
+import { loadNamedWeights } from './rssmWeights.ts';
 import type { WorldModelConfig } from './worldModelConfig.ts';
 
 export class WorldModelFilter implements BeliefFilter {
@@ -65,13 +65,7 @@ export class WorldModelFilter implements BeliefFilter {
 
   /** Takes the learner's newer weights, in namedWeights order; throws if they do not fit. */
   loadWeights(weights: readonly NamedArray[], version: string): void {
-    const named = namedWeights(this.rssm.weights);
-    if (weights.length !== named.length) throw new RangeError(`world model: ${weights.length} weights offered, the model has ${named.length}`);
-    named.forEach(([name, variable], index) => {
-      const offered = weights[index]!;
-      if (offered.name !== name || offered.values.length !== variable.size) throw new RangeError(`world model: weight ${index} is ${offered.name} of ${offered.values.length} values, expected ${name} of ${variable.size}`);
-    });
-    tf.tidy(() => named.forEach(([, variable], index) => variable.assign(tf.tensor(weights[index]!.values, variable.shape))));
+    loadNamedWeights(this.rssm.weights, weights);
     this.version = version;
   }
 }

@@ -17,6 +17,7 @@ import { Synchroniser } from '../../loop/synchroniser.ts';
 import type { FeedbackSignals, InterventionSignal, PreferenceSignal, Segment } from '../../learning/feedbackTypes.ts';
 import type { LearnedPolicy } from '../../learning/learnedPolicy.ts';
 import { DEFAULT_POLICY_LEARNER_OPTIONS, PolicyLearner, type LearningMethod, type PolicyLearnerOptions } from '../../learning/policyLearner.ts';
+import { DEFAULT_IMAGINATION_OPTIONS } from '../../learning/imaginedCritic.ts';
 import { retrainFresh } from '../../learning/retrainFresh.ts';
 import { TickBuffer } from '../../learning/tickBuffer.ts';
 import { SeededRandom } from '../../memory/seededRandom.ts';
@@ -25,6 +26,8 @@ import { SafetyFilter } from '../../safety/safetyFilter.ts';
 import { createSimLink, type LockstepLink } from '../../sim/lockstepLink.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
 import { selectWorldModelBackend } from '../../worldmodel/backend/selectBackend.ts';
+import type { PresetName } from '../../worldmodel/worldModelConfig.ts';
+import { BenchWorldModel } from './benchWorldModel.ts';
 import type { BenchRow } from './report.ts';
 
 export const LEARNING_METHODS = ['reins', 'bc', 'none'] as const;
@@ -59,6 +62,14 @@ export interface LearningBenchOptions {
   evalEpisodeSeed: number;
   seed: number;
   encoders: string;
+  /**
+   * Reins' world model for imagined rollouts, trained in the stream on the ticks it holds: used only
+   * where `learner.imagination.rollouts` turns rollouts on. Steps per fast-path update, and the steps
+   * it must have trained before the learner imagines in it.
+   */
+  worldModelPreset: PresetName;
+  worldModelStepsPerUpdate: number;
+  worldModelWarmSteps: number;
   /** Learner settings over DEFAULT_POLICY_LEARNER_OPTIONS, for every learning method (for ablations). */
   learner: Partial<Omit<PolicyLearnerOptions, 'method' | 'seed'>>;
 }
@@ -81,6 +92,9 @@ export const DEFAULT_LEARNING_BENCH_OPTIONS: Readonly<LearningBenchOptions> = Ob
   evalEpisodeSeed: 900_000,
   seed: 1,
   encoders: DEFAULT_MANIFEST_PATH,
+  worldModelPreset: 'wm-xxs',
+  worldModelStepsPerUpdate: 4,
+  worldModelWarmSteps: 200,
   learner: {},
 });
 
@@ -141,7 +155,9 @@ function checkOptions(options: LearningBenchOptions): void {
 }
 
 function hyperparameters(options: LearningBenchOptions): Record<string, unknown> {
-  const { method: _method, reward: _reward, ...learner } = { ...DEFAULT_POLICY_LEARNER_OPTIONS, ...options.learner };
+  const { method: _method, reward: _reward, imagination, ...rest } = { ...DEFAULT_POLICY_LEARNER_OPTIONS, ...options.learner };
+  const imagined = { ...DEFAULT_IMAGINATION_OPTIONS, ...imagination };
+  const learner = { ...rest, imagination: imagined.rollouts > 0 ? { ...imagined, worldModel: { preset: options.worldModelPreset, stepsPerUpdate: options.worldModelStepsPerUpdate, warmSteps: options.worldModelWarmSteps, batch: 16, length: 32 } } : 'off' };
   return {
     stream: { demoSimMinutes: options.demoSimMinutes, updateEverySimSecs: options.updateEverySimSecs, actorStepsPerUpdate: options.actorStepsPerUpdate, slowPathEverySimMins: options.slowPathEverySimMins, slowPathSteps: options.slowPathSteps, controlRateHz: options.controlRateHz, arenaSeed: options.arenaSeed, trainEpisodeSeed: options.trainEpisodeSeed, evalEpisodeSeed: options.evalEpisodeSeed, evalEpisodes: options.evalEpisodes },
     learner,
@@ -180,6 +196,7 @@ class TrainingStream {
   private lastUpdateTick = 0;
   private lastRetrainTick = 0;
   private readonly learnerOptions: Partial<PolicyLearnerOptions>;
+  private readonly worldModel: BenchWorldModel | undefined;
   wallMs = 0;
 
   constructor(
@@ -201,6 +218,16 @@ class TrainingStream {
     this.policy = learner.candidate('v1');
     this.learner = method === 'none' ? undefined : learner;
     if (method === 'none') learner.dispose();
+    const imagines = method === 'reins' && (options.learner.imagination?.rollouts ?? 0) > 0;
+    this.worldModel = imagines ? new BenchWorldModel(perception.embeddingSize, { preset: options.worldModelPreset, batch: 16, length: 32, seed: options.seed }) : undefined;
+  }
+
+  /** The world model once it has trained enough to imagine in, else undefined. */
+  private trainWorldModel(): BenchWorldModel['rssm'] | undefined {
+    const model = this.worldModel;
+    if (model === undefined) return undefined;
+    model.train(this.buffer, this.options.worldModelStepsPerUpdate);
+    return model.steps >= this.options.worldModelWarmSteps ? model.rssm : undefined;
   }
 
   get simSecs(): number {
@@ -230,6 +257,7 @@ class TrainingStream {
   close(): Promise<void> {
     this.synchroniser.close();
     this.learner?.dispose();
+    this.worldModel?.dispose();
     return this.link.close();
   }
 
@@ -281,6 +309,7 @@ class TrainingStream {
     }
     if (this.ticks - this.lastUpdateTick >= options.updateEverySimSecs * options.controlRateHz) {
       this.lastUpdateTick = this.ticks;
+      this.learner.useWorldModel(this.trainWorldModel());
       const report = this.learner.train(options.actorStepsPerUpdate, this.signals());
       if (report.actorSteps > 0) {
         // Auto-promote, as the simulated robot's default: the new version drives from the next tick.
@@ -291,7 +320,7 @@ class TrainingStream {
     const retrainEvery = options.slowPathEverySimMins * 60 * options.controlRateHz;
     if (retrainEvery > 0 && this.ticks - this.lastRetrainTick >= retrainEvery) {
       this.lastRetrainTick = this.ticks;
-      const retrained = retrainFresh(this.buffer, this.learnerOptions, this.signals(), options.slowPathSteps, `v${this.versionNumber + 1}`);
+      const retrained = retrainFresh(this.buffer, this.learnerOptions, this.signals(), options.slowPathSteps, `v${this.versionNumber + 1}`, this.worldModel && this.worldModel.steps >= options.worldModelWarmSteps ? this.worldModel.rssm : undefined);
       if (retrained.ok) {
         // As live: the retrained version drives, and the fast path carries on from its weights.
         this.learner.restore(retrained.snapshot, retrained.reward);

@@ -2,6 +2,7 @@
 // pass/fail, and the same figures as bench rows (DESIGN §1's report shape) for `--json`.
 import type { BenchRow } from '../bench/report.ts';
 import type { SoakOutcome, StopCheck } from './soakRun.ts';
+import type { WindowFigures } from './soakWindows.ts';
 
 export interface TargetCheck {
   figure: string;
@@ -20,11 +21,26 @@ export const WATCHDOG_TIMEOUT_MS = 300;
 const STOP_GRACE_MS = 100;
 
 export function rssGrowthPercent(outcome: SoakOutcome): number | undefined {
+  return growthAfterWarmup(outcome, (w) => w.rssMiB, (w) => w.rssPeakMiB);
+}
+
+/**
+ * The level's growth, not the target's figure: the highest later window's mean of its once-a-second
+ * samples against the baseline window's mean. It leaves out the swing within a minute (a training
+ * step's working memory comes and goes), which the target's figure — a later peak against one sample —
+ * counts in full.
+ */
+export function rssLevelGrowthPercent(outcome: SoakOutcome): number | undefined {
+  return growthAfterWarmup(outcome, (w) => w.rssMeanMiB, (w) => w.rssMeanMiB);
+}
+
+/** The highest later reading against the last warm-up window's baseline reading, in percent. */
+function growthAfterWarmup(outcome: SoakOutcome, baselineOf: (w: WindowFigures) => number, laterOf: (w: WindowFigures) => number): number | undefined {
   const { windows } = outcome;
   const warmup = warmupWindows(windows.length);
   if (windows.length <= warmup) return undefined;
-  const baseline = windows[warmup - 1]!.rssMiB;
-  const later = Math.max(...windows.slice(warmup).map((w) => w.rssPeakMiB));
+  const baseline = baselineOf(windows[warmup - 1]!);
+  const later = Math.max(...windows.slice(warmup).map(laterOf));
   return ((later - baseline) / baseline) * 100;
 }
 
@@ -67,11 +83,12 @@ function stopCheck(figure: string, check: StopCheck, allowedMs = 0): TargetCheck
 
 export function formatWindowTable(outcome: SoakOutcome): string {
   const topics = Object.keys(outcome.windows[0]?.sensorHz ?? {});
-  const header = ['window', 'end s', 'RSS MiB', 'peak MiB', 'heap MiB', 'ext MiB', 'C used', 'C free', 'C mapped', 'ticks', 'tick p50', 'p95', 'p99 ms', 'late p99 ms', 'skipped', 'late', 'rec drop', 'mem drop', ...topics.map((t) => `${t} Hz`)];
+  const header = ['window', 'end s', 'RSS MiB', 'mean MiB', 'peak MiB', 'heap MiB', 'ext MiB', 'C used', 'C free', 'C mapped', 'ticks', 'tick p50', 'p95', 'p99 ms', 'late p99 ms', 'skipped', 'late', 'rec drop', 'mem drop', ...topics.map((t) => `${t} Hz`)];
   const rows = outcome.windows.map((w) => [
     String(w.index),
     w.endSecs.toFixed(0),
     w.rssMiB.toFixed(0),
+    w.rssMeanMiB.toFixed(0),
     w.rssPeakMiB.toFixed(0),
     w.heapMiB.toFixed(0),
     w.externalMiB.toFixed(0),
@@ -102,6 +119,7 @@ export function soakRows(outcome: SoakOutcome): BenchRow[] {
   return [
     ...outcome.windows.flatMap((w) => [row(`rss-min-${w.index}`, 'MiB', w.rssMiB), row(`tick-min-${w.index}`, 'ms', w.tickMs.p50, w.tickMs)]),
     row('rss-growth', '%', rssGrowthPercent(outcome) ?? Number.NaN),
+    row('rss-level-growth', '%', rssLevelGrowthPercent(outcome) ?? Number.NaN),
     row('tick-p99-worst-minute', 'ms', Math.max(...outcome.windows.map((w) => w.tickMs.p99))),
     row('dropped-ticks', '%', droppedTickPercent(outcome)),
     row('recording-dropped', 'messages', a.recorderDropped),

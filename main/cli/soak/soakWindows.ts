@@ -11,6 +11,8 @@ export interface WindowFigures {
   /** Resident memory at the window's end, and its peak over the window (sampled each second). */
   rssMiB: number;
   rssPeakMiB: number;
+  /** Mean of the once-a-second samples: the window's level, which a sample or a peak alone is not. */
+  rssMeanMiB: number;
   heapMiB: number;
   /** Memory outside the JS heap that the main thread's objects hold (ArrayBuffers included). */
   externalMiB: number;
@@ -43,6 +45,8 @@ export class SoakWindows {
   private latenessMs: number[] = [];
   private sensorCounts = new Map<string, number>();
   private rssPeak = 0;
+  private rssSum = 0;
+  private rssSamples = 0;
   private startedMs = performance.now();
   private windowStartMs = this.startedMs;
   private at: { skipped: number; late: number; recordingDropped: number; memoryDropped: number };
@@ -70,9 +74,12 @@ export class SoakWindows {
     this.sensorCounts.set(topic, (this.sensorCounts.get(topic) ?? 0) + 1);
   }
 
-  /** Once a second: the peak resident memory. */
+  /** Once a second: the peak and the level of resident memory. */
   sampleMemory(): void {
-    this.rssPeak = Math.max(this.rssPeak, process.memoryUsage.rss());
+    const rss = process.memoryUsage.rss();
+    this.rssPeak = Math.max(this.rssPeak, rss);
+    this.rssSum += rss;
+    this.rssSamples++;
   }
 
   /** Closes the window now. */
@@ -87,6 +94,7 @@ export class SoakWindows {
       endSecs: (nowMs - this.startedMs) / 1000,
       rssMiB: memory.rss / MIB,
       rssPeakMiB: Math.max(this.rssPeak, memory.rss) / MIB,
+      rssMeanMiB: (this.rssSamples > 0 ? this.rssSum / this.rssSamples : memory.rss) / MIB,
       heapMiB: memory.heapUsed / MIB,
       externalMiB: memory.external / MIB,
       malloc: heap && { inUseMiB: heap.inUse / MIB, freeHeldMiB: heap.freeHeld / MIB, mappedMiB: heap.mapped / MIB },
@@ -104,6 +112,8 @@ export class SoakWindows {
     this.latenessMs = [];
     this.sensorCounts = new Map();
     this.rssPeak = 0;
+    this.rssSum = 0;
+    this.rssSamples = 0;
     this.windowStartMs = nowMs;
     this.at = counters;
     return figures;
