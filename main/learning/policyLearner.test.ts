@@ -60,6 +60,21 @@ describe('PolicyLearner', () => {
     expect(buffer.unchangedSince(buffer.slotOf('e3', 0)!, 450)).toBe(false);
   });
 
+  it('finds a run of one episode’s ticks ending at a slot, and none where a tick is gone', () => {
+    const buffer = new TickBuffer(10, SIZE);
+    fill(buffer, 6, 'operator', 'a', 1);
+    fill(buffer, 6, 'policy', 'b', 2);
+    // The ring of 10 now holds a's steps 2–5 and b's steps 0–5.
+    const lastOfB = buffer.slotOf('b', 5)!;
+    expect(buffer.runEndingAt(lastOfB, 3)).toEqual([buffer.slotOf('b', 3), buffer.slotOf('b', 4), lastOfB]);
+    expect(buffer.runEndingAt(lastOfB, 6)).toHaveLength(6);
+    expect(buffer.runEndingAt(lastOfB, 7)).toBeUndefined();
+    expect(buffer.runEndingAt(buffer.slotOf('a', 3)!, 3)).toBeUndefined();
+    const command = buffer.commandAt(lastOfB);
+    expect(command.linearMps).toBeCloseTo(0.3, 6);
+    expect(Math.abs(command.angularRadps)).toBeCloseTo(1.2, 6);
+  });
+
   it('clones the operator: the trained policy turns the way the operator did', () => {
     const buffer = new TickBuffer(1000, SIZE);
     fill(buffer, 400, 'operator', 'e1', 7);

@@ -19,6 +19,7 @@ import { fitFeatureNorm, standardise, type FeatureNorm } from './featureNorm.ts'
 import { LearnedPolicy, type ActorSnapshot } from './learnedPolicy.ts';
 import { ClippedAdamStep, readWeights, frozenWeights, type MlpShape } from './networks.ts';
 import { ImaginedCritic, type ImaginationOptions, type RolloutStarts } from './imaginedCritic.ts';
+import { actionFeatures } from '../worldmodel/replayBatch.ts';
 import type { Rssm } from '../worldmodel/rssm.ts';
 import { RewardEnsemble, type LabelItem, type PairItem, type RewardEnsembleOptions } from './rewardEnsemble.ts';
 import { SeededRandom } from '../memory/seededRandom.ts';
@@ -320,35 +321,19 @@ export class PolicyLearner {
   /** Runs of `warmupTicks` held ticks of one episode, step after step, ending at a randomly drawn tick. */
   private rolloutStarts(held: readonly number[], rssm: Rssm, current: (slot: number) => boolean): RolloutStarts | undefined {
     const { rollouts, warmupTicks } = this.imagined!.options;
-    const embeddingSize = this.buffer.embeddingSize;
     const actionSize = rssm.config.actionSize;
-    const [worldForward = 1, worldTurn = 1] = rssm.config.actionLimits;
     const runs: number[][] = [];
     for (let attempt = 0; attempt < rollouts * 4 && runs.length < rollouts; attempt++) {
-      const last = held[pickIndex(this.random, held.length)]!;
-      const episodeId = this.buffer.episodeIds[last]!;
-      const lastStep = this.buffer.steps[last]!;
-      const run: number[] = [];
-      for (let step = lastStep - warmupTicks + 1; step <= lastStep; step++) {
-        const slot = this.buffer.slotOf(episodeId, step);
-        if (slot === undefined || !current(slot)) break;
-        run.push(slot);
-      }
-      if (run.length === warmupTicks) runs.push(run);
+      const run = this.buffer.runEndingAt(held[pickIndex(this.random, held.length)]!, warmupTicks);
+      if (run !== undefined && run.every(current)) runs.push(run);
     }
     if (runs.length === 0) return undefined;
     const slots = runs.flat();
+    // The action before each tick: the command in effect after the one before it, when that is held.
     const previousActions = new Float32Array(slots.length * actionSize);
-    runs.forEach((run, row) => {
-      // The first tick's previous action is the one before the run, when it is held.
-      const before = this.buffer.slotOf(this.buffer.episodeIds[run[0]!]!, this.buffer.steps[run[0]!]! - 1);
-      run.forEach((slot, t) => {
-        const previous = t === 0 ? before : run[t - 1];
-        if (previous === undefined) return;
-        const at = (row * warmupTicks + t) * actionSize;
-        previousActions[at] = Math.max(-1, Math.min(1, this.buffer.actions[previous * 2]! / worldForward));
-        previousActions[at + 1] = Math.max(-1, Math.min(1, this.buffer.actions[previous * 2 + 1]! / worldTurn));
-      });
+    slots.forEach((slot, row) => {
+      const previous = this.buffer.slotOf(this.buffer.episodeIds[slot]!, this.buffer.steps[slot]! - 1);
+      if (previous !== undefined) actionFeatures(this.buffer.commandAt(previous), rssm.config, previousActions, row * actionSize);
     });
     return { count: runs.length, embeddings: this.buffer.gather(slots), previousActions };
   }

@@ -84,6 +84,17 @@ export class TickBuffer {
     return slots;
   }
 
+  /** Slots of the `length` ticks of one episode ending with the tick in `lastSlot`, or undefined when any is gone. */
+  runEndingAt(lastSlot: number, length: number): number[] | undefined {
+    const endStep = this.steps[lastSlot]!;
+    return this.segmentSlots({ episodeId: this.episodeIds[lastSlot]!, startStep: endStep - length + 1, endStep });
+  }
+
+  /** The command in effect after the tick in `slot`. */
+  commandAt(slot: number): DriveCommand {
+    return { linearMps: this.actions[slot * 2]!, angularRadps: this.actions[slot * 2 + 1]! };
+  }
+
   /** Whether the slot still holds the tick it held when `total` ticks had been added (none came into it since). */
   unchangedSince(slot: number, total: number): boolean {
     return this.sequence[slot]! < total;

@@ -5,6 +5,7 @@
 // is left untrained.
 import type { TickBuffer } from '../../learning/tickBuffer.ts';
 import { SeededRandom } from '../../memory/seededRandom.ts';
+import { actionFeatures, emptyBatch } from '../../worldmodel/replayBatch.ts';
 import { Rssm, type TrainingBatch } from '../../worldmodel/rssm.ts';
 import { disposeWeights } from '../../worldmodel/rssmWeights.ts';
 import { worldModelConfig, type PresetName } from '../../worldmodel/worldModelConfig.ts';
@@ -59,38 +60,21 @@ export class BenchWorldModel {
     if (buffer.size < length) return undefined;
     const runs: number[][] = [];
     for (let attempt = 0; attempt < batch * 8 && runs.length < batch; attempt++) {
-      const last = Math.min(buffer.size - 1, Math.floor(this.random.next() * buffer.size));
-      const episodeId = buffer.episodeIds[last]!;
-      const lastStep = buffer.steps[last]!;
-      const run: number[] = [];
-      for (let step = lastStep - length + 1; step <= lastStep; step++) {
-        const slot = buffer.slotOf(episodeId, step);
-        if (slot === undefined) break;
-        run.push(slot);
-      }
-      if (run.length === length) runs.push(run);
+      const run = buffer.runEndingAt(Math.min(buffer.size - 1, Math.floor(this.random.next() * buffer.size)), length);
+      if (run !== undefined) runs.push(run);
     }
     return runs.length === batch ? runs : undefined;
   }
 
   private batchOf(buffer: TickBuffer, runs: readonly number[][]): TrainingBatch {
     const { length } = this.options;
-    const { embeddingSize, actionSize, actionLimits } = this.rssm.config;
-    const rows = runs.length * length;
-    const previousActions = new Float32Array(rows * actionSize);
-    const continues = new Float32Array(rows).fill(1);
+    const config = this.rssm.config;
+    const batch = emptyBatch(config, runs.length, length);
+    batch.embeddings.set(buffer.gather(runs.flat()));
     runs.forEach((run, row) => {
       // As replay does: the first tick of a sequence has no previous action (zero).
-      for (let t = 1; t < length; t++) {
-        const previous = run[t - 1]!;
-        for (let axis = 0; axis < actionSize; axis++) {
-          const value = buffer.actions[previous * 2 + axis]! / (actionLimits[axis] ?? 1);
-          previousActions[(row * length + t) * actionSize + axis] = Math.max(-1, Math.min(1, value));
-        }
-      }
+      for (let t = 1; t < length; t++) actionFeatures(buffer.commandAt(run[t - 1]!), config, batch.previousActions, (row * length + t) * config.actionSize);
     });
-    const embeddings = buffer.gather(runs.flat());
-    if (embeddings.length !== rows * embeddingSize) throw new RangeError(`bench world model: ${embeddings.length} embedding values for ${rows} ticks of ${embeddingSize}`);
-    return { batch: runs.length, length, embeddings, previousActions, rewards: new Float32Array(rows), rewardKnown: new Float32Array(rows), continues };
+    return batch;
   }
 }
