@@ -382,6 +382,11 @@ export const LearningStatus = z.object({
       }),
     ),
   }),
+  /**
+   * While the policy drives: the reward ensemble's spread on its latest ticks against its spread where
+   * the operator's feedback taught it. `drifting`: the policy is where the reward is unknown.
+   */
+  rewardDrift: z.object({ recentSpread: z.number().nonnegative(), taughtSpread: z.number().positive(), drifting: z.boolean(), sinceMs: z.number().optional() }).optional(),
   /** The slow path: retraining from the whole memory; absent when the session has none (no memory). */
   slowPath: z
     .object({

@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { Rssm } from '../worldmodel/rssm.ts';
 import { actorOutput, ACTION_SIZE } from './actor.ts';
 import { applyMlp, ClippedAdamStep, initialMlpWeights } from './networks.ts';
+import { memberStatistics } from './rewardEnsemble.ts';
 
 export interface ImaginationOptions {
   /** Rollouts per imagined update; 0 turns the actor-critic off. */
@@ -151,15 +152,8 @@ export class ImaginedCritic {
     const reached = tf.slice(allFeatures, [count, 0], [horizon * count, -1]) as tf.Tensor2D;
     const members = context.memberRewards(reached);
     reached.dispose();
-    const rewards = new Float32Array(horizon * count);
-    for (let i = 0; i < rewards.length; i++) {
-      let sum = 0;
-      for (const member of members) sum += member[i]!;
-      const mean = sum / members.length;
-      let squares = 0;
-      for (const member of members) squares += (member[i]! - mean) ** 2;
-      rewards[i] = mean - uncertaintyPenalty * Math.sqrt(squares / members.length);
-    }
+    const { mean, spread } = memberStatistics(members);
+    const rewards = mean.map((value, i) => value - uncertaintyPenalty * spread[i]!);
     const values = this.values(allFeatures);
     const returns = lambdaReturns(rewards, values, count, horizon, discount, lambda);
 

@@ -21,10 +21,10 @@ function loopForTest() {
     lastSent: () => undefined,
     arbiter: { isAutonomous: () => autonomy },
   };
-  const tick = (driver: Driver, count = 1) => {
+  const tick = (driver: Driver, count = 1, values: readonly number[] = [0, 0]) => {
     for (let i = 0; i < count; i++) {
       nowMs += 100;
-      const report: TickReport = { frame: { timeMs: nowMs, missing: [] }, embedding: { values: new Float32Array(2), mask: { camera: true, lidar: true, proprio: true } }, belief: undefined, driver, sent: undefined, durationMs: 1 };
+      const report: TickReport = { frame: { timeMs: nowMs, missing: [] }, embedding: { values: Float32Array.from(values), mask: { camera: true, lidar: true, proprio: true } }, belief: undefined, driver, sent: undefined, durationMs: 1 };
       for (const listener of listeners) listener(report);
     }
   };
@@ -59,6 +59,18 @@ class VersionPerIntervention implements PolicyImprover {
     return () => this.listeners.delete(listener);
   }
   async close(): Promise<void> {}
+}
+
+/** A learner whose reward ensemble's spread on a tick is the tick's first embedding value, taught where it is 0.1. */
+class SpreadInTheEmbedding extends VersionPerIntervention {
+  scored = 0;
+  rewardUncertainty(embedding: Float32Array): { mean: number; spread: number } {
+    this.scored++;
+    return { mean: 0, spread: embedding[0]! };
+  }
+  taughtRewardSpread(): number {
+    return 0.1;
+  }
 }
 
 describe('LearningSession', () => {
@@ -156,5 +168,34 @@ describe('LearningSession', () => {
     expect(session.status().slowPath).toMatchObject({ running: false, last: { ok: false } });
     expect(retrains).toBe(1);
     await session.close();
+  });
+  it('warns while the policy drives where the reward is unknown, and stops when the operator takes over', () => {
+    const { loop, tick, now } = loopForTest();
+    const improver = new SpreadInTheEmbedding();
+    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver, episodeId: 'e', autoPromote: false, rewardDrift: { windowTicks: 5 } });
+    tick('operator', 10, [5, 0]);
+    expect(improver.scored).toBe(0);
+    expect(session.status().rewardDrift).toBeUndefined();
+    tick('policy', 5, [0.1, 0]);
+    expect(session.status().rewardDrift).toEqual({ recentSpread: expect.closeTo(0.1, 6), taughtSpread: 0.1, drifting: false });
+    expect(session.alerts().map((alert) => alert.key)).not.toContain('reward-unknown');
+    tick('policy', 5, [0.4, 0]);
+    // The second of those ticks takes the 5-tick mean to 0.22, past 2× the taught 0.1.
+    const warnedAtMs = now() - 300;
+    expect(session.status().rewardDrift).toEqual({ recentSpread: expect.closeTo(0.4, 6), taughtSpread: 0.1, drifting: true, sinceMs: warnedAtMs });
+    expect(session.alerts()).toContainEqual(expect.objectContaining({ key: 'reward-unknown', severity: 'warn', message: expect.stringMatching(/reward model is unsure.*4\.0×/), hint: expect.stringMatching(/take over/) }));
+    // The robot is still the policy's to drive: the warning holds back nothing.
+    expect(loop.policy).toBeUndefined();
+    tick('operator', 1, [0.4, 0]);
+    expect(session.status().rewardDrift).toBeUndefined();
+    expect(session.alerts().map((alert) => alert.key)).not.toContain('reward-unknown');
+  });
+
+  it('has no drift to report from a learner that cannot score the reward', () => {
+    const { loop, tick } = loopForTest();
+    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver: new VersionPerIntervention(), episodeId: 'e', autoPromote: true });
+    tick('policy', 30, [9, 9]);
+    expect(session.status().rewardDrift).toBeUndefined();
+    expect(session.alerts()).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import type { Policy } from './policy.ts';
 import type { PolicyImprover } from './policyImprover.ts';
 import { PolicyVersions, type PolicyVersion } from './policyVersions.ts';
 import { readClip, type Clip, type ClipRecording, type ClipTopics } from './questionClips.ts';
+import { RewardDriftWatch, type RewardDriftOptions } from './rewardDrift.ts';
 import { describeOutcome, type SlowPath } from './slowPath.ts';
 import { QuestionPicker, type PreferenceQuestion, type QuestionPickerOptions } from './questionPicker.ts';
 
@@ -48,6 +49,8 @@ export interface LearningSessionOptions {
   trend?: Partial<InterventionTrendOptions>;
   /** Retraining from the whole memory (with a memory and a learner); the session starts and closes it. */
   slowPath?: SlowPath;
+  /** When to warn that the policy drives where the reward is unknown. */
+  rewardDrift?: Partial<RewardDriftOptions>;
 }
 
 export type LearningResult = { ok: true; message: string } | { ok: false; message: string };
@@ -61,6 +64,7 @@ export class LearningSession {
   readonly ledger: FeedbackLedger;
   readonly versions: PolicyVersions;
   readonly picker: QuestionPicker;
+  readonly rewardDrift: RewardDriftWatch;
   private readonly clock: () => number;
   private readonly stops: Array<() => void> = [];
   private readonly problems = new Map<string, LinkAlert>();
@@ -74,6 +78,7 @@ export class LearningSession {
     this.ledger = new FeedbackLedger({ ...options.ledger, clock: this.clock, ...(options.sink ? { sink: options.sink } : {}) });
     this.versions = new PolicyVersions(options.initialPolicy, { autoPromote: options.autoPromote, clock: this.clock, ...(options.minDrivingSecsForRate === undefined ? {} : { minDrivingSecsForRate: options.minDrivingSecsForRate }), trend: options.trend ?? {} });
     this.picker = new QuestionPicker(options.picker);
+    this.rewardDrift = new RewardDriftWatch(options.rewardDrift);
     this.stops.push(
       options.loop.onTick((report) => this.onTick(report)),
       this.versions.onDrivingChange((_version, policy) => options.loop.setPolicy(policy)),
@@ -186,6 +191,7 @@ export class LearningSession {
     const shown = all.filter((version, index) => version.number === 1 || version === driving || index >= all.length - SHOWN_VERSIONS);
     const everySecs = this.picker.everySecs;
     const note = this.options.improver ? undefined : 'Learning is off: no learner is attached. Feedback is still recorded.';
+    const drift = this.rewardDrift.state();
     return {
       learning: this.options.improver !== undefined,
       ...(note ? { note } : {}),
@@ -203,6 +209,7 @@ export class LearningSession {
         stretchSecs: this.versions.trend.options.stretchSecs,
         stretches: this.versions.trend.stretches().map((stretch) => ({ firstVersion: stretch.firstVersion, lastVersion: stretch.lastVersion, interventions: stretch.interventions, ratePerMin: stretchRatePerMin(stretch) })),
       },
+      ...(drift ? { rewardDrift: drift } : {}),
       ...(this.options.slowPath ? { slowPath: this.options.slowPath.status() } : {}),
       ...(this.lastMessage ? { lastMessage: this.lastMessage } : {}),
     };
@@ -213,7 +220,7 @@ export class LearningSession {
     const learner: LinkAlert[] = learnerProblem
       ? [{ key: 'learning-stalled', severity: 'warn', message: `The policy learner is not learning: ${learnerProblem}`, hint: 'Driving and feedback are unaffected; the driving version stays. Restart the core if this persists.' }]
       : [];
-    return [...this.ledger.alerts(), ...this.problems.values(), ...learner];
+    return [...this.ledger.alerts(), ...this.problems.values(), ...learner, ...this.driftAlert()];
   }
 
   async close(): Promise<void> {
@@ -239,9 +246,29 @@ export class LearningSession {
     this.guard('observe', () =>
       improver.observe({ episodeId, step: tick.step, timeMs, embedding: report.embedding.values, latent: report.belief?.latent, action: loop.lastSent()?.command ?? ZERO_DRIVE, driver: report.driver }),
     );
+    this.guard('reward-drift', () => {
+      // Scored only while the policy drives: that is where the warning means something.
+      const policyDriving = report.driver === 'policy';
+      const spread = policyDriving ? improver.rewardUncertainty?.(report.embedding.values)?.spread : undefined;
+      this.rewardDrift.noteTick({ driver: report.driver, timeMs, spread, taughtSpread: policyDriving ? improver.taughtRewardSpread?.() : undefined });
+    });
     this.guard('question', () => {
       if (this.picker.maybeAsk(timeMs, report.driver, (a, b) => improver.disagreement(a, b))) this.clipCache = undefined;
     });
+  }
+
+  private driftAlert(): LinkAlert[] {
+    const drift = this.rewardDrift.state();
+    if (!drift?.drifting) return [];
+    const times = (drift.recentSpread / drift.taughtSpread).toFixed(1);
+    return [
+      {
+        key: 'reward-unknown',
+        severity: 'warn',
+        message: `The policy is driving where the reward model is unsure: its members disagree ${times}× more than where your feedback taught them`,
+        hint: 'Watch closely and take over if it goes wrong. A takeover, a rating (G/B) or an answer here teaches the most.',
+      },
+    ];
   }
 
   private tellImprover(): void {

@@ -34,7 +34,8 @@ describe('OnlineImprover', () => {
       for (let step = 10; step < 40; step++) improver.observe(tick(step, 'operator'));
       for (let step = 40; step < 60; step++) improver.observe(tick(step, 'idle'));
       improver.observe(tick(60, 'operator', Float32Array.of(1, 2, Number.NaN, 4, 5, 6)));
-      improver.feedbackChanged({ interventions: [{ id: 'i1', atStep: 20, episodeId: 'session-1', policySegment: undefined, operatorSegment: { episodeId: 'session-1', startStep: 20, endStep: 30 } }], preferences: [], ratings: [] });
+      improver.feedbackChanged({ interventions: [{ id: 'i1', atStep: 20, episodeId: 'session-1', policySegment: undefined, operatorSegment: { episodeId: 'session-1', startStep: 20, endStep: 39 } }], preferences: [], ratings: [] });
+      expect(improver.taughtRewardSpread()).toBeUndefined();
       await improver.update();
       expect(candidates).toHaveLength(1);
       expect(candidates[0]!.policy.version).toBe('learned-1');
@@ -53,6 +54,14 @@ describe('OnlineImprover', () => {
       expect(improver.disagreement({ episodeId: 'session-1', startStep: 45, endStep: 50 }, { episodeId: 'session-1', startStep: 10, endStep: 19 })).toBeUndefined();
       expect(Number.isFinite(improver.rewardEstimate(tick(5, 'operator').embedding))).toBe(true);
       expect(improver.rewardEstimate(Float32Array.of(1, 2, Number.NaN, 4, 5, 6))).toBeUndefined();
+      // The spread where the feedback taught it is measured in the worker and comes back with the round;
+      // a tick's own spread is answered here, from the same frozen copy.
+      expect(improver.taughtRewardSpread()).toBeGreaterThan(0);
+      const embedding = tick(25, 'operator').embedding;
+      const { mean, spread: tickSpread } = improver.rewardUncertainty(embedding)!;
+      expect(tickSpread).toBeGreaterThan(0);
+      expect(improver.rewardEstimate(embedding)).toBe(mean);
+      expect(improver.rewardUncertainty(Float32Array.of(1, 2, Number.POSITIVE_INFINITY, 4, 5, 6))).toBeUndefined();
     } finally {
       await improver.close();
     }

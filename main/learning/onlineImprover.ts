@@ -66,6 +66,10 @@ export class OnlineImprover implements PolicyImprover {
   private versions = 0;
   private closed = false;
   private saving: Promise<void> = Promise.resolve();
+  /** Bumped whenever the frozen reward ensemble takes new weights. */
+  private rewardVersion = 0;
+  private taughtSpread: number | undefined;
+  private lastScored: { embedding: Float32Array; rewardVersion: number; score: { mean: number; spread: number } | undefined } | undefined;
   /** The last round's failure, if it failed; the next round tries again. */
   lastError: string | undefined;
   /** Why the last round gave no candidate, if it gave none. */
@@ -134,15 +138,33 @@ export class OnlineImprover implements PolicyImprover {
   }
 
   rewardEstimate(embedding: Float32Array): number | undefined {
+    return this.rewardUncertainty(embedding)?.mean;
+  }
+
+  /**
+   * The reward ensemble's mean and spread for a tick's embedding. Memory's row and the drift watch
+   * both ask about the same tick: the last answer is kept, for the same values and the same weights.
+   */
+  rewardUncertainty(embedding: Float32Array): { mean: number; spread: number } | undefined {
     if (this.norm === undefined || !this.reward.trained) return undefined;
+    const last = this.lastScored;
+    if (last !== undefined && last.rewardVersion === this.rewardVersion && sameValues(last.embedding, embedding)) return last.score;
     if (embedding.length !== this.options.embeddingSize || !embedding.every(Number.isFinite)) return undefined;
     const features = tf.tensor2d(standardise(this.norm, embedding.slice()), [1, embedding.length]);
+    let score: { mean: number; spread: number } | undefined;
     try {
-      const estimate = this.reward.meanReward(features)[0];
-      return estimate !== undefined && Number.isFinite(estimate) ? estimate : undefined;
+      const { mean, spread } = this.reward.meanAndSpread(features);
+      score = Number.isFinite(mean[0]) && Number.isFinite(spread[0]) ? { mean: mean[0]!, spread: spread[0]! } : undefined;
     } finally {
       features.dispose();
     }
+    this.lastScored = { embedding: embedding.slice(), rewardVersion: this.rewardVersion, score };
+    return score;
+  }
+
+  /** The ensemble's spread where the feedback taught it, as the last round measured it. */
+  taughtRewardSpread(): number | undefined {
+    return this.reward.trained ? this.taughtSpread : undefined;
   }
 
   /**
@@ -262,6 +284,8 @@ export class OnlineImprover implements PolicyImprover {
     this.versions++;
     this.norm = result.snapshot.norm;
     if (result.reward !== undefined) this.reward.load(result.reward);
+    this.rewardVersion++;
+    this.taughtSpread = result.taughtRewardSpread;
     this.lastError = undefined;
     this.lastReason = undefined;
     const candidate: PolicyCandidate = { policy, trainedOn };
@@ -284,6 +308,9 @@ export class OnlineImprover implements PolicyImprover {
     this.post({ type: 'restore', snapshot: checkpoint.snapshot, reward: checkpoint.reward });
     this.norm = checkpoint.snapshot.norm;
     if (checkpoint.reward !== undefined) this.reward.load(checkpoint.reward);
+    // Where the restored ensemble was taught is not known here: the next round measures it.
+    this.rewardVersion++;
+    this.taughtSpread = undefined;
     const numbered = new RegExp(`^${this.options.versionPrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\d+)$`).exec(checkpoint.snapshot.version);
     if (numbered) this.versions = Math.max(this.versions, Number(numbered[1]));
     for (const listener of this.listeners) listener({ policy, trainedOn: checkpoint.trainedOn });
@@ -327,4 +354,10 @@ export class OnlineImprover implements PolicyImprover {
   private post(message: ToPolicyWorker): void {
     this.worker.postMessage(message);
   }
+}
+
+function sameValues(a: Float32Array, b: Float32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

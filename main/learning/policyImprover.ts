@@ -42,6 +42,10 @@ export interface PolicyImprover {
   disagreement(a: Segment, b: Segment): number | undefined;
   /** The reward ensemble's mean estimate for a tick's embedding, undefined before it has learned anything. */
   rewardEstimate(embedding: Float32Array): number | undefined;
+  /** Its mean and spread (members' standard deviation) for a tick's embedding; undefined before it has learned anything. */
+  rewardUncertainty?(embedding: Float32Array): { mean: number; spread: number } | undefined;
+  /** Its spread where the operator's feedback taught it (the median); undefined until a round has measured it. */
+  taughtRewardSpread?(): number | undefined;
   /** The feedback as it stands now (new, or with something undone): learn from it. */
   feedbackChanged(signals: FeedbackSignals): void;
   /** What stops it learning now, in words for the operator (a failed round, a dead thread); undefined when all is well. */

@@ -128,12 +128,22 @@ describe('PolicyLearner', () => {
     const report = learner.train(60, signals);
     expect(report.rewardSteps).toBe(60);
     const rows = (episodeId: string) => buffer.gather(Array.from({ length: 50 }, (_, i) => buffer.slotOf(episodeId, 250 + i)!));
-    const good = learner.rewardEstimates(rows('good'), 50)!;
-    const bad = learner.rewardEstimates(rows('bad'), 50)!;
+    const good = learner.rewardStatistics(rows('good'), 50)!.mean;
+    const bad = learner.rewardStatistics(rows('bad'), 50)!.mean;
     const mean = (values: Float32Array) => values.reduce((a, b) => a + b, 0) / values.length;
     expect(mean(good)).toBeGreaterThan(mean(bad) + 1);
     expect(learner.disagreement({ episodeId: 'good', startStep: 0, endStep: 9 }, { episodeId: 'bad', startStep: 0, endStep: 9 })).toBeGreaterThanOrEqual(0);
     expect(learner.disagreement({ episodeId: 'gone', startStep: 0, endStep: 9 }, { episodeId: 'bad', startStep: 0, endStep: 9 })).toBeUndefined();
+
+    // Its members agree where the answers taught them, and far less on ground nobody taught them about
+    // (feature 1 halfway between the good and the bad ticks): what the cockpit's "the reward is unknown
+    // here" warning stands on.
+    const taught = learner.taughtRewardSpread(signals)!;
+    expect(taught).toBeGreaterThan(0);
+    const unknown = Float32Array.from({ length: 50 * SIZE }, (_, i) => (i % SIZE === 1 ? 0 : Math.sin(i)));
+    expect(mean(learner.rewardStatistics(unknown, 50)!.spread)).toBeGreaterThan(2 * taught);
+    expect(learner.taughtRewardSpread(NO_FEEDBACK)).toBeUndefined();
+    expect(learner.taughtRewardSpread(signals, { minTicks: 1000 })).toBeUndefined();
   });
 
   it('stays finite and keeps learning under contradictory, flooding and dangling feedback', () => {

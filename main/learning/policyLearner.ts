@@ -21,7 +21,7 @@ import { ClippedAdamStep, readWeights, frozenWeights, type MlpShape } from './ne
 import { ImaginedCritic, type ImaginationOptions, type RolloutStarts } from './imaginedCritic.ts';
 import { actionFeatures } from '../worldmodel/replayBatch.ts';
 import type { Rssm } from '../worldmodel/rssm.ts';
-import { RewardEnsemble, type LabelItem, type PairItem, type RewardEnsembleOptions } from './rewardEnsemble.ts';
+import { memberStatistics, RewardEnsemble, type LabelItem, type PairItem, type RewardEnsembleOptions } from './rewardEnsemble.ts';
 import { SeededRandom } from '../memory/seededRandom.ts';
 import type { TickBuffer } from './tickBuffer.ts';
 
@@ -338,12 +338,12 @@ export class PolicyLearner {
     return { count: runs.length, embeddings: this.buffer.gather(slots), previousActions };
   }
 
-  /** Reward-ensemble estimate for each embedding (rows of `embeddings`); undefined before it has learned. */
-  rewardEstimates(embeddings: Float32Array, count: number): Float32Array | undefined {
+  /** The reward ensemble's mean and spread for each embedding (rows of `embeddings`); undefined before it has learned. */
+  rewardStatistics(embeddings: Float32Array, count: number): { mean: Float32Array; spread: Float32Array } | undefined {
     if (this.reward === undefined || !this.reward.trained || this.norm === undefined) return undefined;
     const features = tf.tensor2d(standardise(this.norm, embeddings.slice(0, count * this.buffer.embeddingSize)), [count, this.buffer.embeddingSize]);
     try {
-      return this.reward.meanReward(features);
+      return this.reward.meanAndSpread(features);
     } finally {
       features.dispose();
     }
@@ -360,6 +360,30 @@ export class PolicyLearner {
     try {
       const rows = slots.map((_, row) => row);
       return this.reward.pairDisagreement(features, rows.slice(0, first.length), rows.slice(first.length));
+    } finally {
+      features.dispose();
+    }
+  }
+
+  /**
+   * How much the reward ensemble disagrees where it was taught: the median spread (members' standard
+   * deviation) over the held ticks the feedback covers (both sides of every pair, every labelled
+   * tick), at most `maxTicks` of them evenly spaced. The yardstick for "the policy drives where the
+   * reward is unknown" (on ground between what it was taught, the spread runs 2–3× this); undefined
+   * for `bc`, before the ensemble has learned, or with fewer than `minTicks` taught ticks held.
+   */
+  taughtRewardSpread(signals: FeedbackSignals, { minTicks = 20, maxTicks = 512 }: { minTicks?: number; maxTicks?: number } = {}): number | undefined {
+    if (this.reward === undefined || !this.reward.trained || this.norm === undefined) return undefined;
+    const held = this.buffer.slotsWhere(() => true);
+    const { pairs, labels } = this.rewardItems(signals, held, this.takeoverMarks(signals));
+    const taught = [...new Set([...pairs.flatMap((pair) => [...pair.first, ...pair.second]), ...labels.map((label) => label.row)])].sort((a, b) => a - b);
+    if (taught.length < minTicks) return undefined;
+    const stride = Math.max(1, taught.length / maxTicks);
+    const slots = Array.from({ length: Math.min(taught.length, maxTicks) }, (_, i) => taught[Math.floor(i * stride)]!);
+    const features = tf.tensor2d(standardise(this.norm, this.buffer.gather(slots)), [slots.length, this.buffer.embeddingSize]);
+    try {
+      const spread = [...this.reward.meanAndSpread(features).spread].sort((a, b) => a - b);
+      return spread[Math.floor(spread.length / 2)];
     } finally {
       features.dispose();
     }
@@ -447,12 +471,8 @@ export class PolicyLearner {
     } finally {
       features.dispose();
     }
-    const scores = policySlots.map((_, i) => {
-      const values = all.map((member) => member[i]!);
-      const mean = values.reduce((a, b) => a + b, 0) / values.length;
-      const spread = Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / values.length);
-      return mean - this.options.uncertaintyPenalty * spread;
-    });
+    const { mean, spread } = memberStatistics(all);
+    const scores = policySlots.map((_, i) => mean[i]! - this.options.uncertaintyPenalty * spread[i]!);
     const baseline = [...scores].sort((a, b) => a - b)[Math.floor(scores.length / 2)]!;
     const slots: number[] = [];
     const weights: number[] = [];

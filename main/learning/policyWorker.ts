@@ -53,7 +53,8 @@ async function handle(message: ToPolicyWorker): Promise<void> {
         return;
       }
       const snapshot = learner.publish(message.version);
-      send({ type: 'round-done', id: message.id, candidate: { snapshot, reward: learner.rewardWeights(), operatorTicks: report.operatorTicks }, reason: undefined });
+      const taughtRewardSpread = learner.taughtRewardSpread(message.signals);
+      send({ type: 'round-done', id: message.id, candidate: { snapshot, reward: learner.rewardWeights(), operatorTicks: report.operatorTicks, taughtRewardSpread }, reason: undefined });
       return;
     }
     case 'world-model': {
@@ -84,7 +85,9 @@ async function handle(message: ToPolicyWorker): Promise<void> {
         return;
       }
       learner.restore(retrained.snapshot, retrained.reward);
-      send({ type: 'round-done', id: message.id, candidate: { snapshot: retrained.snapshot, reward: retrained.reward, operatorTicks: retrained.report.operatorTicks }, reason: undefined });
+      // Measured on the live ticks this learner holds: where the memory's feedback reaches them.
+      const taughtRewardSpread = learner.taughtRewardSpread(message.signals);
+      send({ type: 'round-done', id: message.id, candidate: { snapshot: retrained.snapshot, reward: retrained.reward, operatorTicks: retrained.report.operatorTicks, taughtRewardSpread }, reason: undefined });
       return;
     }
   }

@@ -24,6 +24,11 @@ export interface RoundCandidate {
   /** The reward ensemble's weights member by member; undefined before it has learned anything. */
   reward: Float32Array[][] | undefined;
   operatorTicks: number;
+  /**
+   * The reward ensemble's spread where its feedback taught it (PolicyLearner.taughtRewardSpread), for
+   * telling when the policy drives where the reward is unknown; undefined when it cannot tell yet.
+   */
+  taughtRewardSpread: number | undefined;
 }
 
 export type FromPolicyWorker =

@@ -111,12 +111,12 @@ export class RewardEnsemble {
     return this.members.map((weights) => tf.tidy(() => applyMlp(weights, features).dataSync() as Float32Array));
   }
 
-  /** Mean over members of each row's reward. */
-  meanReward(features: tf.Tensor2D): Float32Array {
-    const all = this.rewards(features);
-    const mean = new Float32Array(features.shape[0]);
-    for (const member of all) for (let row = 0; row < mean.length; row++) mean[row]! += member[row]! / all.length;
-    return mean;
+  /**
+   * Each row's reward as the ensemble sees it: the members' mean, and their spread (standard
+   * deviation), which is large where the feedback has not pinned the reward down.
+   */
+  meanAndSpread(features: tf.Tensor2D): { mean: Float32Array; spread: Float32Array } {
+    return memberStatistics(this.rewards(features));
   }
 
   /**
@@ -138,6 +138,17 @@ export class RewardEnsemble {
   private sees(member: number, id: string): boolean {
     return hashUnit(`${this.options.seed}:${member}:${id}`) < this.options.shareOfFeedback;
   }
+}
+
+/** Per row, the mean and standard deviation over members of `all` ([members][rows]). */
+export function memberStatistics(all: readonly Float32Array[]): { mean: Float32Array; spread: Float32Array } {
+  const rows = all[0]?.length ?? 0;
+  const mean = new Float32Array(rows);
+  const spread = new Float32Array(rows);
+  for (const member of all) for (let row = 0; row < rows; row++) mean[row]! += member[row]! / all.length;
+  for (const member of all) for (let row = 0; row < rows; row++) spread[row]! += (member[row]! - mean[row]!) ** 2 / all.length;
+  for (let row = 0; row < rows; row++) spread[row] = Math.sqrt(spread[row]!);
+  return { mean, spread };
 }
 
 function segmentMean(rewards: Float32Array, rows: readonly number[]): number {

@@ -19,6 +19,7 @@ import type { LearnedPolicy } from '../../learning/learnedPolicy.ts';
 import { DEFAULT_POLICY_LEARNER_OPTIONS, PolicyLearner, type LearningMethod, type PolicyLearnerOptions } from '../../learning/policyLearner.ts';
 import { DEFAULT_IMAGINATION_OPTIONS } from '../../learning/imaginedCritic.ts';
 import { retrainFresh } from '../../learning/retrainFresh.ts';
+import { RewardDriftWatch } from '../../learning/rewardDrift.ts';
 import { TickBuffer } from '../../learning/tickBuffer.ts';
 import { SeededRandom } from '../../memory/seededRandom.ts';
 import { DEFAULT_MANIFEST_PATH, loadPerception, type OnnxPerception } from '../../perception/onnxPerception.ts';
@@ -108,6 +109,18 @@ export interface BudgetFigures {
   collisions: number;
   timeouts: number;
   policyVersion: string;
+  /**
+   * `reins` only: the cockpit's "the reward is unknown here" warning (RewardDriftWatch) as it would
+   * have shown on the training stream so far: the policy's ticks, those under the warning, and the
+   * interventions that came while it was on.
+   */
+  rewardDrift?: RewardDriftFigures;
+}
+
+export interface RewardDriftFigures {
+  policyTicks: number;
+  warnedTicks: number;
+  interventionsWhileWarned: number;
 }
 
 export interface MethodFigures {
@@ -197,6 +210,9 @@ class TrainingStream {
   private lastRetrainTick = 0;
   private readonly learnerOptions: Partial<PolicyLearnerOptions>;
   private readonly worldModel: BenchWorldModel | undefined;
+  private readonly drift = new RewardDriftWatch();
+  private taughtSpread: number | undefined;
+  readonly driftFigures: RewardDriftFigures = { policyTicks: 0, warnedTicks: 0, interventionsWhileWarned: 0 };
   wallMs = 0;
 
   constructor(
@@ -299,7 +315,11 @@ class TrainingStream {
     const slot = this.buffer.total % this.buffer.capacity;
     this.buffer.add({ episodeId, step, embedding: embedding.values, action: this.lastCommand, driver });
     this.truths[slot] = { progress: truth.episode.progress, collisions: truth.collisionCount };
+    const warnedBefore = this.drift.state()?.drifting === true;
+    const interventionsBefore = this.interventionList.length;
     this.trackIntervention(driver, episodeId, step);
+    if (this.interventionList.length > interventionsBefore && warnedBefore) this.driftFigures.interventionsWhileWarned++;
+    this.noteDrift(driver, embedding.values);
     this.lastDriver = driver;
 
     this.deliverAnswers();
@@ -315,6 +335,7 @@ class TrainingStream {
         // Auto-promote, as the simulated robot's default: the new version drives from the next tick.
         this.policy.dispose();
         this.policy = this.learner.candidate(`v${++this.versionNumber}`);
+        this.measureTaughtSpread();
       }
     }
     const retrainEvery = options.slowPathEverySimMins * 60 * options.controlRateHz;
@@ -326,8 +347,24 @@ class TrainingStream {
         this.learner.restore(retrained.snapshot, retrained.reward);
         this.policy.dispose();
         this.policy = this.learner.candidate(`v${++this.versionNumber}`);
+        this.measureTaughtSpread();
       }
     }
+  }
+
+  /** As the live core does after each round (reins only: bc has no reward model). */
+  private measureTaughtSpread(): void {
+    if (this.method === 'reins') this.taughtSpread = this.learner?.taughtRewardSpread(this.signals());
+  }
+
+  /** The drift warning as the cockpit would run it on this tick: scored only while the policy drives. */
+  private noteDrift(driver: Driver, embedding: Float32Array): void {
+    if (this.method !== 'reins' || this.learner === undefined) return;
+    const spread = driver === 'policy' && this.taughtSpread !== undefined ? this.learner.rewardStatistics(embedding, 1)?.spread[0] : undefined;
+    this.drift.noteTick({ driver, timeMs: (this.ticks * 1000) / this.options.controlRateHz, spread, taughtSpread: this.taughtSpread });
+    if (driver !== 'policy') return;
+    this.driftFigures.policyTicks++;
+    if (this.drift.state()?.drifting === true) this.driftFigures.warnedTicks++;
   }
 
   /** One takeover, once: opened when the operator takes the wheel from the policy, closed on hand-back. */
@@ -423,10 +460,13 @@ async function runMethod(method: BenchMethod, options: LearningBenchOptions, per
         collisions: outcome.collisions,
         timeouts: outcome.timeouts,
         policyVersion: stream.policy.version,
+        ...(method === 'reins' ? { rewardDrift: { ...stream.driftFigures } } : {}),
       };
       budgets.push(figures);
+      const drift = figures.rewardDrift;
       log(
-        `learning: ${method} at ${simMinutes} sim min: success ${figures.successRate.toFixed(2)} (${outcome.collisions} collisions, ${outcome.timeouts} timeouts), ${figures.interventions} interventions, ${figures.preferenceAnswers} answers, ${figures.wallMinutes.toFixed(2)} wall min, ${figures.policyVersion}`,
+        `learning: ${method} at ${simMinutes} sim min: success ${figures.successRate.toFixed(2)} (${outcome.collisions} collisions, ${outcome.timeouts} timeouts), ${figures.interventions} interventions, ${figures.preferenceAnswers} answers, ${figures.wallMinutes.toFixed(2)} wall min, ${figures.policyVersion}` +
+          (drift ? `; reward-drift warning on ${drift.warnedTicks} of ${drift.policyTicks} policy ticks, ${drift.interventionsWhileWarned} interventions while on` : ''),
       );
     }
   } finally {
