@@ -1,5 +1,7 @@
 // The policy network: a squashed Gaussian over the drive command (forward speed, turn rate), read
-// from the learners' features (the world model's latent state beside the standardised embedding).
+// from the learners' features: the standardised embedding. (DESIGN §3 puts it on the world model's
+// latent state; it reads the embedding so that a policy does not change meaning each time the world
+// model learning beside it moves its latent space — docs/learning.md.)
 // Actions live in [−1, 1] per dimension, scaled to the robot's speed limits outside; a policy drives
 // by the distribution's mode, tanh(mean).
 import * as tf from '@tensorflow/tfjs-core';

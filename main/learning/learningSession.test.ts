@@ -172,7 +172,7 @@ describe('LearningSession', () => {
   it('warns while the policy drives where the reward is unknown, and stops when the operator takes over', () => {
     const { loop, tick, now } = loopForTest();
     const improver = new SpreadInTheEmbedding();
-    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver, episodeId: 'e', autoPromote: false, rewardDrift: { windowTicks: 5 } });
+    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver, episodeId: 'e', autoPromote: false, rewardDrift: { windowTicks: 5, warnAboveRatio: 2, clearBelowRatio: 1.5 } });
     tick('operator', 10, [5, 0]);
     expect(improver.scored).toBe(0);
     expect(session.status().rewardDrift).toBeUndefined();
@@ -183,7 +183,7 @@ describe('LearningSession', () => {
     // The second of those ticks takes the 5-tick mean to 0.22, past 2× the taught 0.1.
     const warnedAtMs = now() - 300;
     expect(session.status().rewardDrift).toEqual({ recentSpread: expect.closeTo(0.4, 6), taughtSpread: 0.1, drifting: true, sinceMs: warnedAtMs });
-    expect(session.alerts()).toContainEqual(expect.objectContaining({ key: 'reward-unknown', severity: 'warn', message: expect.stringMatching(/reward model is unsure.*4\.0×/), hint: expect.stringMatching(/take over/) }));
+    expect(session.alerts()).toContainEqual(expect.objectContaining({ key: 'reward-unknown', severity: 'warn', message: expect.stringMatching(/reward model is unsure.*4\.0×/), hint: expect.stringMatching(/teaches the most.*not a collision warning/) }));
     // The robot is still the policy's to drive: the warning holds back nothing.
     expect(loop.policy).toBeUndefined();
     tick('operator', 1, [0.4, 0]);

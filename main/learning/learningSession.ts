@@ -266,7 +266,7 @@ export class LearningSession {
         key: 'reward-unknown',
         severity: 'warn',
         message: `The policy is driving where the reward model is unsure: its members disagree ${times}× more than where your feedback taught them`,
-        hint: 'Watch closely and take over if it goes wrong. A takeover, a rating (G/B) or an answer here teaches the most.',
+        hint: 'What the learner makes of these moments is a guess: a rating (G/B) or an answer about them teaches the most. This is not a collision warning; safety limits apply as always.',
       },
     ];
   }

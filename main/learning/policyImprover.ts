@@ -44,7 +44,7 @@ export interface PolicyImprover {
   rewardEstimate(embedding: Float32Array): number | undefined;
   /** Its mean and spread (members' standard deviation) for a tick's embedding; undefined before it has learned anything. */
   rewardUncertainty?(embedding: Float32Array): { mean: number; spread: number } | undefined;
-  /** Its spread where the operator's feedback taught it (the median); undefined until a round has measured it. */
+  /** Its spread where the operator's feedback taught it (its upper quartile); undefined until a round has measured it. */
   taughtRewardSpread?(): number | undefined;
   /** The feedback as it stands now (new, or with something undone): learn from it. */
   feedbackChanged(signals: FeedbackSignals): void;

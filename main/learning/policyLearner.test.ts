@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FeedbackSignals } from './feedbackTypes.ts';
 import { NO_FEEDBACK } from './feedbackTypes.ts';
 import { PolicyLearner } from './policyLearner.ts';
+import { DEFAULT_REWARD_DRIFT_OPTIONS } from './rewardDrift.ts';
 import { TickBuffer } from './tickBuffer.ts';
 import type { Driver } from '../loop/arbiter.ts';
 import { Rssm } from '../worldmodel/rssm.ts';
@@ -141,7 +142,9 @@ describe('PolicyLearner', () => {
     const taught = learner.taughtRewardSpread(signals)!;
     expect(taught).toBeGreaterThan(0);
     const unknown = Float32Array.from({ length: 50 * SIZE }, (_, i) => (i % SIZE === 1 ? 0 : Math.sin(i)));
-    expect(mean(learner.rewardStatistics(unknown, 50)!.spread)).toBeGreaterThan(2 * taught);
+    expect(mean(learner.rewardStatistics(unknown, 50)!.spread)).toBeGreaterThan(DEFAULT_REWARD_DRIFT_OPTIONS.warnAboveRatio * taught);
+    expect(learner.taughtRewardSpread(signals, { quantile: 0 })!).toBeLessThan(taught);
+    expect(() => learner.taughtRewardSpread(signals, { quantile: 1.5 })).toThrow(/quantile/);
     expect(learner.taughtRewardSpread(NO_FEEDBACK)).toBeUndefined();
     expect(learner.taughtRewardSpread(signals, { minTicks: 1000 })).toBeUndefined();
   });

@@ -366,13 +366,14 @@ export class PolicyLearner {
   }
 
   /**
-   * How much the reward ensemble disagrees where it was taught: the median spread (members' standard
-   * deviation) over the held ticks the feedback covers (both sides of every pair, every labelled
-   * tick), at most `maxTicks` of them evenly spaced. The yardstick for "the policy drives where the
-   * reward is unknown" (on ground between what it was taught, the spread runs 2–3× this); undefined
-   * for `bc`, before the ensemble has learned, or with fewer than `minTicks` taught ticks held.
+   * How much the reward ensemble disagrees where it was taught: a quantile (the upper quartile by
+   * default) of the spread (members' standard deviation) over the held ticks the feedback covers (both
+   * sides of every pair, every labelled tick), at most `maxTicks` of them evenly spaced. The yardstick
+   * for "the policy drives where the reward is unknown"; undefined for `bc`, before the ensemble has
+   * learned, or with fewer than `minTicks` taught ticks held.
    */
-  taughtRewardSpread(signals: FeedbackSignals, { minTicks = 20, maxTicks = 512 }: { minTicks?: number; maxTicks?: number } = {}): number | undefined {
+  taughtRewardSpread(signals: FeedbackSignals, { minTicks = 20, maxTicks = 512, quantile = 0.75 }: { minTicks?: number; maxTicks?: number; quantile?: number } = {}): number | undefined {
+    if (!(quantile >= 0 && quantile <= 1)) throw new RangeError(`a quantile lies in [0, 1], got ${quantile}`);
     if (this.reward === undefined || !this.reward.trained || this.norm === undefined) return undefined;
     const held = this.buffer.slotsWhere(() => true);
     const { pairs, labels } = this.rewardItems(signals, held, this.takeoverMarks(signals));
@@ -383,7 +384,7 @@ export class PolicyLearner {
     const features = tf.tensor2d(standardise(this.norm, this.buffer.gather(slots)), [slots.length, this.buffer.embeddingSize]);
     try {
       const spread = [...this.reward.meanAndSpread(features).spread].sort((a, b) => a - b);
-      return spread[Math.floor(spread.length / 2)];
+      return spread[Math.min(spread.length - 1, Math.floor(quantile * spread.length))];
     } finally {
       features.dispose();
     }

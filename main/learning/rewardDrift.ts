@@ -2,8 +2,9 @@
 // (DESIGN §3: the ensemble's spread is its uncertainty). Each tick the policy drives, the ensemble's
 // spread on that tick is averaged over the last couple of seconds and compared with its spread where
 // the operator's feedback taught it. Far above that, the learned reward — and so what the learner
-// makes of these ticks — is a guess: the operator should watch closely, and a takeover, a rating or
-// an answer here teaches the most. A warning, never a brake: safety does not rest on a learned model.
+// makes of these ticks — is a guess, and a rating or an answer here teaches the most. It says nothing
+// about safety: on the learning bench the spread does not foretell takeovers (docs/learning.md), and
+// it holds nothing back; the safety layer does not rest on a learned model.
 import type { Driver } from '../loop/arbiter.ts';
 
 export interface RewardDriftOptions {
@@ -15,7 +16,9 @@ export interface RewardDriftOptions {
   clearBelowRatio: number;
 }
 
-export const DEFAULT_REWARD_DRIFT_OPTIONS: Readonly<RewardDriftOptions> = Object.freeze({ windowTicks: 20, warnAboveRatio: 2, clearBelowRatio: 1.5 });
+// Chosen on the learning bench's stream (docs/learning.md): against the upper quartile of the taught
+// spread, 1.5× is passed on about a tenth of the policy's driving; 2× against the median was on 40%.
+export const DEFAULT_REWARD_DRIFT_OPTIONS: Readonly<RewardDriftOptions> = Object.freeze({ windowTicks: 20, warnAboveRatio: 1.5, clearBelowRatio: 1.2 });
 
 export interface RewardDriftTick {
   driver: Driver;
