@@ -216,7 +216,8 @@ export function lambdaReturns(rewards: Float32Array, values: Float32Array, count
   return returns;
 }
 
-function percentile(values: Float32Array, q: number): number {
+/** The value at quantile `q` (0–1) of `values`, by nearest rank. */
+export function percentile(values: Float32Array, q: number): number {
   const sorted = Float32Array.from(values).sort();
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))))]!;
 }

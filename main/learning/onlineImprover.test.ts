@@ -40,12 +40,16 @@ describe('OnlineImprover', () => {
       expect(candidates).toHaveLength(1);
       expect(candidates[0]!.policy.version).toBe('learned-1');
       expect(candidates[0]!.trainedOn).toEqual({ interventions: 1, preferences: 0, ratings: 0, operatorTicks: 40 });
+      const probe = tick(25, 'operator').embedding;
+      const firstScore = improver.rewardUncertainty(probe)!;
       // Nothing new since: no round, no candidate.
       await improver.update();
       expect(candidates).toHaveLength(1);
       improver.observe(tick(61, 'operator'));
       await improver.update();
       expect(candidates.map((candidate) => candidate.policy.version)).toEqual(['learned-1', 'learned-2']);
+      // The answer kept for a tick is not kept across new weights: the second round's ensemble answers anew.
+      expect(improver.rewardUncertainty(probe)!.mean).not.toBe(firstScore.mean);
       expect(improver.lastError).toBeUndefined();
       // The worker trains; this thread answers from its frozen copy of the reward ensemble at once.
       expect(typeof (await improver.backend())).toBe('string');
@@ -81,6 +85,8 @@ describe('OnlineImprover', () => {
       improver.observe(tick(40, 'operator'));
       await improver.update();
       expect(candidates.map((candidate) => candidate.policy.version)).toEqual(['learned-1', 'learned-2']);
+      // The answer kept for a tick is not kept across new weights: the second round's ensemble answers anew.
+      expect(improver.rewardUncertainty(probe)!.mean).not.toBe(firstScore.mean);
       expect(improver.lastError).toBeUndefined();
     } finally {
       await improver.close();

@@ -145,6 +145,7 @@ describe('PolicyLearner', () => {
     expect(mean(learner.rewardStatistics(unknown, 50)!.spread)).toBeGreaterThan(DEFAULT_REWARD_DRIFT_OPTIONS.warnAboveRatio * taught);
     expect(learner.taughtRewardSpread(signals, { quantile: 0 })!).toBeLessThan(taught);
     expect(() => learner.taughtRewardSpread(signals, { quantile: 1.5 })).toThrow(/quantile/);
+    expect(() => learner.taughtRewardSpread(signals, { maxTicks: 0 })).toThrow(/maxTicks/);
     expect(learner.taughtRewardSpread(NO_FEEDBACK)).toBeUndefined();
     expect(learner.taughtRewardSpread(signals, { minTicks: 1000 })).toBeUndefined();
   });

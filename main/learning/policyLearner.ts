@@ -18,7 +18,7 @@ import type { FeedbackSignals, Segment } from './feedbackTypes.ts';
 import { fitFeatureNorm, standardise, type FeatureNorm } from './featureNorm.ts';
 import { LearnedPolicy, type ActorSnapshot } from './learnedPolicy.ts';
 import { ClippedAdamStep, readWeights, frozenWeights, type MlpShape } from './networks.ts';
-import { ImaginedCritic, type ImaginationOptions, type RolloutStarts } from './imaginedCritic.ts';
+import { ImaginedCritic, percentile, type ImaginationOptions, type RolloutStarts } from './imaginedCritic.ts';
 import { actionFeatures } from '../worldmodel/replayBatch.ts';
 import type { Rssm } from '../worldmodel/rssm.ts';
 import { memberStatistics, RewardEnsemble, type LabelItem, type PairItem, type RewardEnsembleOptions } from './rewardEnsemble.ts';
@@ -374,6 +374,7 @@ export class PolicyLearner {
    */
   taughtRewardSpread(signals: FeedbackSignals, { minTicks = 20, maxTicks = 512, quantile = 0.75 }: { minTicks?: number; maxTicks?: number; quantile?: number } = {}): number | undefined {
     if (!(quantile >= 0 && quantile <= 1)) throw new RangeError(`a quantile lies in [0, 1], got ${quantile}`);
+    if (!(Number.isInteger(minTicks) && minTicks >= 1 && Number.isInteger(maxTicks) && maxTicks >= 1)) throw new RangeError(`taught ticks: minTicks and maxTicks are whole numbers ≥ 1, got ${minTicks} and ${maxTicks}`);
     if (this.reward === undefined || !this.reward.trained || this.norm === undefined) return undefined;
     const held = this.buffer.slotsWhere(() => true);
     const { pairs, labels } = this.rewardItems(signals, held, this.takeoverMarks(signals));
@@ -383,8 +384,7 @@ export class PolicyLearner {
     const slots = Array.from({ length: Math.min(taught.length, maxTicks) }, (_, i) => taught[Math.floor(i * stride)]!);
     const features = tf.tensor2d(standardise(this.norm, this.buffer.gather(slots)), [slots.length, this.buffer.embeddingSize]);
     try {
-      const spread = [...this.reward.meanAndSpread(features).spread].sort((a, b) => a - b);
-      return spread[Math.min(spread.length - 1, Math.floor(quantile * spread.length))];
+      return percentile(this.reward.meanAndSpread(features).spread, quantile);
     } finally {
       features.dispose();
     }
