@@ -22,7 +22,7 @@ export default defineConfig({
   },
   server: {
     host: '127.0.0.1',
-    // The UI bundles main/api/contract.ts, which lives outside renderer/.
+    // The UI bundles main/core/contract.ts, which lives outside renderer/.
     fs: { allow: [repoRoot] },
   },
 });

@@ -4,7 +4,7 @@ import type { Link } from '../links/link.ts';
 import { listSerialPorts, type SerialPortCandidate } from '../links/serial/portDiscovery.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import type { LearningResult, LearningSession } from '../learning/learningSession.ts';
-import { ESTOP_RELEASE_HOLD_MS, type ClipResponse, type ClipSide, type CockpitState, type ErrorBody, type ReviewStatus, type ReviewTimelineResponse, type RobotConnection, type Request, type SerialPortsResponse, type SimilarMomentsResponse, type WorldModelStatus } from './contract.ts';
+import { ESTOP_RELEASE_HOLD_MS, type ClipResponse, type ClipSide, type CockpitState, type ErrorBody, type ReviewStatus, type ReviewTimelineResponse, type RobotConnection, type Request, type SerialPortsResponse, type SimilarMomentsResponse, type WorldModelStatus } from '../core/contract.ts';
 import { PointCloudFeed } from './pointCloudFeed.ts';
 import { PreviewCache, type Preview } from './previews.ts';
 import type { RobotConnections } from './robotConnections.ts';

@@ -3,7 +3,7 @@
 // the operator named one (CockpitServiceExtras.pointCloudTopic). Chosen again whenever the robot's
 // topics change: after discovery, a reconnect or a switch to another robot.
 import type { Link, TopicInfo, Unsubscribe } from '../links/link.ts';
-import type { PointCloud2, Received } from '../links/messages.ts';
+import type { PointCloud2, Received } from '../core/messages.ts';
 
 export const PREFERRED_POINT_CLOUD_TOPIC = '/points';
 /** How often the robot's topics are looked at again (discovery ends, robots are switched at runtime). */

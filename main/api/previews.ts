@@ -1,7 +1,7 @@
 // Camera, scan and point-cloud previews for the UI as binary frames: converted once per new message,
 // shared by every connected client, and downscaled so a large camera or cloud never floods the socket.
-import type { Image, LaserScan, PointCloud2, PointField, Received } from '../links/messages.ts';
-import { MAX_PREVIEW_POINTS, encodeCameraFrame, encodePointCloudFrame, encodeScanFrame } from './contract.ts';
+import type { Image, LaserScan, PointCloud2, PointField, Received } from '../core/messages.ts';
+import { MAX_PREVIEW_POINTS, encodeCameraFrame, encodePointCloudFrame, encodeScanFrame } from '../core/contract.ts';
 
 export const MAX_PREVIEW_WIDTH_PX = 320;
 /** Clouds closer together than this are skipped: a 3D view redrawn faster shows nothing more. */

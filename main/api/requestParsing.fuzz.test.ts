@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fuzz } from '../../test/support/fuzz.ts';
-import { ErrorCode, MAX_REQUEST_BYTES, Request } from './contract.ts';
+import { ErrorCode, MAX_REQUEST_BYTES, Request } from '../core/contract.ts';
 import { parseRequest, validateRequest, type Parsed } from './requestParsing.ts';
 
 const REQUEST_SHAPES = Request.options.map((option) => ({ type: option.shape.type.value, fields: Object.keys(option.shape).filter((key) => key !== 'type') }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_REQUEST_BYTES } from './contract.ts';
+import { MAX_REQUEST_BYTES } from '../core/contract.ts';
 import { parseRequest } from './requestParsing.ts';
 
 describe('parseRequest', () => {

@@ -1,6 +1,6 @@
 // Turns raw bytes from the UI into a validated Request, or a clear error saying what was wrong.
 import { z } from 'zod';
-import { MAX_REQUEST_BYTES, Request, type ErrorBody } from './contract.ts';
+import { MAX_REQUEST_BYTES, Request, type ErrorBody } from '../core/contract.ts';
 
 export type Parsed = { ok: true; request: Request } | { ok: false; error: ErrorBody };
 

@@ -1,10 +1,10 @@
+import type { Driver } from '../core/tickReport.ts';
 import { describe, expect, it } from 'vitest';
 import { ScriptedLink } from '../../test/fakes/scriptedLink.ts';
 import { DEFAULT_TOPIC_MAP } from '../links/link.ts';
 import type { OpenedRobot, RobotSpec } from '../links/robotAddress.ts';
 import { SwitchableLink } from '../links/switchableLink.ts';
-import type { Driver } from '../loop/arbiter.ts';
-import { DEFAULT_ROBOT_TOPICS } from './contract.ts';
+import { DEFAULT_ROBOT_TOPICS } from '../core/contract.ts';
 import { RobotConnections } from './robotConnections.ts';
 
 function setUp(next: () => ScriptedLink, driver: Driver = 'idle') {

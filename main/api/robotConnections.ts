@@ -1,13 +1,13 @@
 // The connection manager: which robot the cockpit drives, switched at runtime. A connect runs in the
 // background and reports through `state()`; the robot attached now stays attached until the new one
 // answers, and is closed only after the swap. Never while anyone drives: the operator stops first.
+import type { Driver } from '../core/tickReport.ts';
 import type { Logger } from 'pino';
 import { DEFAULT_TOPIC_MAP, type TopicMap } from '../links/link.ts';
 import { parseRobotAddress, RobotAddressError, type OpenedRobot, type RobotSpec } from '../links/robotAddress.ts';
 import type { SwitchableLink } from '../links/switchableLink.ts';
-import type { Driver } from '../loop/arbiter.ts';
 import { LinkUnreachable, waitUntilPresent } from '../links/waitUntilPresent.ts';
-import type { RobotConnection, RobotTopicsInput } from './contract.ts';
+import type { RobotConnection, RobotTopicsInput } from '../core/contract.ts';
 
 /** Opens a robot's link; the CLI provides it (the simulated robot is a process the CLI starts). */
 export type OpenRobot = (spec: RobotSpec, topics: Readonly<TopicMap>) => Promise<OpenedRobot>;

@@ -10,7 +10,7 @@ import sirv from 'sirv';
 import { WebSocketServer } from 'ws';
 import { bearerToken, ownOrigins, tokensMatch } from './access.ts';
 import type { CockpitApi, ReviewResult } from './cockpitService.ts';
-import { API_VERSION, ClipSide, MAX_REQUEST_BYTES, MAX_SOCKET_FRAME_BYTES, Paths, type ErrorBody } from './contract.ts';
+import { API_VERSION, ClipSide, MAX_REQUEST_BYTES, MAX_SOCKET_FRAME_BYTES, Paths, type ErrorBody } from '../core/contract.ts';
 import { validateRequest } from './requestParsing.ts';
 import { SocketSession } from './socketSession.ts';
 import { HTTP_REQUEST_LIMIT, RequestRateLimit } from './requestRateLimit.ts';

@@ -2,7 +2,7 @@
 // stays open), and streams state and previews at rates the UI can draw.
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
-import { API_VERSION, type Event } from './contract.ts';
+import { API_VERSION, type Event } from '../core/contract.ts';
 import type { CockpitApi } from './cockpitService.ts';
 import type { Preview } from './previews.ts';
 import { parseRequest } from './requestParsing.ts';

@@ -3,7 +3,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fuzz } from '../../test/support/fuzz.ts';
-import { parseRobotSpec, UsageError } from './robotSpec.ts';
+import { parseRobotSpec } from './args.ts';
+import { UsageError } from './usageError.ts';
 
 describe('--robot under generated text', () => {
   it('gives a spec or a UsageError naming --robot', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseRobotSpec, UsageError } from './robotSpec.ts';
+import { parseRobotSpec } from './args.ts';
+import { UsageError } from './usageError.ts';
 
 describe('parseRobotSpec', () => {
   it('defaults to the simulated robot', () => {

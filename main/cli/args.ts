@@ -1,5 +1,14 @@
-// Parses `--robot`: the built-in simulated robot, a rosbridge server, or a serial port.
+// The command line's arguments, parsed and checked: `reins start`/`review`, `probe`, `bench`, and
+// `--robot` (the built-in simulated robot, a rosbridge server, or a serial port). A mistake is a UsageError.
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ROS_TOPIC_PATTERN } from '../core/contract.ts';
 import { parseRobotAddress, RobotAddressError, type RobotSpec } from '../links/robotAddress.ts';
+import type { StartArgs } from '../session/startArgs.ts';
+import { DEFAULT_WORLD_MODEL_ARGS, type WorldModelArgs } from '../session/worldModelOptions.ts';
+import { PRESET_NAMES, type PresetName } from '../worldmodel/worldModelConfig.ts';
+import { parseCamera } from './sim.ts';
+import { UsageError } from './usageError.ts';
 
 export type { RobotSpec };
 
@@ -12,12 +21,159 @@ export function parseRobotSpec(text: string | undefined): RobotSpec {
   }
 }
 
-/** A mistake in how the command was called: printed without a stack, exit code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
+
+export function parseStartArgs(args: string[]): StartArgs {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      robot: { type: 'string' },
+      headless: { type: 'boolean', default: false },
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '8787' },
+      token: { type: 'string' },
+      'rate-hz': { type: 'string', default: '10' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+      insecure: { type: 'boolean', default: false },
+      'sim-camera': { type: 'string' },
+      'sim-prerendered-camera': { type: 'boolean', default: false },
+      encoders: { type: 'string' },
+      'encoder-threads': { type: 'string' },
+      recordings: { type: 'string' },
+      'no-record': { type: 'boolean', default: false },
+      memory: { type: 'string' },
+      'no-memory': { type: 'boolean', default: false },
+      'world-model': { type: 'string' },
+      'no-world-model': { type: 'boolean', default: false },
+      'replay-ratio': { type: 'string' },
+      review: { type: 'string' },
+      rescore: { type: 'boolean', default: false },
+      'points-topic': { type: 'string' },
+      'watchdog-ms': { type: 'string', default: String(DEFAULT_WATCHDOG_MS) },
+    },
+  });
+  if (values.review !== undefined && values.robot !== undefined) throw new UsageError('review mode plays a log instead of a robot: --robot does not apply');
+  if (values.review === '') throw new UsageError('review needs the path of an MCAP log');
+  if (values.rescore && values.review === undefined) throw new UsageError('--rescore re-scores a log in review mode: reins review FILE.mcap --rescore');
+  if (values.rescore && values['no-memory']) throw new UsageError('--rescore writes re-scored rows to memory: it cannot go with --no-memory');
+  if (values.recordings !== undefined && values['no-record']) throw new UsageError('--recordings and --no-record contradict each other');
+  if (values.memory !== undefined && values['no-memory']) throw new UsageError('--memory and --no-memory contradict each other');
+  if (values.recordings === '' || values.memory === '') throw new UsageError('--recordings and --memory need a location');
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got "${values.port}"`);
+  const rateHz = Number(values['rate-hz']);
+  if (!(rateHz > 0 && rateHz <= 30)) throw new UsageError(`--rate-hz must be above 0 and at most 30, got "${values['rate-hz']}"`);
+  if (values.token !== undefined && !/^[A-Za-z0-9._~-]{16,256}$/.test(values.token)) {
+    throw new UsageError('--token must be 16 to 256 characters of A-Z a-z 0-9 . _ ~ -');
+  }
+  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  const worldModel = worldModelArgs(values['world-model'], values['no-world-model'] ?? false, values['replay-ratio']);
+  return {
+    robot: values.robot,
+    headless: values.headless ?? false,
+    host: values.host ?? '127.0.0.1',
+    port,
+    token: values.token,
+    rateHz,
+    tlsCert: values['tls-cert'],
+    tlsKey: values['tls-key'],
+    insecure: values.insecure ?? false,
+    simArgs: simArgsFor(values.robot, values['sim-camera'], values['sim-prerendered-camera'] ?? false),
+    ...encoderArgs(values.encoders, values['encoder-threads']),
+    stores: {
+      recordings: values.recordings === undefined ? undefined : resolve(values.recordings),
+      record: !values['no-record'],
+      memory: values.memory,
+      remember: !values['no-memory'],
+    },
+    worldModel,
+    review: values.review === undefined ? undefined : resolve(values.review),
+    rescore: values.rescore ?? false,
+    pointsTopic: pointsTopic(values['points-topic']),
+    watchdogMs: watchdogMs(values['watchdog-ms']),
+  };
 }
 
-/** Something the operator must fix before the core can start (a missing encoder manifest, say): printed without a stack, exit code 1. */
-export class StartupError extends Error {
-  override readonly name = 'StartupError';
+/** DESIGN §2: a lapse of 300 ms stops the robot. A slow remote cockpit may need longer; never over 3 s. */
+const DEFAULT_WATCHDOG_MS = 300;
+const MAX_WATCHDOG_MS = 3000;
+
+function watchdogMs(text: string | undefined): number {
+  const ms = Number(text ?? DEFAULT_WATCHDOG_MS);
+  if (!(Number.isInteger(ms) && ms >= 100 && ms <= MAX_WATCHDOG_MS)) throw new UsageError(`--watchdog-ms must be a whole number from 100 to ${MAX_WATCHDOG_MS}, got "${text}"`);
+  return ms;
+}
+
+function pointsTopic(topic: string | undefined): string | undefined {
+  if (topic !== undefined && !ROS_TOPIC_PATTERN.test(topic)) throw new UsageError(`--points-topic must be a ROS topic name such as /velodyne_points, got "${topic}"`);
+  return topic;
+}
+
+function worldModelArgs(preset: string | undefined, off: boolean, replayRatio: string | undefined): WorldModelArgs {
+  if (preset !== undefined && off) throw new UsageError('--world-model and --no-world-model contradict each other');
+  if (preset !== undefined && !(PRESET_NAMES as readonly string[]).includes(preset)) throw new UsageError(`--world-model must be one of ${PRESET_NAMES.join(', ')}, got "${preset}"`);
+  const ratio = replayRatio === undefined ? DEFAULT_WORLD_MODEL_ARGS.replayRatio : Number(replayRatio);
+  if (!(Number.isFinite(ratio) && ratio > 0 && ratio <= 10_000)) throw new UsageError(`--replay-ratio must be a number above 0 and at most 10000, got "${replayRatio}"`);
+  return { preset: off ? undefined : ((preset as PresetName | undefined) ?? DEFAULT_WORLD_MODEL_ARGS.preset), replayRatio: ratio };
+}
+
+function encoderArgs(encoders: string | undefined, threads: string | undefined): { encoders: string | undefined; encoderThreads: number | undefined } {
+  const encoderThreads = threads === undefined ? undefined : Number(threads);
+  if (encoderThreads !== undefined && !(Number.isInteger(encoderThreads) && encoderThreads >= 1 && encoderThreads <= 64)) {
+    throw new UsageError(`--encoder-threads must be a whole number from 1 to 64, got "${threads}"`);
+  }
+  if (encoders === '') throw new UsageError('--encoders needs the path of an encoder manifest');
+  // Absolute, so it means the same to the desktop shell's core process whatever its working folder.
+  return { encoders: encoders === undefined ? undefined : resolve(encoders), encoderThreads };
+}
+
+function simArgsFor(robot: string | undefined, camera: string | undefined, prerenderedCamera: boolean): string[] {
+  const args: string[] = [];
+  if (camera !== undefined) {
+    parseCamera(camera); // a usage error here, before the sim process starts
+    args.push('--camera', camera);
+  }
+  if (prerenderedCamera) args.push('--prerendered-camera');
+  if (args.length > 0 && robot !== undefined && robot !== 'sim') throw new UsageError('--sim-camera and --sim-prerendered-camera apply only to --robot sim');
+  return args;
+}
+
+export interface ProbeArgs {
+  robot: string;
+  seconds: number;
+  json: boolean;
+}
+
+export function parseProbeArgs(args: string[]): ProbeArgs {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: { seconds: { type: 'string', default: '5' }, json: { type: 'boolean', default: false } },
+  });
+  if (positionals.length !== 1) throw new UsageError('reins probe takes exactly one ROBOT');
+  const seconds = Number(values.seconds);
+  if (!(seconds > 0 && seconds <= 600)) throw new UsageError(`--seconds must be above 0 and at most 600, got "${values.seconds}"`);
+  return { robot: positionals[0]!, seconds, json: values.json ?? false };
+}
+
+export interface BenchArgs {
+  suite: string;
+  jsonPath: string | undefined;
+  /** For the suites that run the encoders (tick, perception). */
+  encoders: string | undefined;
+  encoderThreads: number | undefined;
+}
+
+export function parseBenchArgs(args: string[]): BenchArgs {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: { json: { type: 'string' }, encoders: { type: 'string' }, 'encoder-threads': { type: 'string' } },
+  });
+  if (positionals.length !== 1) throw new UsageError('reins bench takes exactly one SUITE');
+  return { suite: positionals[0]!, jsonPath: values.json, ...encoderArgs(values.encoders, values['encoder-threads']) };
 }

@@ -6,8 +6,10 @@ import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { LinkUnreachable, waitUntilPresent } from '../links/waitUntilPresent.ts';
 import { startSessionRecording } from '../recording/sessionRecording.ts';
-import { openRobot } from './openRobot.ts';
-import { parseRobotSpec, StartupError, UsageError } from './robotSpec.ts';
+import { openRobot } from '../session/openRobot.ts';
+import { StartupError } from '../session/startupError.ts';
+import { parseRobotSpec } from './args.ts';
+import { UsageError } from './usageError.ts';
 
 export interface RecordArgs {
   robot: string;

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { UsageError } from './robotSpec.ts';
+import { UsageError } from './usageError.ts';
 import { parseSimArgs } from './sim.ts';
 
 const REINS = fileURLToPath(new URL('./reins.mjs', import.meta.url));

@@ -6,8 +6,8 @@ import type { Logger } from 'pino';
 import { DEFAULT_ROSBRIDGE_PORT, startSimRosbridgeServer } from '../sim/rosbridge/server.ts';
 import { startSerialSim } from '../sim/serial/serialSim.ts';
 import { SimRobot } from '../sim/simRobot.ts';
-import { createLogger } from './logger.ts';
-import { UsageError } from './robotSpec.ts';
+import { createLogger } from '../core/runtime/logger.ts';
+import { UsageError } from './usageError.ts';
 
 export const SIM_TASKS = ['reach'] as const;
 export type SimTaskName = (typeof SIM_TASKS)[number];

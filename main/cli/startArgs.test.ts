@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseStartArgs } from './main.ts';
-import { UsageError } from './robotSpec.ts';
+import { parseStartArgs } from './args.ts';
+import { UsageError } from './usageError.ts';
 
 describe('reins start, simulated robot options', () => {
   it('passes --sim-camera and --sim-prerendered-camera on to the simulated robot', () => {

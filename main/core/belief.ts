@@ -1,5 +1,5 @@
 // What the world model tells the control loop each tick, and the one method the loop needs of it.
-import type { DriveCommand } from '../links/messages.ts';
+import type { DriveCommand } from './messages.ts';
 
 export interface Belief {
   /** [h, z]: the model's state after this tick, what the policy reads and memory keeps. */

@@ -293,10 +293,10 @@ export const WorldModelStatus = z.object({
   klNats: z.number().optional(),
   replayRatio: z.number().optional(),
   /**
-   * Surprise as the cockpit shows it: how many times its usual error the most surprised modality's
+   * The surprise ratio the cockpit shows: how many times its usual error the most surprised modality's
    * prediction missed by (1 is ordinary), held at its peak over the last second.
    */
-  surpriseScore: z.number().optional(),
+  surpriseRatio: z.number().optional(),
   /** The last tick's KL(posterior ‖ prior) in nats, and its own prediction error. */
   surpriseNats: z.number().optional(),
   predictionError: z.number().optional(),

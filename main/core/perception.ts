@@ -1,9 +1,12 @@
-// Turns one ObservationFrame into one embedding: one ONNX encoder per modality and a fixed fusion
-// layout (DESIGN §2 step 3). The world model, the policy and the memory all read this embedding.
-import type { LinkAlert } from '../links/link.ts';
-import type { DriveCommand } from '../links/messages.ts';
-import type { ObservationFrame } from '../loop/synchroniser.ts';
-import type { Modality } from './manifest.ts';
+// What perception is to the rest of the core: one ObservationFrame in, one embedding out, from one
+// ONNX encoder per modality and a fixed fusion layout (DESIGN §2 step 3). The world model, the policy and the memory all read this embedding.
+import type { ObservationFrame } from './frame.ts';
+import type { CoreAlert } from './alert.ts';
+import type { DriveCommand } from './messages.ts';
+
+/** The encoders' modalities, in the fused embedding's order. */
+export const MODALITIES = ['camera', 'lidar', 'proprio'] as const;
+export type Modality = (typeof MODALITIES)[number];
 
 /** Which modalities were encoded this tick; a missing one is zeros in `values`, never old data. */
 export type ModalityMask = Record<Modality, boolean>;
@@ -59,6 +62,6 @@ export interface Perception {
   encode(frame: ObservationFrame, lastCommand: DriveCommand): Promise<Embedding>;
   status(): PerceptionStatus;
   /** Keyed alerts for the operator (an encoder refused or failing, an input it could not read). */
-  alerts(): LinkAlert[];
+  alerts(): CoreAlert[];
   close(): Promise<void>;
 }

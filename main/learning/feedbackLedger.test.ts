@@ -1,5 +1,5 @@
+import type { Driver } from '../core/tickReport.ts';
 import { describe, expect, it } from 'vitest';
-import type { Driver } from '../loop/arbiter.ts';
 import type { CorrectionRow } from '../memory/corrections.ts';
 import { FeedbackLedger, type LedgerTick } from './feedbackLedger.ts';
 

@@ -3,8 +3,8 @@
 // sees every tick so that it can tell a takeover from a tick under takeover and check that a rated
 // moment or a question's clip is one it knows. Accepted items are also written as `corrections` rows
 // through an optional sink; a failing sink keeps the signal here and raises an alert, never throws.
-import type { LinkAlert } from '../links/link.ts';
-import type { Driver } from '../loop/arbiter.ts';
+import type { Driver } from '../core/tickReport.ts';
+import type { CoreAlert } from '../core/alert.ts';
 import type { CorrectionRow } from '../memory/corrections.ts';
 import type { FeedbackSignals, InterventionSignal, PreferenceAnswer, PreferenceSignal, RatingSignal, Segment } from './feedbackTypes.ts';
 import { RatingThrottle } from './ratingThrottle.ts';
@@ -270,7 +270,7 @@ export class FeedbackLedger {
     return () => this.interventionListeners.delete(listener);
   }
 
-  alerts(): LinkAlert[] {
+  alerts(): CoreAlert[] {
     if (this.sinkFailures === 0) return [];
     return [
       {

@@ -1,6 +1,6 @@
+import type { Policy } from '../core/policy.ts';
 import { describe, expect, it } from 'vitest';
 import { InterventionTrend, stretchRatePerMin } from './interventionTrend.ts';
-import type { Policy } from './policy.ts';
 import { PolicyVersions } from './policyVersions.ts';
 
 const policy = (version: string): Policy => ({ version, act: () => ({ linearMps: 0, angularRadps: 0 }) });

@@ -2,12 +2,12 @@
 // statistics it was trained under. It drives by the distribution's mode, scaled to the speed limits,
 // and never hands the loop a command that is not a finite number within them (the safety filter
 // downstream clamps again: this is the policy's own manners, not the safety layer).
+import type { Policy, PolicyInput } from '../core/policy.ts';
 import * as tf from '@tensorflow/tfjs-core';
-import type { DriveCommand } from '../links/messages.ts';
+import type { DriveCommand } from '../core/messages.ts';
 import { actorMode } from './actor.ts';
-import { standardise, type FeatureNorm } from './featureNorm.ts';
+import { standardise, type FeatureNorm } from '../core/util/featureNorm.ts';
 import { frozenWeights, type MlpShape } from './networks.ts';
-import type { Policy, PolicyInput } from './policy.ts';
 
 export interface ActorSnapshot {
   version: string;

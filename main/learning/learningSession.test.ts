@@ -1,9 +1,9 @@
+import type { Policy } from '../core/policy.ts';
+import type { TickReport, Driver } from '../core/tickReport.ts';
 import { describe, expect, it } from 'vitest';
-import type { Driver } from '../loop/arbiter.ts';
-import type { TickReport } from '../loop/controlLoop.ts';
 import type { FeedbackSignals, Segment } from './feedbackTypes.ts';
 import { LearningSession, type LearningLoop } from './learningSession.ts';
-import { ReactiveBaselinePolicy, type Policy } from './policy.ts';
+import { ReactiveBaselinePolicy } from './reactiveBaselinePolicy.ts';
 import type { PolicyCandidate, PolicyImprover, RetrainOutcome } from './policyImprover.ts';
 import { SlowPath } from './slowPath.ts';
 
@@ -18,13 +18,11 @@ function loopForTest() {
     setPolicy(policy) {
       this.policy = policy;
     },
-    lastSent: () => undefined,
-    arbiter: { isAutonomous: () => autonomy },
   };
   const tick = (driver: Driver, count = 1, values: readonly number[] = [0, 0]) => {
     for (let i = 0; i < count; i++) {
       nowMs += 100;
-      const report: TickReport = { frame: { timeMs: nowMs, missing: [] }, embedding: { values: Float32Array.from(values), mask: { camera: true, lidar: true, proprio: true } }, belief: undefined, driver, sent: undefined, durationMs: 1 };
+      const report: TickReport = { frame: { timeMs: nowMs, missing: [] }, embedding: { values: Float32Array.from(values), mask: { camera: true, lidar: true, proprio: true } }, belief: undefined, driver, sent: undefined, durationMs: 1, policyVersion: loop.policy?.version ?? 'v1', autonomous: autonomy, commandInEffect: undefined, worldModelVersion: undefined };
       for (const listener of listeners) listener(report);
     }
   };

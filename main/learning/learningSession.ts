@@ -3,15 +3,14 @@
 // and swaps the driving one into the loop. The improver, when there is one, learns from the ticks and
 // the feedback and hands over candidates; without one, feedback is still recorded and the status
 // says learning is off. Nothing here may hold up or break a tick: failures become alerts.
-import type { LearningStatus, PolicyVersionStatus } from '../api/contract.ts';
-import type { LinkAlert } from '../links/link.ts';
-import { ZERO_DRIVE } from '../links/messages.ts';
-import type { SentCommand } from '../loop/commandPath.ts';
-import type { TickReport } from '../loop/controlLoop.ts';
+import type { Policy } from '../core/policy.ts';
+import type { TickReport } from '../core/tickReport.ts';
+import type { CoreAlert } from '../core/alert.ts';
+import type { LearningStatus, PolicyVersionStatus } from '../core/contract.ts';
+import { ZERO_DRIVE } from '../core/messages.ts';
 import type { PreferenceAnswer } from './feedbackTypes.ts';
 import { FeedbackLedger, type CorrectionSink, type FeedbackLedgerOptions, type LedgerTick } from './feedbackLedger.ts';
 import { stretchRatePerMin, type InterventionTrendOptions } from './interventionTrend.ts';
-import type { Policy } from './policy.ts';
 import type { PolicyImprover } from './policyImprover.ts';
 import { PolicyVersions, type PolicyVersion } from './policyVersions.ts';
 import { readClip, type Clip, type ClipRecording, type ClipTopics } from './questionClips.ts';
@@ -21,10 +20,8 @@ import { QuestionPicker, type PreferenceQuestion, type QuestionPickerOptions } f
 
 /** The part of the control loop the session uses (ControlLoop has it). */
 export interface LearningLoop {
-  onTick(listener: (report: TickReport) => void): () => void;
+  onTick(listener: (report: Readonly<TickReport>) => void): () => void;
   setPolicy(policy: Policy): void;
-  lastSent(): SentCommand | undefined;
-  readonly arbiter: { isAutonomous(): boolean };
 }
 
 export interface LearningSessionOptions {
@@ -67,7 +64,7 @@ export class LearningSession {
   readonly rewardDrift: RewardDriftWatch;
   private readonly clock: () => number;
   private readonly stops: Array<() => void> = [];
-  private readonly problems = new Map<string, LinkAlert>();
+  private readonly problems = new Map<string, CoreAlert>();
   private clipCache: { questionId: string; clips: Promise<{ left: Clip; right: Clip }> } | undefined;
   private step = 0;
   private lastMessage: LearningStatus['lastMessage'];
@@ -215,9 +212,9 @@ export class LearningSession {
     };
   }
 
-  alerts(): LinkAlert[] {
+  alerts(): CoreAlert[] {
     const learnerProblem = this.options.improver?.problem?.();
-    const learner: LinkAlert[] = learnerProblem
+    const learner: CoreAlert[] = learnerProblem
       ? [{ key: 'learning-stalled', severity: 'warn', message: `The policy learner is not learning: ${learnerProblem}`, hint: 'Driving and feedback are unaffected; the driving version stays. Restart the core if this persists.' }]
       : [];
     return [...this.ledger.alerts(), ...this.problems.values(), ...learner, ...this.driftAlert()];
@@ -234,17 +231,17 @@ export class LearningSession {
 
   // ── Inside ────────────────────────────────────────────────────────────────────────────────────
 
-  private onTick(report: TickReport): void {
-    const { loop, improver, episodeId } = this.options;
+  private onTick(report: Readonly<TickReport>): void {
+    const { improver, episodeId } = this.options;
     const timeMs = report.frame.timeMs;
-    const tick: LedgerTick = { episodeId, step: this.step++, timeMs, driver: report.driver, autonomy: loop.arbiter.isAutonomous(), drivingVersion: this.versions.driving().number };
+    const tick: LedgerTick = { episodeId, step: this.step++, timeMs, driver: report.driver, autonomy: report.autonomous, drivingVersion: this.versions.driving().number };
     this.ledger.noteTick(tick);
     this.versions.noteTick(timeMs, report.driver === 'policy', tick.drivingVersion);
     this.picker.noteTick(tick);
     if (report.driver === 'operator') this.options.slowPath?.noteNew();
     if (!improver) return;
     this.guard('observe', () =>
-      improver.observe({ episodeId, step: tick.step, timeMs, embedding: report.embedding.values, latent: report.belief?.latent, action: loop.lastSent()?.command ?? ZERO_DRIVE, driver: report.driver }),
+      improver.observe({ episodeId, step: tick.step, timeMs, embedding: report.embedding.values, latent: report.belief?.latent, action: report.commandInEffect?.command ?? ZERO_DRIVE, driver: report.driver }),
     );
     this.guard('reward-drift', () => {
       // Scored only while the policy drives: that is where the warning means something.
@@ -257,7 +254,7 @@ export class LearningSession {
     });
   }
 
-  private driftAlert(): LinkAlert[] {
+  private driftAlert(): CoreAlert[] {
     const drift = this.rewardDrift.state();
     if (!drift?.drifting) return [];
     const times = (drift.recentSpread / drift.taughtSpread).toFixed(1);

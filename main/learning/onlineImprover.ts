@@ -8,7 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs-core';
 import { NO_FEEDBACK, type FeedbackSignals, type Segment } from './feedbackTypes.ts';
-import { standardise, type FeatureNorm } from './featureNorm.ts';
+import { standardise, type FeatureNorm } from '../core/util/featureNorm.ts';
 import { LearnedPolicy } from './learnedPolicy.ts';
 import type { MemoryTeaching } from './memoryTeaching.ts';
 import { newestPolicyCheckpoint, writePolicyCheckpoint } from './policyCheckpoints.ts';

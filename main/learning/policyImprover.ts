@@ -2,9 +2,9 @@
 // ticks, keeps a reward model and a policy learning from the operator's feedback, and hands over a
 // new candidate policy when an update is ready. The session owns the feedback and the versions; the
 // improver owns the networks and their training.
-import type { DriveCommand } from '../links/messages.ts';
-import type { Driver } from '../loop/arbiter.ts';
-import type { Policy } from './policy.ts';
+import type { Policy } from '../core/policy.ts';
+import type { Driver } from '../core/tickReport.ts';
+import type { DriveCommand } from '../core/messages.ts';
 import type { FeedbackSignals, Segment } from './feedbackTypes.ts';
 import type { MemoryTeaching } from './memoryTeaching.ts';
 

@@ -1,5 +1,5 @@
+import type { Policy } from '../core/policy.ts';
 import { describe, expect, it } from 'vitest';
-import type { Policy } from './policy.ts';
 import { PolicyVersions } from './policyVersions.ts';
 
 const policy = (version: string): Policy => ({ version, act: () => ({ linearMps: 0, angularRadps: 0 }) });

@@ -3,8 +3,8 @@
 // minute of policy driving, and its good/bad ratings — so the operator can see the rate fall and
 // pick. The driving version changes only on promote (operator approval), on a new candidate with
 // auto-promote on and not held, or on roll back.
+import type { Policy } from '../core/policy.ts';
 import { InterventionTrend, type InterventionTrendOptions } from './interventionTrend.ts';
-import type { Policy } from './policy.ts';
 import type { PolicyCandidate } from './policyImprover.ts';
 
 export interface PolicyVersion {

@@ -1,7 +1,7 @@
 // The policy learner's worker thread: it holds the ticks and the networks and trains them when the
 // core asks for a round, so that the control loop never waits for a gradient step (DESIGN §1).
 import { parentPort } from 'node:worker_threads';
-import { runBehindTheLoop } from '../loop/backgroundPriority.ts';
+import { runBehindTheLoop } from '../core/runtime/backgroundPriority.ts';
 import { loadLearnerBackend } from '../worldmodel/learner/learnerBackend.ts';
 import type { PackedTicks } from './memoryTeaching.ts';
 import { PolicyLearner, type PolicyLearnerOptions } from './policyLearner.ts';

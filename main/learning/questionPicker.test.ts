@@ -1,5 +1,5 @@
+import type { Driver } from '../core/tickReport.ts';
 import { describe, expect, it } from 'vitest';
-import type { Driver } from '../loop/arbiter.ts';
 import type { Segment } from './feedbackTypes.ts';
 import { QuestionPicker } from './questionPicker.ts';
 

@@ -1,7 +1,7 @@
 // Which two clips to show the operator, and when (DESIGN §3): pairs of recent policy-driven segments
 // where the reward ensemble disagrees most, asked at the operator's pace, never while they drive and
 // never two at once. A question that waits too long expires: the moment has passed.
-import type { Driver } from '../loop/arbiter.ts';
+import type { Driver } from '../core/tickReport.ts';
 import type { Segment } from './feedbackTypes.ts';
 
 export interface PreferenceQuestion {

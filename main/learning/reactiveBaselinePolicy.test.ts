@@ -1,8 +1,8 @@
+import type { ObservationFrame } from '../core/frame.ts';
 import { describe, expect, it } from 'vitest';
-import type { LaserScan } from '../links/messages.ts';
-import type { ObservationFrame } from '../loop/synchroniser.ts';
-import type { Embedding } from '../perception/perception.ts';
-import { ReactiveBaselinePolicy } from './policy.ts';
+import type { LaserScan } from '../core/messages.ts';
+import type { Embedding } from '../core/perception.ts';
+import { ReactiveBaselinePolicy } from './reactiveBaselinePolicy.ts';
 
 const embedding: Embedding = { values: new Float32Array(4), mask: { camera: false, lidar: false, proprio: false } };
 

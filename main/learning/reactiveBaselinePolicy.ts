@@ -1,23 +1,8 @@
-// The policy proposes an action each tick. Until a learned policy exists (the learning issue), the
-// default is a transparent reactive baseline: cruise forward, steer toward open space, stop when
+// The reactive baseline: the policy that drives before anything is learned, a transparent baseline: cruise forward, steer toward open space, stop when
 // the scan is missing or something is close ahead.
-import type { DriveCommand } from '../links/messages.ts';
-import type { ObservationFrame } from '../loop/synchroniser.ts';
-import type { Embedding } from '../perception/perception.ts';
-import type { Belief } from '../worldmodel/belief.ts';
+import type { DriveCommand } from '../core/messages.ts';
+import type { Policy, PolicyInput } from '../core/policy.ts';
 import { scanSectorMinima, SCAN_SECTORS } from './scanSectors.ts';
-
-/** What a policy sees at a tick: the fused embedding, the frame it was encoded from, and the world model's belief. */
-export interface PolicyInput {
-  embedding: Embedding;
-  frame: ObservationFrame;
-  belief?: Belief | undefined;
-}
-
-export interface Policy {
-  readonly version: string;
-  act(input: PolicyInput): DriveCommand;
-}
 
 export interface ReactivePolicyOptions {
   cruiseMps: number;

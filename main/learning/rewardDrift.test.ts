@@ -1,5 +1,5 @@
+import type { Driver } from '../core/tickReport.ts';
 import { describe, expect, it } from 'vitest';
-import type { Driver } from '../loop/arbiter.ts';
 import { RewardDriftWatch } from './rewardDrift.ts';
 
 /** Feeds `ticks` ticks 100 ms apart from `startMs`, all with the same driver and spread. */

@@ -1,3 +1,4 @@
+import type { Driver } from '../core/tickReport.ts';
 // Tells the operator when the policy drives where the reward model does not know what is good
 // (DESIGN §3: the ensemble's spread is its uncertainty). Each tick the policy drives, the ensemble's
 // spread on that tick is averaged over the last couple of seconds and compared with its spread where
@@ -5,7 +6,6 @@
 // makes of these ticks — is a guess, and a rating or an answer here teaches the most. It says nothing
 // about safety: on the learning bench the spread does not foretell takeovers (docs/learning.md), and
 // it holds nothing back; the safety layer does not rest on a learned model.
-import type { Driver } from '../loop/arbiter.ts';
 
 export interface RewardDriftOptions {
   /** The policy's ticks averaged (2 s at 10 Hz); no warning before this many. */

@@ -1,8 +1,8 @@
 // The recent ticks the learners train from, in memory: features (the embedding) as one flat array,
 // the command in effect after each tick, who drove, and where the tick sits (episode and step). A
 // ring: when full, the oldest tick goes. Segments are looked up by episode and step.
-import type { DriveCommand } from '../links/messages.ts';
-import type { Driver } from '../loop/arbiter.ts';
+import type { Driver } from '../core/tickReport.ts';
+import type { DriveCommand } from '../core/messages.ts';
 import type { Segment } from './feedbackTypes.ts';
 
 export interface BufferedTick {

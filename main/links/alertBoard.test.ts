@@ -1,15 +1,15 @@
+import type { CoreAlert } from '../core/alert.ts';
 import { describe, expect, it } from 'vitest';
 import { AlertBoard, repeatingAlert } from './alertBoard.ts';
-import type { LinkAlert } from './link.ts';
 
 function board(options: { minUpdateIntervalMs?: number; clearAfterQuietMs?: number } = {}) {
   let nowMs = 0;
-  const announced: Array<readonly LinkAlert[]> = [];
+  const announced: Array<readonly CoreAlert[]> = [];
   const alerts = new AlertBoard((list) => announced.push(list), { ...options, nowMs: () => nowMs });
   return { alerts, announced, at: (ms: number) => (nowMs = ms) };
 }
 
-const messages = (list: readonly LinkAlert[]) => list.map((alert) => alert.message);
+const messages = (list: readonly CoreAlert[]) => list.map((alert) => alert.message);
 
 describe('AlertBoard', () => {
   it('announces a standing alert only when it changes', () => {
@@ -24,7 +24,7 @@ describe('AlertBoard', () => {
 
   it('keys a burst of events into one alert whose count is announced at most once per interval', () => {
     const { alerts, announced, at } = board({ minUpdateIntervalMs: 1000, clearAfterQuietMs: 10_000 });
-    const describe = (count: number): LinkAlert => ({ key: 'ignored', severity: 'warn', message: `${count} bad` });
+    const describe = (count: number): CoreAlert => ({ key: 'ignored', severity: 'warn', message: `${count} bad` });
     for (let i = 0; i < 50; i++) alerts.count({ key: 'crc', describe });
     // The list shows the count as it grows; listeners hear of it once per interval.
     expect(alerts.list()).toEqual([{ key: 'crc', severity: 'warn', message: '50 bad' }]);

@@ -1,14 +1,14 @@
+import type { CoreAlert } from '../core/alert.ts';
 // A link's keyed alerts, for every transport. Raising a key again replaces its alert. An event that
 // can recur with every frame or message (a burst of bad CRCs, a topic sending malformed images at
 // 30 Hz) is counted into one alert whose count is announced at most once per interval, so the
 // operator sees one alert with a count instead of a flood; once it has been quiet long enough it
 // clears itself. list() always shows the latest count; only the announcements are rate-limited.
-import type { LinkAlert } from './link.ts';
 
 /** An event that is counted: its key, and its alert for a given count. */
 export interface CountedAlertSpec {
   key: string;
-  describe: (count: number) => LinkAlert;
+  describe: (count: number) => CoreAlert;
 }
 
 export interface AlertBoardOptions {
@@ -31,27 +31,27 @@ interface CountedAlert {
   lastAnnouncedMs: number;
   /** Counted since the last announcement. */
   unannounced: boolean;
-  describe: (count: number) => LinkAlert;
+  describe: (count: number) => CoreAlert;
 }
 
 /** The alert as it is, then with "(N times)" once it has recurred: for problems with one wording. */
-export function repeatingAlert(alert: LinkAlert): CountedAlertSpec {
+export function repeatingAlert(alert: CoreAlert): CountedAlertSpec {
   return { key: alert.key, describe: (count) => (count === 1 ? alert : { ...alert, message: `${alert.message} (${count} times)` }) };
 }
 
 export class AlertBoard {
   private readonly options: AlertBoardOptions;
-  private readonly current = new Map<string, LinkAlert>();
+  private readonly current = new Map<string, CoreAlert>();
   private readonly counted = new Map<string, CountedAlert>();
 
   constructor(
-    private readonly onChange: (alerts: readonly LinkAlert[]) => void,
+    private readonly onChange: (alerts: readonly CoreAlert[]) => void,
     options: Partial<AlertBoardOptions> = {},
   ) {
     this.options = { ...DEFAULT_ALERT_BOARD_OPTIONS, ...options };
   }
 
-  list(): readonly LinkAlert[] {
+  list(): readonly CoreAlert[] {
     return [...this.current.values()];
   }
 
@@ -60,7 +60,7 @@ export class AlertBoard {
   }
 
   /** Raises or replaces a standing alert (a condition, not an event count); announced only if it changed. */
-  raise(alert: LinkAlert): void {
+  raise(alert: CoreAlert): void {
     const before = this.current.get(alert.key);
     if (before && before.message === alert.message && before.severity === alert.severity && before.hint === alert.hint) return;
     this.current.set(alert.key, alert);

@@ -1,17 +1,9 @@
 // One interface for every way the cockpit reaches a robot (the shape follows Foxglove's data-source
 // "player"): presence, capabilities, keyed alerts with a hint, topics, subscriptions, publish, close.
-import type { MessageKind, Received, RobotMessage, Twist } from './messages.ts';
+import type { CoreAlert } from '../core/alert.ts';
+import type { MessageKind, Received, RobotMessage, Twist } from '../core/messages.ts';
 
 export type LinkPresence = 'connecting' | 'present' | 'reconnecting' | 'error' | 'closed';
-
-export interface LinkAlert {
-  /** Stable key: raising the same key again replaces the alert instead of adding one. */
-  key: string;
-  severity: 'info' | 'warn' | 'error';
-  message: string;
-  /** What the operator can do about it. */
-  hint?: string;
-}
 
 export interface LinkCapabilities {
   /** The link can send drive commands to the robot (a replay cannot). */
@@ -62,7 +54,7 @@ export type Unsubscribe = () => void;
 
 export interface LinkEvents {
   presence: (presence: LinkPresence) => void;
-  alerts: (alerts: readonly LinkAlert[]) => void;
+  alerts: (alerts: readonly CoreAlert[]) => void;
 }
 
 export interface Link {
@@ -70,7 +62,7 @@ export interface Link {
   readonly robotName: string;
   readonly capabilities: LinkCapabilities;
   presence(): LinkPresence;
-  alerts(): readonly LinkAlert[];
+  alerts(): readonly CoreAlert[];
   topics(): readonly TopicInfo[];
   subscribe<M extends RobotMessage>(topic: string, onMessage: (received: Received<M>) => void): Unsubscribe;
   /**

@@ -1,6 +1,7 @@
 // A link's presence and the two events every Link emits (presence changes and the alert list),
 // kept in one place so each transport only decides when its presence changes.
-import type { LinkAlert, LinkEvents, LinkPresence, Unsubscribe } from './link.ts';
+import type { CoreAlert } from '../core/alert.ts';
+import type { LinkEvents, LinkPresence, Unsubscribe } from './link.ts';
 
 export class LinkEventHub {
   private readonly presenceListeners = new Set<LinkEvents['presence']>();
@@ -29,7 +30,7 @@ export class LinkEventHub {
     for (const listener of [...this.presenceListeners]) listener(presence);
   }
 
-  emitAlerts(alerts: readonly LinkAlert[]): void {
+  emitAlerts(alerts: readonly CoreAlert[]): void {
     for (const listener of [...this.alertListeners]) listener(alerts);
   }
 

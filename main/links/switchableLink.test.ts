@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedLink } from '../../test/fakes/scriptedLink.ts';
 import { DEFAULT_TOPIC_MAP } from './link.ts';
-import type { Imu, Received, Twist } from './messages.ts';
+import type { Imu, Received, Twist } from '../core/messages.ts';
 import { SwitchableLink } from './switchableLink.ts';
 
 const IMU: Imu = {

@@ -3,9 +3,10 @@
 // from the robot attached now, and nothing is ever buffered or replayed across a switch: a publish
 // goes to the robot attached at that moment or is dropped. It does not own the robots it fronts:
 // whoever opened one closes it.
-import { DEFAULT_TOPIC_MAP, type Link, type LinkAlert, type LinkCapabilities, type LinkEvents, type LinkPresence, type TopicInfo, type TopicMap, type TopicRole, type Unsubscribe } from './link.ts';
+import type { CoreAlert } from '../core/alert.ts';
+import { DEFAULT_TOPIC_MAP, type Link, type LinkCapabilities, type LinkEvents, type LinkPresence, type TopicInfo, type TopicMap, type TopicRole, type Unsubscribe } from './link.ts';
 import { LinkEventHub } from './linkEventHub.ts';
-import type { Received, RobotMessage, Twist } from './messages.ts';
+import type { Received, RobotMessage, Twist } from '../core/messages.ts';
 
 interface Subscription {
   /** The topic as the loop names it (its own topic map). */
@@ -68,7 +69,7 @@ export class SwitchableLink implements Link {
     return this.closed ? 'closed' : this.current.presence();
   }
 
-  alerts(): readonly LinkAlert[] {
+  alerts(): readonly CoreAlert[] {
     return this.closed ? [] : this.current.alerts();
   }
 

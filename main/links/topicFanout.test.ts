@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Imu, Received } from './messages.ts';
+import type { Imu, Received } from '../core/messages.ts';
 import { TopicFanout } from './topicFanout.ts';
 
 const message = (topic: string) => ({ topic, receiveTimeMs: 1, sourceTimeMs: 1, msg: {} }) as unknown as Received<Imu>;

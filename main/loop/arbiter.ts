@@ -1,8 +1,7 @@
 // Decides who drives: e-stop beats the operator, the operator beats the policy, and with autonomy
 // off only the operator moves the robot. Pure state; the control loop acts on its answers.
-import { isZeroDrive, type DriveCommand } from '../links/messages.ts';
-
-export type Driver = 'idle' | 'operator' | 'policy' | 'estopped';
+import { isZeroDrive, type DriveCommand } from '../core/messages.ts';
+import type { Driver } from '../core/tickReport.ts';
 
 /** An operator drive command older than this counts as released (the UI resends while a key is held). */
 export const OPERATOR_COMMAND_TTL_MS = 300;

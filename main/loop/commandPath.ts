@@ -1,22 +1,9 @@
 // The one way a command leaves the cockpit: through the safety filter, onto the link. It also keeps
 // the publishing rules: publish while someone drives, one zero at every stop, nothing while idle.
+import type { Driver, SentCommand } from '../core/tickReport.ts';
 import type { Link } from '../links/link.ts';
-import { twistFromDrive, type DriveCommand } from '../links/messages.ts';
+import { twistFromDrive, type DriveCommand } from '../core/messages.ts';
 import type { SafetyFilter } from '../safety/safetyFilter.ts';
-import type { Driver } from './arbiter.ts';
-
-export interface SentCommand {
-  /** What actually went out, after the safety filter: this, not the request, is what gets recorded. */
-  command: DriveCommand;
-  /** What the driver asked for. */
-  requested: DriveCommand;
-  /** The safety filter changed the request (a speed or acceleration limit applied). */
-  clipped: boolean;
-  driver: Driver;
-  atMs: number;
-  /** False when the link was down and the command was dropped (never queued). */
-  delivered: boolean;
-}
 
 export class CommandPath {
   private moving = false;

@@ -1,17 +1,20 @@
 // The control tick: synchroniser → perception → world model → policy → arbiter → safety → link. Operator input and
 // e-stop do not wait for the tick: they pass the arbiter and the safety filter the moment they arrive,
 // also while a tick is waiting for its encoders.
-import type { Link, LinkAlert, TopicMap } from '../links/link.ts';
-import { ZERO_DRIVE, type DriveCommand } from '../links/messages.ts';
-import type { Policy } from '../learning/policy.ts';
-import type { Embedding, Perception, PerceptionStatus } from '../perception/perception.ts';
+import type { Policy } from '../core/policy.ts';
+import type { Driver, SentCommand, TickReport } from '../core/tickReport.ts';
+import type { ObservationFrame } from '../core/frame.ts';
+import type { CoreAlert } from '../core/alert.ts';
+import type { Link, TopicMap } from '../links/link.ts';
+import { ZERO_DRIVE, type DriveCommand } from '../core/messages.ts';
+import type { Embedding, Perception, PerceptionStatus } from '../core/perception.ts';
 import { CommandWatchdog, type WatchdogLapse } from '../safety/commandWatchdog.ts';
 import type { SafetyFilter } from '../safety/safetyFilter.ts';
-import type { Belief, BeliefFilter } from '../worldmodel/belief.ts';
-import { Arbiter, type Driver } from './arbiter.ts';
-import { CommandPath, type SentCommand } from './commandPath.ts';
-import { LatencyWindow } from './latencyWindow.ts';
-import { Synchroniser, type ObservationFrame } from './synchroniser.ts';
+import type { Belief, BeliefFilter } from '../core/belief.ts';
+import { Arbiter } from './arbiter.ts';
+import { CommandPath } from './commandPath.ts';
+import { LatencyWindow } from '../core/util/latencyWindow.ts';
+import { Synchroniser } from './synchroniser.ts';
 
 export interface ControlLoopParts {
   link: Link;
@@ -33,27 +36,15 @@ export interface ControlLoopOptions {
 export const MAX_CONTROL_RATE_HZ = 30;
 const WATCHDOG_CHECK_PERIOD_MS = 10;
 
-export interface TickReport {
-  frame: ObservationFrame;
-  embedding: Embedding;
-  /** What the world model made of this tick; undefined without one, or when it failed this tick. */
-  belief: Belief | undefined;
-  driver: Driver;
-  sent: SentCommand | undefined;
-  durationMs: number;
-  /** How long after it was due the timer started this tick; undefined for a tick called directly. */
-  startLatenessMs?: number;
-}
-
 export class ControlLoop {
   readonly arbiter = new Arbiter();
   readonly synchroniser: Synchroniser;
   private readonly path: CommandPath;
   private readonly watchdog: CommandWatchdog;
   private readonly latency = new LatencyWindow();
-  private readonly coreAlerts = new Map<string, LinkAlert>();
-  private readonly tickListeners = new Set<(report: TickReport) => void>();
-  private readonly alertSources = new Set<() => LinkAlert[]>();
+  private readonly coreAlerts = new Map<string, CoreAlert>();
+  private readonly tickListeners = new Set<(report: Readonly<TickReport>) => void>();
+  private readonly alertSources = new Set<() => CoreAlert[]>();
   private readonly options: ControlLoopOptions;
   private clippedCount = 0;
   private skippedCount = 0;
@@ -145,7 +136,7 @@ export class ControlLoop {
     return this.parts.perception.status();
   }
 
-  alerts(): LinkAlert[] {
+  alerts(): CoreAlert[] {
     return [...this.parts.link.alerts(), ...this.coreAlerts.values(), ...this.parts.perception.alerts(), ...[...this.alertSources].flatMap((source) => source())];
   }
 
@@ -199,7 +190,7 @@ export class ControlLoop {
 
   // ── The tick ──────────────────────────────────────────────────────────────────────────────────
 
-  async tick(nowMs = this.options.clock()): Promise<TickReport> {
+  async tick(nowMs = this.options.clock()): Promise<Readonly<TickReport>> {
     if (this.closed) throw new Error('the control loop is closed');
     const startedMs = performance.now();
     const startLatenessMs = this.timerLatenessMs;
@@ -211,18 +202,32 @@ export class ControlLoop {
     const belief = this.filterBelief(last, embedding);
     // Read after the encoders: an e-stop or a takeover that arrived meanwhile has already acted and wins.
     const driver = this.driver(nowMs);
+    const policy = this.policy;
     let sent: SentCommand | undefined;
     if (this.closed) {
       // Closed while encoding: the robot got its last zero; the policy must not speak after it.
     } else if (driver === 'policy') {
-      sent = this.act(nowMs, this.policy.act({ embedding, frame, belief }));
+      sent = this.act(nowMs, policy.act({ embedding, frame, belief }));
     } else if (driver !== 'operator' || this.operatorNeedsRepeat(nowMs)) {
       sent = this.act(nowMs, undefined);
     }
     const durationMs = performance.now() - startedMs;
     this.latency.add(durationMs);
-    const report: TickReport = { frame, embedding, belief, driver, sent, durationMs, ...(startLatenessMs === undefined ? {} : { startLatenessMs }) };
-    // Listeners (the memory's writer) only enqueue; none may hold up or break the tick.
+    const report: Readonly<TickReport> = Object.freeze({
+      frame,
+      embedding,
+      belief,
+      driver,
+      sent,
+      durationMs,
+      ...(startLatenessMs === undefined ? {} : { startLatenessMs }),
+      policyVersion: policy.version,
+      autonomous: this.arbiter.isAutonomous(),
+      commandInEffect: this.path.lastSent(),
+      worldModelVersion: belief?.version,
+    });
+    // Listeners (the memory's writer) only enqueue; none may hold up or break the tick. Each gets the
+    // same frozen report and reads the tick's facts from it, never the loop's state, so their order cannot matter.
     for (const listener of this.tickListeners) {
       try {
         listener(report);
@@ -248,13 +253,13 @@ export class ControlLoop {
   }
 
   /** Adds the alerts of a part beside the loop (the recorder, the memory) to what the operator sees. */
-  addAlertSource(source: () => LinkAlert[]): () => void {
+  addAlertSource(source: () => CoreAlert[]): () => void {
     this.alertSources.add(source);
     return () => this.alertSources.delete(source);
   }
 
   /** Called after every tick with its report; returns a function that stops the calls. */
-  onTick(listener: (report: TickReport) => void): () => void {
+  onTick(listener: (report: Readonly<TickReport>) => void): () => void {
     this.tickListeners.add(listener);
     return () => this.tickListeners.delete(listener);
   }
@@ -376,7 +381,7 @@ export class ControlLoop {
     this.path.idle(nowMs);
   }
 
-  private raise(alert: LinkAlert): void {
+  private raise(alert: CoreAlert): void {
     this.coreAlerts.set(alert.key, alert);
   }
 }

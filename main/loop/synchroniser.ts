@@ -1,18 +1,9 @@
 // Builds one ObservationFrame per tick: the newest message of each stream with its age. A stream
 // older than its staleness limit is marked missing, never silently reused.
 import type { Link, TopicMap, Unsubscribe } from '../links/link.ts';
-import type { Image, Imu, JointState, LaserScan, MessageKind, Odometry, Received, RobotMessage } from '../links/messages.ts';
-
-export type StreamRole = 'camera' | 'scan' | 'joints' | 'imu' | 'odom';
-export const STREAM_ROLES: readonly StreamRole[] = ['camera', 'scan', 'joints', 'imu', 'odom'];
-
-interface RoleMessages {
-  camera: Image;
-  scan: LaserScan;
-  joints: JointState;
-  imu: Imu;
-  odom: Odometry;
-}
+import type { MessageKind, Received, RobotMessage } from '../core/messages.ts';
+import type { ObservationFrame, RoleMessages, StreamRole, StreamSample } from '../core/frame.ts';
+import { STREAM_ROLES } from '../core/frame.ts';
 
 const ROLE_KIND: Record<StreamRole, MessageKind> = {
   camera: 'Image',
@@ -29,16 +20,6 @@ export const DEFAULT_STALENESS_MS: Readonly<Record<StreamRole, number>> = Object
   imu: 200,
   odom: 200,
 });
-
-export interface StreamSample<M extends RobotMessage> {
-  received: Received<M>;
-  ageMs: number;
-}
-
-export type ObservationFrame = {
-  timeMs: number;
-  missing: StreamRole[];
-} & { [R in StreamRole]?: StreamSample<RoleMessages[R]> };
 
 export interface StreamHealth {
   role: StreamRole;

@@ -12,10 +12,19 @@ export const META_TABLE = 'reins_meta';
 /** What LanceDB itself keeps in a database folder (its table manifest, made on connect). */
 const LANCEDB_ENTRIES: ReadonlySet<string> = new Set(['__manifest']);
 
-/** `$XDG_DATA_HOME/reins/memory`, else `~/.local/share/reins/memory` (the XDG default). */
-export function defaultMemoryUri(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+/**
+ * Where Reins keeps what it learns and records: `$XDG_DATA_HOME/reins`, else `~/.local/share/reins` (the
+ * XDG default; a relative XDG_DATA_HOME is ignored, as the XDG spec says). Memory, recordings and saved
+ * model versions live under it.
+ */
+export function reinsDataFolder(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
   const dataHome = env.XDG_DATA_HOME && env.XDG_DATA_HOME.startsWith('/') ? env.XDG_DATA_HOME : join(home, '.local', 'share');
-  return join(dataHome, 'reins', 'memory');
+  return join(dataHome, 'reins');
+}
+
+/** `$XDG_DATA_HOME/reins/memory`, else `~/.local/share/reins/memory`. */
+export function defaultMemoryUri(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+  return join(reinsDataFolder(env, home), 'memory');
 }
 
 /** A URI with a scheme (`s3://`, `gs://`, `db://`, …) is remote; `file://` and plain paths are local. */

@@ -16,7 +16,7 @@ export interface MaintenanceOptions {
   indexMinRows: number;
   /** IVF-FLAT for a local folder; IVF-PQ (a 64-byte code a row) where probes read object storage. */
   vectorIndex: VectorIndexKind;
-  /** …and its scalar indexes (episode, who acted, time, surprise: for filters and replay) at this many. */
+  /** …and its scalar indexes (episode, who acted, time, surpriseNats: for filters and replay) at this many. */
   scalarIndexMinRows: number;
 }
 

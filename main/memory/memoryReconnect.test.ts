@@ -4,7 +4,7 @@ import { mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mallocStats } from '../loop/allocatorTuning.ts';
+import { mallocStats } from '../core/runtime/allocatorTuning.ts';
 import { Memory } from './memory.ts';
 import type { TickSpace } from './tickSchema.ts';
 import { tickRow } from '../../test/support/tickRows.ts';

@@ -13,7 +13,7 @@ export interface ReplayEpisode {
   steps: Int32Array;
   /** ACTOR_CODES per step. */
   actors: Uint8Array;
-  /** Per step; 0 where no surprise was recorded. */
+  /** Per step, KL(posterior ‖ prior); 0 where none was recorded. */
   surpriseNats: Float32Array;
 }
 
@@ -34,7 +34,7 @@ export async function loadReplayIndex(store: TickStore, records?: RecordTables):
   const version = await store.table.version();
   const columns = ['episodeId', 'step', 'actedBy', 'surpriseNats'];
   const result = await store.table.query().select(columns).toArrow();
-  const [episodeIds, steps, actedBy, surprise] = columns.map((name) => result.getChild(name)!);
+  const [episodeIds, steps, actedBy, surpriseNats] = columns.map((name) => result.getChild(name)!);
   const rowsByEpisode = new Map<string, number[]>();
   for (let row = 0; row < result.numRows; row++) {
     const episodeId = String(episodeIds!.get(row));
@@ -48,7 +48,7 @@ export async function loadReplayIndex(store: TickStore, records?: RecordTables):
       episodeId,
       steps: Int32Array.from(rows, (row) => Number(steps!.get(row))),
       actors: Uint8Array.from(rows, (row) => actorCode(String(actedBy!.get(row)))),
-      surpriseNats: Float32Array.from(rows, (row) => Number(surprise!.get(row) ?? 0)),
+      surpriseNats: Float32Array.from(rows, (row) => Number(surpriseNats!.get(row) ?? 0)),
     };
   });
   return { version, episodes, interventions: records ? await interventionSpans(records) : new Map() };

@@ -66,9 +66,9 @@ describe('replay sampling', () => {
     expect(unbalanced.filter((ref) => majority(replay, ref) === 'operator').length / unbalanced.length).toBeGreaterThan(0.75);
   });
 
-  it('prefers surprising stretches when prioritised by surprise', () => {
+  it('prefers surprising stretches when prioritised by surprise in nats', () => {
     const surprising = index([episode('s', range(0, 200), () => 'policy', (step) => (step >= 100 && step < 110 ? 5 : 0))]);
-    const refs = new ReplaySampler(surprising, { sequenceLength: 5, priority: 'surprise', seed: 2 }).sample(1000);
+    const refs = new ReplaySampler(surprising, { sequenceLength: 5, priority: 'surpriseNats', seed: 2 }).sample(1000);
     const overlapping = refs.filter((ref) => ref.startStep + 5 > 100 && ref.startStep < 110).length / refs.length;
     // 14 of 196 windows touch the surprising stretch; uniform sampling would give ~7%.
     expect(overlapping).toBeGreaterThan(0.8);

@@ -1,12 +1,12 @@
 // Replay for the learner: fixed-length runs of consecutive ticks within one episode (what the world
-// model trains on), drawn uniformly or by priority — surprise (prioritised replay), or closeness to
+// model trains on), drawn uniformly or by priority — surpriseNats (prioritised replay), or closeness to
 // where the operator intervened (RLIF: the takeover marks what the policy got wrong) — and balanced
 // 50/50 between operator and policy data as HIL-SERL samples its demo and online buffers. The same
 // index, options and seed give the same sequences.
 import { ACTOR_CODES, type ReplayEpisode, type ReplayIndex, type StepSpan } from './replayIndex.ts';
-import { SeededRandom } from './seededRandom.ts';
+import { SeededRandom } from '../core/util/seededRandom.ts';
 
-export type ReplayPriority = 'uniform' | 'surprise' | 'intervention';
+export type ReplayPriority = 'uniform' | 'surpriseNats' | 'intervention';
 
 export interface ReplaySamplerOptions {
   sequenceLength: number;
@@ -14,8 +14,8 @@ export interface ReplaySamplerOptions {
   /** Draw half the sequences from operator-driven stretches and half from policy-driven ones. */
   balanced: boolean;
   seed: number;
-  /** Surprise priority: (mean surprise over the sequence)^exponent. */
-  surpriseExponent: number;
+  /** Surprise priority: (mean surpriseNats over the sequence)^exponent. */
+  surpriseNatsExponent: number;
   /** Intervention priority: exp(−steps from the nearest intervention span / this). */
   interventionScaleSteps: number;
   /** Added to every priority, so no sequence is never drawn. */
@@ -27,7 +27,7 @@ export const DEFAULT_REPLAY_OPTIONS: Readonly<ReplaySamplerOptions> = Object.fre
   priority: 'uniform',
   balanced: true,
   seed: 1,
-  surpriseExponent: 1,
+  surpriseNatsExponent: 1,
   interventionScaleSteps: 20,
   priorityFloor: 0.01,
 });
@@ -117,10 +117,10 @@ export class ReplaySampler {
     const length = this.options.sequenceLength;
     const spans = this.index.interventions.get(episode.episodeId) ?? [];
     const { steps, actors, surpriseNats } = episode;
-    // Prefix sums make each window's counts and mean surprise O(1).
+    // Prefix sums make each window's counts and mean surpriseNats O(1).
     const operatorBefore = prefixSums(actors, (code) => (code === ACTOR_CODES.operator ? 1 : 0));
     const policyBefore = prefixSums(actors, (code) => (code === ACTOR_CODES.policy ? 1 : 0));
-    const surpriseBefore = prefixSums(surpriseNats, (value) => value);
+    const surpriseNatsBefore = prefixSums(surpriseNats, (value) => value);
     let runStart = 0;
     for (let i = 0; i < steps.length; i++) {
       if (i > 0 && steps[i] !== steps[i - 1]! + 1) runStart = i;
@@ -129,14 +129,14 @@ export class ReplaySampler {
       const operatorSteps = operatorBefore[i + 1]! - operatorBefore[first]!;
       const policySteps = policyBefore[i + 1]! - policyBefore[first]!;
       const group: Group = operatorSteps > 0 && operatorSteps >= policySteps ? 'operator' : policySteps > 0 ? 'policy' : 'other';
-      const meanSurprise = (surpriseBefore[i + 1]! - surpriseBefore[first]!) / length;
-      push(this.pools[group], episodeNumber, first, this.priority(meanSurprise, steps[first]!, steps[i]!, spans));
+      const meanSurpriseNats = (surpriseNatsBefore[i + 1]! - surpriseNatsBefore[first]!) / length;
+      push(this.pools[group], episodeNumber, first, this.priority(meanSurpriseNats, steps[first]!, steps[i]!, spans));
     }
   }
 
   private priority(meanSurpriseNats: number, firstStep: number, lastStep: number, spans: readonly StepSpan[]): number {
-    const { priority, priorityFloor, surpriseExponent, interventionScaleSteps } = this.options;
-    if (priority === 'surprise') return priorityFloor + Math.max(0, meanSurpriseNats) ** surpriseExponent;
+    const { priority, priorityFloor, surpriseNatsExponent, interventionScaleSteps } = this.options;
+    if (priority === 'surpriseNats') return priorityFloor + Math.max(0, meanSurpriseNats) ** surpriseNatsExponent;
     if (priority === 'intervention') {
       let nearestSteps = Infinity;
       for (const span of spans) nearestSteps = Math.min(nearestSteps, Math.max(0, span.startStep - lastStep, firstStep - span.endStep));

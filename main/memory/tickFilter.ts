@@ -12,7 +12,7 @@ export interface TickFilter {
   /** Inclusive wall-clock range, ms since the Unix epoch. */
   fromMs?: number;
   toMs?: number;
-  /** Only ticks whose surprise is known and above this. */
+  /** Only ticks whose surprise (KL, nats) is known and above this. */
   minSurpriseNats?: number;
 }
 

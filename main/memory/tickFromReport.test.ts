@@ -1,9 +1,9 @@
+import type { SentCommand } from '../core/tickReport.ts';
 import { describe, expect, it } from 'vitest';
-import type { SentCommand } from '../loop/commandPath.ts';
 import { tickRowFromReport, type TickContext } from './tickFromReport.ts';
 import { TICK_FLAGS } from './tickSchema.ts';
 
-const context: TickContext = { episodeId: 'ep-7', step: 12, robotId: 'sim', encoderVersion: 'enc-1', policyVersion: 'policy-3' };
+const context: TickContext = { episodeId: 'ep-7', step: 12, robotId: 'sim', encoderVersion: 'enc-1' };
 const allPresent = { camera: true, lidar: true, proprio: true };
 const sent = (overrides: Partial<SentCommand> = {}): SentCommand => ({
   command: { linearMps: 0.2, angularRadps: 0.1 },
@@ -19,12 +19,15 @@ const report = (overrides: Partial<Parameters<typeof tickRowFromReport>[0]> = {}
   embedding: { values: Float32Array.from([1, 2, 3]), mask: allPresent },
   driver: 'policy' as const,
   sent: sent(),
+  policyVersion: 'policy-3',
+  commandInEffect: undefined,
+  worldModelVersion: undefined,
   ...overrides,
 });
 
 describe('a control tick as a memory row', () => {
   it('records what went out, who drove, when, and the versions behind it', () => {
-    const row = tickRowFromReport(report(), { ...context, worldModelVersion: 'wm-1', surpriseNats: 0.7, mcapFile: 'run.mcap', mcapLogTimeNs: 5n });
+    const row = tickRowFromReport(report({ worldModelVersion: 'wm-1' }), { ...context, surpriseNats: 0.7, mcapFile: 'run.mcap', mcapLogTimeNs: 5n });
     expect(row).toEqual({
       episodeId: 'ep-7',
       step: 12,
@@ -55,13 +58,13 @@ describe('a control tick as a memory row', () => {
 
   it('takes the operator’s command in effect when the tick itself sent nothing', () => {
     const operatorCommand = sent({ driver: 'operator', command: { linearMps: 0.4, angularRadps: 0 } });
-    const row = tickRowFromReport(report({ driver: 'operator', sent: undefined }), { ...context, commandInEffect: operatorCommand });
+    const row = tickRowFromReport(report({ driver: 'operator', sent: undefined, commandInEffect: operatorCommand }), context);
     expect(row).toMatchObject({ actedBy: 'operator', actionLinearMps: 0.4, actionAngularRadps: 0 });
   });
 
   it('records an e-stop as safety acting, and idle as standing still', () => {
     expect(tickRowFromReport(report({ driver: 'estopped', sent: sent({ driver: 'estopped', command: { linearMps: 0, angularRadps: 0 } }) }), context).actedBy).toBe('safety');
-    const idle = tickRowFromReport(report({ driver: 'idle', sent: undefined }), { ...context, commandInEffect: sent() });
+    const idle = tickRowFromReport(report({ driver: 'idle', sent: undefined, commandInEffect: sent() }), context);
     expect(idle).toMatchObject({ actedBy: 'idle', actionLinearMps: 0, actionAngularRadps: 0 });
   });
 

@@ -1,7 +1,6 @@
 // A control tick as a memory row (DESIGN §2 step 9): what the loop reported, plus what only its owner
 // knows — the episode and step, the versions that produced it, and where the recorder put it.
-import type { SentCommand } from '../loop/commandPath.ts';
-import type { TickReport } from '../loop/controlLoop.ts';
+import type { TickReport } from '../core/tickReport.ts';
 import { TICK_FLAGS, type ActedBy, type TickRow } from './tickSchema.ts';
 
 export interface TickContext {
@@ -9,13 +8,6 @@ export interface TickContext {
   step: number;
   robotId: string;
   encoderVersion: string;
-  policyVersion: string;
-  worldModelVersion?: string;
-  /**
-   * The command in effect after the tick (the loop's lastSent()). An operator's command goes out when
-   * it arrives, between ticks, so a tick where the operator drives may report nothing sent itself.
-   */
-  commandInEffect?: SentCommand;
   latent?: Float32Array;
   surpriseNats?: number;
   rewardEstimate?: number;
@@ -30,8 +22,12 @@ const ACTED_BY_DRIVER: Readonly<Record<TickReport['driver'], ActedBy>> = Object.
   idle: 'idle',
 });
 
-export function tickRowFromReport(report: Pick<TickReport, 'frame' | 'embedding' | 'driver' | 'sent'> & Partial<Pick<TickReport, 'belief'>>, context: TickContext): TickRow {
-  const command = report.sent ?? context.commandInEffect;
+export function tickRowFromReport(
+  report: Pick<TickReport, 'frame' | 'embedding' | 'driver' | 'sent' | 'policyVersion' | 'commandInEffect' | 'worldModelVersion'> & Partial<Pick<TickReport, 'belief'>>,
+  context: TickContext,
+): TickRow {
+  // An operator's command goes out when it arrives, between ticks: a tick where the operator drives may send nothing itself.
+  const command = report.sent ?? report.commandInEffect;
   // Idle means nobody drives: the robot was told to stop (or never told to move).
   const action = report.driver === 'idle' || command === undefined ? { linearMps: 0, angularRadps: 0 } : command.command;
   const { mask } = report.embedding;
@@ -56,8 +52,8 @@ export function tickRowFromReport(report: Pick<TickReport, 'frame' | 'embedding'
     flags,
     robotId: context.robotId,
     encoderVersion: context.encoderVersion,
-    worldModelVersion: context.worldModelVersion ?? report.belief?.version,
-    policyVersion: context.policyVersion,
+    worldModelVersion: report.worldModelVersion,
+    policyVersion: report.policyVersion,
     mcapFile: context.mcapFile,
     mcapLogTimeNs: context.mcapLogTimeNs,
   };

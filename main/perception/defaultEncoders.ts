@@ -1,6 +1,6 @@
 // The shapes of the default encoders, and how to fill one with random weights (the starting point
 // of training, and the untrained floor the perception bench compares against).
-import type { Modality } from './manifest.ts';
+import type { Modality } from '../core/perception.ts';
 import type { LayerSpec, SequentialNet } from './sequentialOnnx.ts';
 
 export type LayerShape =

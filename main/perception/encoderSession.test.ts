@@ -1,5 +1,6 @@
 // Real ONNX files, written to a temporary folder: a good encoder loads and runs; every bad one is
 // refused with an error that names the file and the problem.
+import type { Modality } from '../core/perception.ts';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,7 @@ import { DEFAULT_ENCODER_SHAPES, randomlyInitialised } from './defaultEncoders.t
 import { DEFAULT_PREPROCESSING, writeEncoderSet, writeRandomEncoderSet } from './encoderSet.ts';
 import { EncoderSession } from './encoderSession.ts';
 import { DEFAULT_THREADS } from './executionProvider.ts';
-import { parseEncoderManifest, type EncoderEntry, type Modality } from './manifest.ts';
+import { parseEncoderManifest, type EncoderEntry } from './manifest.ts';
 import { rangesInputSize } from './preprocess.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'reins-encoder-session-'));

@@ -7,8 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { createSession, type ProviderPreference, type ThreadSettings } from './executionProvider.ts';
-import type { EncoderEntry, Modality } from './manifest.ts';
-import type { ExecutionProvider } from './perception.ts';
+import type { EncoderEntry } from './manifest.ts';
+import type { ExecutionProvider, Modality } from '../core/perception.ts';
 import { elementCount, rangesInputSize } from './preprocess.ts';
 
 /** A path as the operator reads it: relative to the working folder when it lies inside it. */

@@ -1,11 +1,12 @@
 // Writes a set of sequential encoders as ONNX files with a manifest beside them (sha256 computed):
 // how a randomly initialised set of the default shapes is made for tests and as the probes' floor,
 // and what a build script can call after training.
+import { MODALITIES, type Modality } from '../core/perception.ts';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CAMERA_INPUT_PX, DEFAULT_ENCODER_SHAPES, DEFAULT_SLOTS, LIDAR_BINS, randomlyInitialised } from './defaultEncoders.ts';
-import { MODALITIES, PROPRIO_FIELDS, type EncoderManifest, type ImagePreprocessing, type Modality, type ProprioPreprocessing, type RangesPreprocessing } from './manifest.ts';
+import { PROPRIO_FIELDS, type EncoderManifest, type ImagePreprocessing, type ProprioPreprocessing, type RangesPreprocessing } from './manifest.ts';
 import { outputShapes, sequentialToOnnx, type SequentialNet } from './sequentialOnnx.ts';
 
 interface PreprocessingByModality {

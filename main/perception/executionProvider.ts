@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import type { ExecutionProvider } from './perception.ts';
+import type { ExecutionProvider } from '../core/perception.ts';
 
 export interface ThreadSettings {
   /** Threads one encoder run may use. 1 runs it on the calling thread, with no pool at all. */

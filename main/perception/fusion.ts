@@ -2,8 +2,9 @@
 // An encoder whose output size differs from its slot (a user's 384-float DINOv2 in the 160-float
 // camera slot, say) goes through a fixed, seeded random projection, so the same manifest always
 // gives the same embedding space. A missing modality is zeros and a 0 flag, never old data.
+import { MODALITIES, type Modality } from '../core/perception.ts';
 import { seededNormals } from './defaultEncoders.ts';
-import { fusionLayout, MODALITIES, type EncoderManifest, type Modality } from './manifest.ts';
+import { fusionLayout, type EncoderManifest } from './manifest.ts';
 
 /**
  * A [slotSize × outputSize] row-major matrix with entries drawn from N(0, 1/outputSize): a projected

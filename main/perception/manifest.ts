@@ -3,8 +3,7 @@
 // manifest's version is part of every memory row, so embeddings of different versions never mix.
 import { z } from 'zod';
 
-export const MODALITIES = ['camera', 'lidar', 'proprio'] as const;
-export type Modality = (typeof MODALITIES)[number];
+import { MODALITIES, type Modality } from '../core/perception.ts';
 
 /** The proprioceptive signals an encoder may ask for: what the robot feels, never where it is. */
 export const PROPRIO_FIELDS = [

@@ -1,8 +1,8 @@
 // What each modality reads from the tick's frame, written into its encoder's input buffer. A stream
 // the synchroniser marked missing (never arrived, or stale) means no input this tick: the caller puts
 // zeros and a 0 flag in the embedding, never the previous tick's features.
-import type { DriveCommand, Imu, JointState } from '../links/messages.ts';
-import type { ObservationFrame } from '../loop/synchroniser.ts';
+import type { ObservationFrame } from '../core/frame.ts';
+import type { DriveCommand, Imu, JointState } from '../core/messages.ts';
 import type { EncoderEntry, ProprioField } from './manifest.ts';
 import { prepareImage, prepareProprio, prepareRanges } from './preprocess.ts';
 

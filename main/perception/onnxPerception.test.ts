@@ -1,12 +1,12 @@
 // The perception the core runs, on real ONNX files written to a temporary folder: frames in, one
 // fused embedding out; a missing stream or a bad encoder costs only its own modality, and says so.
+import type { ObservationFrame, StreamRole } from '../core/frame.ts';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Image, Imu, JointState, LaserScan } from '../links/messages.ts';
-import type { ObservationFrame, StreamRole } from '../loop/synchroniser.ts';
+import type { Image, Imu, JointState, LaserScan } from '../core/messages.ts';
 import { DEFAULT_ENCODER_SHAPES, randomlyInitialised } from './defaultEncoders.ts';
 import { writeEncoderSet, writeRandomEncoderSet } from './encoderSet.ts';
 import { loadPerception, type OnnxPerception } from './onnxPerception.ts';

@@ -1,18 +1,18 @@
 // The Perception the core runs: the manifest's ONNX encoders, one per modality, fused into one
 // embedding. An encoder that is refused at load or fails later turns its modality off (zeros and a 0
 // flag), raises a keyed alert that says which file and why, and the rest runs on.
+import type { ObservationFrame } from '../core/frame.ts';
+import type { CoreAlert } from '../core/alert.ts';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LinkAlert } from '../links/link.ts';
-import type { DriveCommand } from '../links/messages.ts';
-import type { ObservationFrame } from '../loop/synchroniser.ts';
+import type { DriveCommand } from '../core/messages.ts';
 import { displayPath, EncoderSession } from './encoderSession.ts';
 import { DEFAULT_THREADS, type ProviderPreference, type ThreadSettings } from './executionProvider.ts';
 import { Fusion } from './fusion.ts';
-import { fusionLayout, MODALITIES, parseEncoderManifest, type EncoderEntry, type EncoderManifest, type Modality } from './manifest.ts';
+import { fusionLayout, parseEncoderManifest, type EncoderEntry, type EncoderManifest } from './manifest.ts';
 import { prepareModalityInput } from './modalityInput.ts';
-import type { Embedding, EmbeddingSlot, ModalityMask, ModalityStatus, Perception, PerceptionStatus } from './perception.ts';
+import { type Embedding, type EmbeddingSlot, type ModalityMask, type ModalityStatus, type Perception, type PerceptionStatus, MODALITIES, type Modality } from '../core/perception.ts';
 
 /** `models/manifest.json` at the repository root: the default encoders. */
 export const DEFAULT_MANIFEST_PATH = fileURLToPath(new URL('../../models/manifest.json', import.meta.url));
@@ -82,7 +82,7 @@ export class OnnxPerception implements Perception {
   readonly embeddingSize: number;
   readonly slots: readonly EmbeddingSlot[];
   private readonly fusion: Fusion;
-  private readonly alertsByKey = new Map<string, LinkAlert>();
+  private readonly alertsByKey = new Map<string, CoreAlert>();
   private closed = false;
 
   constructor(
@@ -122,7 +122,7 @@ export class OnnxPerception implements Perception {
     };
   }
 
-  alerts(): LinkAlert[] {
+  alerts(): CoreAlert[] {
     return [...this.alertsByKey.values()];
   }
 

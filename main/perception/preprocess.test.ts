@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Image, Imu, JointState, LaserScan } from '../links/messages.ts';
+import type { Image, Imu, JointState, LaserScan } from '../core/messages.ts';
 import type { ImagePreprocessing, ProprioPreprocessing, RangesPreprocessing } from './manifest.ts';
 import { elementCount, prepareImage, prepareProprio, prepareRanges } from './preprocess.ts';
 

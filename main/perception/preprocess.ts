@@ -1,6 +1,6 @@
 // Turns sensor messages into encoder inputs, into buffers the caller owns and reuses every tick.
 // The models' build script uses these same functions, so training and runtime prepare data alike.
-import type { Image, Imu, JointState, LaserScan } from '../links/messages.ts';
+import type { Image, Imu, JointState, LaserScan } from '../core/messages.ts';
 import type { ImagePreprocessing, ProprioField, ProprioPreprocessing, RangesPreprocessing } from './manifest.ts';
 
 /** The number of floats an encoder input of this shape holds. */

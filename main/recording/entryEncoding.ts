@@ -2,7 +2,7 @@
 // the robot's streams, JSON for Reins' events. Runs in the recorder's background drain, never in
 // `record()`.
 import { MessageWriter } from '@foxglove/rosmsg-serialization';
-import type { Received, RobotMessage } from '../links/messages.ts';
+import type { Received, RobotMessage } from '../core/messages.ts';
 import type { ChannelSpec } from './mcapFile.ts';
 import { jsonChannelFor, type EventChannel } from './reinsEvents.ts';
 import { rosMessageFor } from './rosMessages.ts';

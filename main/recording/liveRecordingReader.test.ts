@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { Received, RobotMessage } from '../links/messages.ts';
+import type { Received, RobotMessage } from '../core/messages.ts';
 import { LiveRecordingReader } from './liveRecordingReader.ts';
 import { Recorder } from './recorder.ts';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MessageWriter } from '@foxglove/rosmsg-serialization';
-import type { Received, RobotMessage } from '../links/messages.ts';
+import type { Received, RobotMessage } from '../core/messages.ts';
 import { EntryEncoder } from './entryEncoding.ts';
 import { Recorder } from './recorder.ts';
 import { RecordingReader } from './recordingReader.ts';

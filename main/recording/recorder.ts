@@ -3,10 +3,10 @@
 // fit, files rotate at a size limit, and a quota deletes the oldest logs with a visible warning.
 // A chunk is written when it is full or when it has held messages for `maxChunkAgeMs` of wall time,
 // whichever comes first, so a crash loses at most about that much of even a slow stream.
+import type { CoreAlert } from '../core/alert.ts';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { LinkAlert } from '../links/link.ts';
-import type { Received, RobotMessage } from '../links/messages.ts';
+import type { Received, RobotMessage } from '../core/messages.ts';
 import { zstdReady } from './chunkCompression.ts';
 import { EntryEncoder, entryBytes, type RecordEntry } from './entryEncoding.ts';
 import { DEFAULT_CHUNK_BYTES, McapFile } from './mcapFile.ts';
@@ -48,8 +48,8 @@ export class Recorder {
   private readonly queue: Array<{ entry: RecordEntry; bytes: number }> = [];
   private readonly encoder = new EntryEncoder();
   private readonly files: string[] = [];
-  private readonly alertsByKey = new Map<string, LinkAlert>();
-  private readonly alertListeners = new Set<(alerts: readonly LinkAlert[]) => void>();
+  private readonly alertsByKey = new Map<string, CoreAlert>();
+  private readonly alertListeners = new Set<(alerts: readonly CoreAlert[]) => void>();
   private readonly options: Required<Omit<RecorderOptions, 'quotaBytes' | 'onChunkWritten'>> & Pick<RecorderOptions, 'quotaBytes' | 'onChunkWritten'>;
   private queuedBytes = 0;
   private dropped = 0;
@@ -98,11 +98,11 @@ export class Recorder {
     };
   }
 
-  alerts(): LinkAlert[] {
+  alerts(): CoreAlert[] {
     return [...this.alertsByKey.values()];
   }
 
-  onAlerts(listener: (alerts: readonly LinkAlert[]) => void): () => void {
+  onAlerts(listener: (alerts: readonly CoreAlert[]) => void): () => void {
     this.alertListeners.add(listener);
     return () => this.alertListeners.delete(listener);
   }
@@ -235,7 +235,7 @@ export class Recorder {
     });
   }
 
-  private raise(alert: LinkAlert): void {
+  private raise(alert: CoreAlert): void {
     const previous = this.alertsByKey.get(alert.key);
     if (previous?.message === alert.message) return;
     this.alertsByKey.set(alert.key, alert);

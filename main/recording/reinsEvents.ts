@@ -1,7 +1,7 @@
 // Reins' own events in the log: `json` messages with a `jsonschema` schema, so Foxglove shows them as
 // structured fields. One topic per kind of event.
-import type { LinkAlert } from '../links/link.ts';
-import type { DriveCommand } from '../links/messages.ts';
+import type { CoreAlert } from '../core/alert.ts';
+import type { DriveCommand } from '../core/messages.ts';
 import type { CorrectionRow } from '../memory/corrections.ts';
 
 export interface CommandSentEvent {
@@ -15,7 +15,7 @@ export interface CommandSentEvent {
 }
 
 export interface AlertsEvent {
-  alerts: LinkAlert[];
+  alerts: CoreAlert[];
 }
 
 /** What the operator did: a key, a button, a takeover, a rating; `detail` is free-form. */
@@ -27,12 +27,25 @@ export interface OperatorInputEvent {
 /** The world model's view of one tick, so a review can find the moments that surprised it. */
 export interface SurpriseEvent {
   /** What the cockpit showed: the most surprised modality's error over its usual error, held 1 s. */
-  score: number;
-  /** The modality behind this tick's score. */
+  surpriseRatio: number;
+  /** The modality behind this tick's ratio. */
   modality: string;
+  /** The tick's KL(posterior ‖ prior). */
   surpriseNats: number;
   predictionError: number;
   worldModelVersion: string;
+}
+
+/**
+ * A recorded `/reins/surprise` value, in either shape: logs written before the rename carry the
+ * ratio as `score`. Undefined when it holds no finite ratio (a damaged or foreign message).
+ */
+export function readSurpriseEvent(value: unknown): SurpriseEvent | undefined {
+  const event = value as (Partial<SurpriseEvent> & { score?: unknown }) | undefined;
+  const surpriseRatio = event?.surpriseRatio ?? event?.score;
+  if (typeof surpriseRatio !== 'number' || !Number.isFinite(surpriseRatio)) return undefined;
+  const { score: _legacyRatio, ...fields } = event!;
+  return { ...fields, surpriseRatio } as SurpriseEvent;
 }
 
 /** Something the operator taught (memory's corrections row, as written): an intervention, an answer, a rating, an undo. */
@@ -102,19 +115,21 @@ export const OPERATOR_INPUT_CHANNEL: EventChannel = {
   jsonSchema: { type: 'object', properties: { action: { type: 'string' }, detail: { type: 'object' } }, required: ['action'] },
 };
 
+// Logs written before the rename hold this schema with `score` for `surpriseRatio` (each log keeps its
+// own copy of the schema); readSurpriseEvent reads both.
 export const SURPRISE_CHANNEL: EventChannel = {
   topic: '/reins/surprise',
   schemaName: 'reins.Surprise',
   jsonSchema: {
     type: 'object',
     properties: {
-      score: { type: 'number' },
+      surpriseRatio: { type: 'number' },
       modality: { type: 'string' },
       surpriseNats: { type: 'number' },
       predictionError: { type: 'number' },
       worldModelVersion: { type: 'string' },
     },
-    required: ['score', 'modality', 'surpriseNats', 'predictionError', 'worldModelVersion'],
+    required: ['surpriseRatio', 'modality', 'surpriseNats', 'predictionError', 'worldModelVersion'],
   },
 };
 

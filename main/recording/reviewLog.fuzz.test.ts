@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fuzzAsync } from '../../test/support/fuzz.ts';
-import type { Received, RobotMessage } from '../links/messages.ts';
+import type { Received, RobotMessage } from '../core/messages.ts';
 import { Recorder } from './recorder.ts';
 import { RecordingReader } from './recordingReader.ts';
 import { COMMAND_SENT_CHANNEL } from './reinsEvents.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McapWriter, type IWritable } from '@mcap/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Received, RobotMessage } from '../links/messages.ts';
+import type { Received, RobotMessage } from '../core/messages.ts';
 import { Recorder } from './recorder.ts';
 import { RecordingReader, type RecordedMessage } from './recordingReader.ts';
 import { COMMAND_SENT_CHANNEL } from './reinsEvents.ts';

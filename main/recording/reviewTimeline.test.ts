@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CorrectionRow } from '../memory/corrections.ts';
 import { Recorder } from './recorder.ts';
 import { RecordingReader } from './recordingReader.ts';
-import { ALERTS_CHANNEL, COMMAND_SENT_CHANNEL, FEEDBACK_CHANNEL, OPERATOR_INPUT_CHANNEL, SURPRISE_CHANNEL, TICK_CHANNEL } from './reinsEvents.ts';
+import { ALERTS_CHANNEL, COMMAND_SENT_CHANNEL, FEEDBACK_CHANNEL, OPERATOR_INPUT_CHANNEL, SURPRISE_CHANNEL, TICK_CHANNEL, type EventChannel } from './reinsEvents.ts';
 import { buildTimeline, type TimelineSource } from './reviewTimeline.ts';
 
 const T0_MS = 1_700_000_000_000;
@@ -42,9 +42,20 @@ function feedback(row: Partial<CorrectionRow> & Pick<CorrectionRow, 'correctionI
   return { episodeId: 'ep', spanStartStep: 0, spanEndStep: 0, answeredBy: 'operator', ...row };
 }
 
-function surprise(score: number) {
-  return { score, modality: 'camera', surpriseNats: 1, predictionError: 0.1, worldModelVersion: 'v1' };
+function surprise(surpriseRatio: number) {
+  return { surpriseRatio, modality: 'camera', surpriseNats: 1, predictionError: 0.1, worldModelVersion: 'v1' };
 }
+
+/** `/reins/surprise` as logs written before the rename hold it: the ratio was `score`. */
+const SURPRISE_CHANNEL_WITH_SCORE: EventChannel = {
+  topic: '/reins/surprise',
+  schemaName: 'reins.Surprise',
+  jsonSchema: {
+    type: 'object',
+    properties: { score: { type: 'number' }, modality: { type: 'string' }, surpriseNats: { type: 'number' }, predictionError: { type: 'number' }, worldModelVersion: { type: 'string' } },
+    required: ['score', 'modality', 'surpriseNats', 'predictionError', 'worldModelVersion'],
+  },
+};
 
 describe('buildTimeline', () => {
   it('marks interventions at their first tick, answers, ratings, surprises and new alerts, and leaves out what was undone', async () => {
@@ -84,11 +95,28 @@ describe('buildTimeline', () => {
     expect(timeline.markers[0]!.label).toMatch(/^Surprise 6\.0×/);
     expect(timeline.series.map((series) => [series.name, series.values.length])).toEqual([
       ['Speed', 100],
-      ['Surprise', 100],
+      ['Surprise ratio', 100],
       ['Reward estimate', 100],
     ]);
     expect(timeline.series[0]!.values[50]).toBeCloseTo(-0.4);
     expect(timeline.startMs).toBe(T0_MS);
+  });
+
+  it('still marks and plots the surprises of a log written when the ratio was called score', async () => {
+    const source = await opened((recorder) => {
+      for (let step = 0; step < 50; step++) {
+        const score = step === 10 ? 5 : step === 40 ? 3.2 : 1;
+        recorder.recordEvent(SURPRISE_CHANNEL_WITH_SCORE, T0_MS + step * 100, { score, modality: 'proprio', surpriseNats: 0.5, predictionError: 0.1, worldModelVersion: 'v0' });
+      }
+    });
+    const timeline = await buildTimeline(source);
+    expect(timeline.markers).toEqual([
+      { kind: 'surprise', atMs: T0_MS + 1000, label: 'Surprise 5.0× (proprio)' },
+      { kind: 'surprise', atMs: T0_MS + 4000, label: 'Surprise 3.2× (proprio)' },
+    ]);
+    const ratio = timeline.series.find((series) => series.name === 'Surprise ratio')!;
+    expect(ratio.values).toHaveLength(50);
+    expect(ratio.values[10]).toBe(5);
   });
 
   it('thins long series to the point budget and keeps their peaks', async () => {

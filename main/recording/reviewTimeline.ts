@@ -1,10 +1,10 @@
 // What a review's timeline shows of a log: markers at the moments that matter (interventions,
-// surprises above a threshold, answers, ratings, alerts) and numeric series to plot (speed, surprise,
-// reward estimate). Read once per log from Reins' own event topics and the odometry; the series are
+// surprises above a threshold, answers, ratings, alerts) and numeric series to plot (speed, surprise
+// ratio, reward estimate). Read once per log from Reins' own event topics and the odometry; the series are
 // thinned to a bounded number of points so a long log plots as fast as a short one.
-import type { ReviewMarker, ReviewSeries, ReviewTimelineResponse } from '../api/contract.ts';
-import type { FeedbackEvent, SurpriseEvent, TickEvent } from './reinsEvents.ts';
-import { ALERTS_CHANNEL, COMMAND_SENT_CHANNEL, FEEDBACK_CHANNEL, OPERATOR_INPUT_CHANNEL, SURPRISE_CHANNEL, TICK_CHANNEL, type AlertsEvent, type CommandSentEvent, type OperatorInputEvent } from './reinsEvents.ts';
+import type { ReviewMarker, ReviewSeries, ReviewTimelineResponse } from '../core/contract.ts';
+import type { FeedbackEvent, TickEvent } from './reinsEvents.ts';
+import { ALERTS_CHANNEL, COMMAND_SENT_CHANNEL, FEEDBACK_CHANNEL, OPERATOR_INPUT_CHANNEL, readSurpriseEvent, SURPRISE_CHANNEL, TICK_CHANNEL, type AlertsEvent, type CommandSentEvent, type OperatorInputEvent } from './reinsEvents.ts';
 
 export interface TimelineSource {
   readonly path: string;
@@ -15,15 +15,15 @@ export interface TimelineSource {
 }
 
 export interface TimelineOptions {
-  /** A surprise score (error over usual error) at or above this is marked. */
-  surpriseThreshold: number;
+  /** A surprise ratio (error over usual error) at or above this is marked. */
+  surpriseRatioThreshold: number;
   /** Surprises closer together than this make one marker, at the highest. */
   surpriseMergeMs: number;
   /** Each series is thinned to at most this many points. */
   maxSeriesPoints: number;
 }
 
-export const DEFAULT_TIMELINE_OPTIONS: Readonly<TimelineOptions> = Object.freeze({ surpriseThreshold: 3, surpriseMergeMs: 2000, maxSeriesPoints: 2000 });
+export const DEFAULT_TIMELINE_OPTIONS: Readonly<TimelineOptions> = Object.freeze({ surpriseRatioThreshold: 3, surpriseMergeMs: 2000, maxSeriesPoints: 2000 });
 
 const ODOMETRY_SCHEMAS = new Set(['nav_msgs/Odometry', 'nav_msgs/msg/Odometry']);
 
@@ -43,13 +43,13 @@ export async function buildTimeline(source: TimelineSource, options: Partial<Tim
   const stepTimes = new Map<string, number>();
   const speed: Point[] = [];
   const commanded: Point[] = [];
-  const surprise: Point[] = [];
+  const surpriseRatio: Point[] = [];
   const reward: Point[] = [];
-  let surpriseRun: { t: number; score: number; modality: string } | undefined;
+  let surpriseRun: { t: number; surpriseRatio: number; modality: string } | undefined;
   let lastSurpriseMs = -Infinity;
   const alertKeys = new Set<string>();
   const closeSurpriseRun = () => {
-    if (surpriseRun) markers.push({ kind: 'surprise', atMs: surpriseRun.t, label: `Surprise ${surpriseRun.score.toFixed(1)}× (${surpriseRun.modality})` });
+    if (surpriseRun) markers.push({ kind: 'surprise', atMs: surpriseRun.t, label: `Surprise ${surpriseRun.surpriseRatio.toFixed(1)}× (${surpriseRun.modality})` });
     surpriseRun = undefined;
   };
 
@@ -68,13 +68,13 @@ export async function buildTimeline(source: TimelineSource, options: Partial<Tim
           break;
         }
         case SURPRISE_CHANNEL.topic: {
-          const event = value as unknown as SurpriseEvent;
-          if (typeof event.score !== 'number' || !Number.isFinite(event.score)) break;
-          surprise.push({ t, v: event.score });
-          if (event.score < settings.surpriseThreshold) break;
+          const event = readSurpriseEvent(value);
+          if (event === undefined) break;
+          surpriseRatio.push({ t, v: event.surpriseRatio });
+          if (event.surpriseRatio < settings.surpriseRatioThreshold) break;
           if (t - lastSurpriseMs > settings.surpriseMergeMs) closeSurpriseRun();
           lastSurpriseMs = t;
-          if (!surpriseRun || event.score > surpriseRun.score) surpriseRun = { t, score: event.score, modality: event.modality };
+          if (!surpriseRun || event.surpriseRatio > surpriseRun.surpriseRatio) surpriseRun = { t, surpriseRatio: event.surpriseRatio, modality: event.modality };
           break;
         }
         case ALERTS_CHANNEL.topic: {
@@ -111,7 +111,7 @@ export async function buildTimeline(source: TimelineSource, options: Partial<Tim
   const series: ReviewSeries[] = [];
   if (speed.length > 0) series.push(thinned('Speed', 'm/s', speed, settings.maxSeriesPoints));
   if (commanded.length > 0) series.push(thinned('Commanded speed', 'm/s', commanded, settings.maxSeriesPoints));
-  if (surprise.length > 0) series.push(thinned('Surprise', '× usual error', surprise, settings.maxSeriesPoints));
+  if (surpriseRatio.length > 0) series.push(thinned('Surprise ratio', '× usual error', surpriseRatio, settings.maxSeriesPoints));
   if (reward.length > 0) series.push(thinned('Reward estimate', '', reward, settings.maxSeriesPoints));
   return { file: source.path, startMs: source.startMs, endMs: source.endMs, markers, series };
 }

@@ -1,6 +1,6 @@
 // Normalised robot messages in their ROS 1 shapes (snake_case fields, stamps as sec/nsec), ready
 // for rosmsg-serialization's writer. The inverse of what the rosbridge link normalises.
-import type { PointFieldDatatype, Received, RobotMessage, Twist } from '../links/messages.ts';
+import type { PointFieldDatatype, Received, RobotMessage, Twist } from '../core/messages.ts';
 import type { RosSchemaName } from './rosSchemas.ts';
 
 export interface RosMessage {

@@ -2,7 +2,7 @@
 // sim's rosbridge server: links/rosMessageDefinitions.ts), so Foxglove and Lichtblick open the streams
 // as the standard types.
 import { parse } from '@foxglove/rosmsg';
-import { fullMessageDefinition } from '../links/rosMessageDefinitions.ts';
+import { fullMessageDefinition } from '../core/rosMessageDefinitions.ts';
 
 type MessageDefinition = ReturnType<typeof parse>[number];
 

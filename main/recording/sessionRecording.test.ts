@@ -31,7 +31,7 @@ it('records the link’s sensor topics, every command sent with who drove, alert
     listener({ driver: 'estopped', command: { linearMps: 0, angularRadps: 0 }, requested: { linearMps: 0, angularRadps: 0 }, clipped: false, delivered: true, atMs: 1_000_200 });
   }
   session.recordOperatorInput({ action: 'estop' }, 1_000_150);
-  session.recordSurprise({ score: 12.5, modality: 'proprio', surpriseNats: 3.1, predictionError: 0.4, worldModelVersion: 'wm-1' }, 1_000_160);
+  session.recordSurprise({ surpriseRatio: 12.5, modality: 'proprio', surpriseNats: 3.1, predictionError: 0.4, worldModelVersion: 'wm-1' }, 1_000_160);
   session.recordTick({ episodeId: 'ep', step: 7, driver: 'policy', policyVersion: 'v3', rewardEstimate: 0.25 }, 1_000_170);
   session.recordFeedback({ correctionId: 'rating-1', kind: 'rating', atMs: 1_000_180, episodeId: 'ep', spanStartStep: 7, spanEndStep: 7, rating: -1, answeredBy: 'operator' });
   expect(session.currentPath()).toBe(session.path);

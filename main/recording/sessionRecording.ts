@@ -3,9 +3,10 @@
 // inputs, the operator's feedback, each tick's step and reward estimate, and the world model's
 // surprise as the caller reports them. One file per session under `folder`, rotated at a size limit, within
 // a quota.
+import type { CoreAlert } from '../core/alert.ts';
 import { join } from 'node:path';
-import type { Link, LinkAlert } from '../links/link.ts';
-import { twistFromDrive, type RobotMessage } from '../links/messages.ts';
+import type { Link } from '../links/link.ts';
+import { twistFromDrive, type RobotMessage } from '../core/messages.ts';
 import { Recorder, type RecorderStats } from './recorder.ts';
 import { ALERTS_CHANNEL, COMMAND_SENT_CHANNEL, FEEDBACK_CHANNEL, OPERATOR_INPUT_CHANNEL, SURPRISE_CHANNEL, TICK_CHANNEL, type CommandSentEvent, type FeedbackEvent, type OperatorInputEvent, type SurpriseEvent, type TickEvent } from './reinsEvents.ts';
 
@@ -41,8 +42,8 @@ export interface SessionRecording {
   /** The file being written now (a new one after each size limit). */
   currentPath(): string;
   /** Recording's own warnings (quota, drops, a failed disk), as keyed alerts with a hint. */
-  alerts(): LinkAlert[];
-  onAlerts(listener: (alerts: readonly LinkAlert[]) => void): () => void;
+  alerts(): CoreAlert[];
+  onAlerts(listener: (alerts: readonly CoreAlert[]) => void): () => void;
   stats(): RecorderStats;
   close(): Promise<void>;
 }

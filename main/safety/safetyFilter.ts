@@ -1,6 +1,6 @@
 // The last word on every command before it reaches the robot: speed limits and acceleration limits.
 // It lives outside every learned component; nothing the policy does can turn it off.
-import type { DriveCommand } from '../links/messages.ts';
+import type { DriveCommand } from '../core/messages.ts';
 
 export interface SafetyLimits {
   maxLinearMps: number;

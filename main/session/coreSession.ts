@@ -2,27 +2,29 @@
 // session's SwitchableLink, the world model and its learner, the control loop, the recording and the
 // memory, learning from the operator, and the CockpitService that carries out the operator's requests.
 // `reins start` serves it to the UI; `reins soak` drives it with a scripted operator.
+import { reinsDataFolder } from '../memory/memoryLocation.ts';
 import type { Logger } from 'pino';
 import { CockpitService } from '../api/cockpitService.ts';
 import { RobotConnections } from '../api/robotConnections.ts';
 import { OnlineImprover } from '../learning/onlineImprover.ts';
 import { policyCheckpointFolder } from '../learning/policyCheckpoints.ts';
-import { ReactiveBaselinePolicy } from '../learning/policy.ts';
+import { ReactiveBaselinePolicy } from '../learning/reactiveBaselinePolicy.ts';
 import { SwitchableLink } from '../links/switchableLink.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
-import { trimHeapBetweenTicks, tuneAllocator } from '../loop/allocatorTuning.ts';
-import { keepHelperThreadsBehindTheLoop } from '../loop/helperThreads.ts';
-import type { Perception } from '../perception/perception.ts';
+import { trimHeapBetweenTicks, tuneAllocator } from '../core/runtime/allocatorTuning.ts';
+import { keepHelperThreadsBehindTheLoop } from '../core/runtime/helperThreads.ts';
+import type { Perception } from '../core/perception.ts';
 import { DEFAULT_SAFETY_LIMITS } from '../safety/safetyFilter.ts';
 import { selectWorldModelBackend } from '../worldmodel/backend/selectBackend.ts';
 import { startLearning, type LiveLearning } from './learningWiring.ts';
-import type { StartArgs } from './main.ts';
+import type { StartArgs } from './startArgs.ts';
 import { openRobot, type OpenedRobot } from './openRobot.ts';
-import type { RobotSpec } from './robotSpec.ts';
-import { openSessionStores, reinsDataFolder, type SessionStores } from './sessionStores.ts';
-import { closeInOrder, loadEncoders } from './start.ts';
+import type { RobotSpec } from '../links/robotAddress.ts';
+import { openSessionStores, type SessionStores } from './sessionStores.ts';
+import { closeInOrder } from './closeInOrder.ts';
+import { loadEncoders } from './encoders.ts';
 import { defaultCheckpointFolder, loadWorldModel, startWorldModelLearning, type WorldModelLearning } from './worldModelSession.ts';
-import { createControlLoop } from './wiring.ts';
+import { createControlLoop } from './loopWiring.ts';
 
 export interface CoreSessionOptions {
   /** Where saved world-model and policy versions are read and written; default $XDG_DATA_HOME/reins. */

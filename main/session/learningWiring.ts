@@ -1,11 +1,11 @@
 // Learning from the operator in `reins start`: the session beside the control loop, its feedback
 // written to the memory's corrections table, its questions' clips read back from the live recording.
 // The learner (a PolicyImprover) is optional: without one, feedback is recorded and learning is off.
+import type { Policy } from '../core/policy.ts';
 import type { Logger } from 'pino';
 import type { Link } from '../links/link.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import { LearningSession, type LearningSessionOptions } from '../learning/learningSession.ts';
-import type { Policy } from '../learning/policy.ts';
 import type { PolicyImprover, RetrainOutcome } from '../learning/policyImprover.ts';
 import { readMemoryTeaching } from '../learning/memoryTeaching.ts';
 import type { ClipTopics } from '../learning/questionClips.ts';

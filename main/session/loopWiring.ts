@@ -1,11 +1,12 @@
 // Puts a control loop together from its default parts, for `reins start` and the benches.
-import { ReactiveBaselinePolicy, type Policy } from '../learning/policy.ts';
+import type { Policy } from '../core/policy.ts';
+import { ReactiveBaselinePolicy } from '../learning/reactiveBaselinePolicy.ts';
 import { DEFAULT_TOPIC_MAP, type Link } from '../links/link.ts';
 import { ControlLoop, type ControlLoopOptions } from '../loop/controlLoop.ts';
 import { loadPerception } from '../perception/onnxPerception.ts';
-import type { Perception } from '../perception/perception.ts';
+import type { Perception } from '../core/perception.ts';
 import { SafetyFilter } from '../safety/safetyFilter.ts';
-import type { BeliefFilter } from '../worldmodel/belief.ts';
+import type { BeliefFilter } from '../core/belief.ts';
 
 export interface LoopWiring extends Partial<ControlLoopOptions> {
   /** The encoders; by default those of models/manifest.json, loaded here. */

@@ -1,29 +1,41 @@
-// `reins review FILE.mcap`: a recorded session played through the same synchroniser, perception and
+// The core `reins review FILE.mcap` runs: a recorded session played through the same synchroniser, perception and
 // world model as a live robot, with the review API (timeline, markers, plots, find similar moments)
 // for the UI. By default it writes no memory, trains nothing and sends no command: the replay link
 // cannot send, the cockpit refuses driving, and no learner or recorder is started. `--rescore` is
 // the one explicit exception: memory rows for the replayed ticks, scored by the current models.
-import { basename } from 'node:path';
+import { defaultRecordingFolder } from '../recording/recordingLocation.ts';
 import type { Logger } from 'pino';
 import { CockpitService } from '../api/cockpitService.ts';
-import { ReactiveBaselinePolicy } from '../learning/policy.ts';
+import { ReactiveBaselinePolicy } from '../learning/reactiveBaselinePolicy.ts';
 import { SwitchableLink } from '../links/switchableLink.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import { defaultMemoryUri } from '../memory/memoryLocation.ts';
 import { Memory } from '../memory/memory.ts';
 import { MemoryWriter } from '../memory/memoryWriter.ts';
 import { tickRowFromReport } from '../memory/tickFromReport.ts';
-import type { Perception } from '../perception/perception.ts';
+import type { Perception } from '../core/perception.ts';
 import { openReviewLog } from '../recording/reviewLog.ts';
-import type { StartArgs } from './main.ts';
-import { StartupError } from './robotSpec.ts';
+import type { StartArgs } from './startArgs.ts';
+import { StartupError } from './startupError.ts';
 import { ReviewSession, type ReviewLog } from './reviewSession.ts';
-import { defaultRecordingFolder } from './sessionStores.ts';
-import { closeInOrder, loadEncoders, serveCockpit, untilStopSignal } from './start.ts';
-import { createControlLoop } from './wiring.ts';
-import { loadReviewWorldModel } from './worldModelSession.ts';
+import { closeInOrder } from './closeInOrder.ts';
+import { loadEncoders } from './encoders.ts';
+import { createControlLoop } from '../session/loopWiring.ts';
+import { loadReviewWorldModel } from '../session/worldModelSession.ts';
 
-export async function runReview(args: StartArgs, file: string, log: Logger): Promise<number> {
+export interface ReviewCore {
+  link: SwitchableLink;
+  loop: ControlLoop;
+  review: ReviewSession;
+  /** What the UI's requests go through (driving refused: the log is the robot). */
+  cockpit: CockpitService;
+  rescoring: { episodeId: string } | undefined;
+  /** Closes the loop first, then the rest in order; `beforeLog` parts (the API server) close before the log. */
+  shutdown(beforeLog?: ReadonlyArray<readonly [string, () => Promise<unknown>]>): Promise<number>;
+}
+
+/** The review core: the log on a ReplayLink behind the loop's SwitchableLink, the same loop as a live robot's. */
+export async function openReviewCore(args: StartArgs, file: string, log: Logger): Promise<ReviewCore> {
   const perception = await loadEncoders(args, log);
   const openLog = (path: string): Promise<ReviewLog> => openReviewLog(path);
   let first: ReviewLog;
@@ -47,23 +59,26 @@ export async function runReview(args: StartArgs, file: string, log: Logger): Pro
     onProblem: (message) => log.warn(message),
   });
   const rescoring = args.rescore && memory ? rescore(loop, review, memory, perception, log) : undefined;
-  loop.start();
-  const server = await serveCockpit(new CockpitService(link, loop, Date.now, { review, ...(args.pointsTopic ? { pointCloudTopic: args.pointsTopic } : {}) }), args, log);
-  log.info({ file: basename(file), port: server.port, rescore: rescoring !== undefined }, 'reviewing a recorded session');
-
-  const signal = await untilStopSignal();
-  log.info({ signal }, 'closing the review');
-  return closeInOrder(
-    [
-      ['the loop', () => loop.close()],
-      ['the re-scored rows', async () => rescoring?.close()],
-      ['the memory', async () => memory?.close()],
-      ['the API server', () => server.close()],
-      ['the log', () => review.close()],
-      ['the replay', () => link.close()],
-    ],
-    log,
-  );
+  const cockpit = new CockpitService(link, loop, Date.now, { review, ...(args.pointsTopic ? { pointCloudTopic: args.pointsTopic } : {}) });
+  return {
+    link,
+    loop,
+    review,
+    cockpit,
+    rescoring,
+    shutdown: (beforeLog = []) =>
+      closeInOrder(
+        [
+          ['the loop', () => loop.close()],
+          ['the re-scored rows', async () => rescoring?.close()],
+          ['the memory', async () => memory?.close()],
+          ...beforeLog,
+          ['the log', () => review.close()],
+          ['the replay', () => link.close()],
+        ],
+        log,
+      ),
+  };
 }
 
 async function openMemory(uri: string, log: Logger): Promise<Memory | undefined> {
@@ -85,13 +100,12 @@ export function rescore(loop: ControlLoop, review: ReviewSession, memory: Memory
     const replay = review.currentReplay();
     if (!replay.position().playing) return;
     const logTimeMs = replay.logTimeAt(report.frame.timeMs);
-    const row = tickRowFromReport(report, {
+    // A log sends no commands: nothing is in effect whatever the loop holds.
+    const row = tickRowFromReport({ ...report, commandInEffect: undefined }, {
       episodeId,
       step: step++,
       robotId: replay.robotName,
       encoderVersion: perception.version,
-      policyVersion: loop.policyVersion,
-      commandInEffect: undefined,
       mcapFile: replay.source.path,
       mcapLogTimeNs: BigInt(Math.round(logTimeMs)) * 1_000_000n,
     });

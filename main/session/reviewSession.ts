@@ -2,18 +2,19 @@
 // ReplayLink behind the loop's switchable link; the log's timeline; "find similar moments", which
 // encodes the log's moment with the current encoders and searches the memory across sessions; and
 // opening a found moment, in its own log when it lives in another. Nothing here drives a robot.
+import { STREAM_ROLES, type ObservationFrame, type StreamRole } from '../core/frame.ts';
 import { existsSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import type { ReviewStatus, ReviewTimelineResponse, SimilarMoment, SimilarMomentsResponse } from '../api/contract.ts';
+import type { ReviewStatus, ReviewTimelineResponse, SimilarMoment, SimilarMomentsResponse } from '../core/contract.ts';
 import type { ReviewControl } from '../api/cockpitService.ts';
 import { DEFAULT_TOPIC_MAP, ROLE_KINDS, type TopicMap } from '../links/link.ts';
-import type { Image, Imu, JointState, LaserScan, Odometry, Received, RobotMessage } from '../links/messages.ts';
+import type { Image, Imu, JointState, LaserScan, Odometry, Received, RobotMessage } from '../core/messages.ts';
 import { ReplayLink, replayTopics, type ReplaySource } from '../links/replay/replayLink.ts';
 import type { SwitchableLink } from '../links/switchableLink.ts';
-import { DEFAULT_STALENESS_MS, STREAM_ROLES, type ObservationFrame, type StreamRole } from '../loop/synchroniser.ts';
+import { DEFAULT_STALENESS_MS } from '../loop/synchroniser.ts';
 import type { Memory } from '../memory/memory.ts';
 import { nearestMoments } from '../memory/tickSearch.ts';
-import type { Perception } from '../perception/perception.ts';
+import type { Perception } from '../core/perception.ts';
 import { buildTimeline, type TimelineSource } from '../recording/reviewTimeline.ts';
 
 /** An opened log, as review needs it. */

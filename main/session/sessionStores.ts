@@ -1,17 +1,17 @@
 // What a running core keeps of its session (DESIGN §2 step 9): every stream and command in an MCAP
 // recording, and every tick as a memory row pointing into that recording. Both sit beside the loop:
 // the tick only enqueues, and their troubles reach the operator as keyed alerts, never as a stop.
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import type { CoreAlert } from '../core/alert.ts';
 import type { Logger } from 'pino';
-import type { Link, LinkAlert } from '../links/link.ts';
+import type { Link } from '../links/link.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import { defaultMemoryUri } from '../memory/memoryLocation.ts';
 import { Memory } from '../memory/memory.ts';
 import { MemoryWriter, type WriterStatus } from '../memory/memoryWriter.ts';
 import { tickRowFromReport } from '../memory/tickFromReport.ts';
 import type { TickSpace } from '../memory/tickSchema.ts';
-import type { Perception } from '../perception/perception.ts';
+import type { Perception } from '../core/perception.ts';
+import { defaultRecordingFolder } from '../recording/recordingLocation.ts';
 import { startSessionRecording, type SessionRecording } from '../recording/sessionRecording.ts';
 
 export interface SessionStoreArgs {
@@ -40,16 +40,7 @@ export interface SessionStores {
 
 export const DEFAULT_RECORDING_QUOTA_BYTES = 20 * 1024 ** 3;
 
-/** Where Reins keeps what it learns and records: $XDG_DATA_HOME/reins (default ~/.local/share/reins). */
-export function reinsDataFolder(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
-  return join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'reins');
-}
-
-export function defaultRecordingFolder(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
-  return join(reinsDataFolder(env, home), 'recordings');
-}
-
-function writerAlerts(writer: MemoryWriter<unknown>): LinkAlert[] {
+function writerAlerts(writer: MemoryWriter<unknown>): CoreAlert[] {
   const status = writer.status();
   if (!status.degraded) return [];
   return [
@@ -109,15 +100,13 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
     const tickStep = step++;
     const rewardEstimate = estimateReward(report.embedding.values);
     const mcapFile = recording?.currentPath();
-    recording?.recordTick({ episodeId, step: tickStep, driver: report.driver, policyVersion: loop.policyVersion, ...(rewardEstimate === undefined ? {} : { rewardEstimate }) }, report.frame.timeMs);
+    recording?.recordTick({ episodeId, step: tickStep, driver: report.driver, policyVersion: report.policyVersion, ...(rewardEstimate === undefined ? {} : { rewardEstimate }) }, report.frame.timeMs);
     writer?.append(
       tickRowFromReport(report, {
         episodeId,
         step: tickStep,
         robotId: link.robotName,
         encoderVersion: perception.version,
-        policyVersion: loop.policyVersion,
-        commandInEffect: loop.lastSent(),
         rewardEstimate,
         mcapFile,
         mcapLogTimeNs: recording ? BigInt(Math.round(report.frame.timeMs)) * 1_000_000n : undefined,

@@ -9,7 +9,7 @@ import { newToken } from '../api/access.ts';
 import { RosbridgeLink } from '../links/rosbridge/rosbridgeLink.ts';
 import { waitUntilPresent } from '../links/waitUntilPresent.ts';
 
-const REINS = fileURLToPath(new URL('./reins.mjs', import.meta.url));
+const REINS = fileURLToPath(new URL('../cli/reins.mjs', import.meta.url));
 const START_TIMEOUT_MS = 30_000;
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 

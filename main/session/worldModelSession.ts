@@ -1,10 +1,12 @@
 // The world model in a running core: the filter the control loop steps each tick (here, in the
 // core's thread), and the learner that trains a copy from memory in a worker thread and hands its
 // newer weights over between ticks. Either failing leaves the robot driving; the operator is told.
+import { reinsDataFolder } from '../memory/memoryLocation.ts';
+import type { TickReport } from '../core/tickReport.ts';
+import type { CoreAlert } from '../core/alert.ts';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { WorldModelStatus } from '../api/contract.ts';
-import type { LinkAlert } from '../links/link.ts';
+import type { WorldModelStatus } from '../core/contract.ts';
 import type { TickSpace } from '../memory/tickSchema.ts';
 import type { SurpriseEvent } from '../recording/reinsEvents.ts';
 import { DEFAULT_SAFETY_LIMITS } from '../safety/safetyFilter.ts';
@@ -12,20 +14,19 @@ import { selectWorldModelBackend, type BackendSelection } from '../worldmodel/ba
 import { Learner } from '../worldmodel/learner/learner.ts';
 import { worldModelConfig, type WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
 import type { NamedArray } from '../worldmodel/checkpointFile.ts';
-import type { WorldModelArgs } from './worldModelArgs.ts';
-import { SurpriseScorer } from '../worldmodel/surpriseScorer.ts';
-import type { EmbeddingSlot, Perception } from '../perception/perception.ts';
+import type { WorldModelArgs } from './worldModelOptions.ts';
+import { SurpriseRatioScorer } from '../worldmodel/surpriseScorer.ts';
+import type { EmbeddingSlot, Perception } from '../core/perception.ts';
 import { WorldModelFilter } from '../worldmodel/worldModelFilter.ts';
 import { integratePath, VelocityReadout, type PredictedPath } from '../worldmodel/pathPrediction.ts';
-import type { DriveCommand } from '../links/messages.ts';
-import type { ControlLoop, TickReport } from '../loop/controlLoop.ts';
+import type { DriveCommand } from '../core/messages.ts';
+import type { ControlLoop } from '../loop/controlLoop.ts';
 import { restoreNewestCheckpoint } from '../worldmodel/learner/learnerCheckpoints.ts';
 import { namedWeights } from '../worldmodel/rssmWeights.ts';
-import { reinsDataFolder } from './sessionStores.ts';
 
 export interface LiveWorldModel {
   filter: WorldModelFilter;
-  /** The embedding's modalities, for a surprise that weighs each against its own usual error. */
+  /** The embedding's modalities, for a surprise ratio that weighs each against its own usual error. */
   slots: readonly EmbeddingSlot[];
   config: WorldModelConfig;
   backend: BackendSelection;
@@ -44,7 +45,7 @@ export interface WorldModelLearning {
   /** Told each time the filter takes the learner's newer weights (the policy learner imagines with them). */
   onWeights(listener: (weights: readonly NamedArray[], version: string) => void): () => void;
   status(): WorldModelStatus;
-  alerts(): LinkAlert[];
+  alerts(): CoreAlert[];
   close(): Promise<void>;
 }
 
@@ -80,8 +81,8 @@ export function startWorldModelLearning(
     seed: 1,
   });
   let reported = memory.writtenTicks();
-  let lastBelief: { surpriseScore: number; surpriseNats: number; predictionError: number } | undefined;
-  const scorer = new SurpriseScorer(live.slots);
+  let lastBelief: { surpriseRatio: number; surpriseNats: number; predictionError: number } | undefined;
+  const scorer = new SurpriseRatioScorer(live.slots);
   let refusedNote: string | undefined;
   learner.on('ready', (ready) => {
     if (ready.checkpointsRefused.length > 0) {
@@ -94,12 +95,12 @@ export function startWorldModelLearning(
   const paths = new PathPredictions(live, loop.rateHz);
   const weightListeners = new Set<(weights: readonly NamedArray[], version: string) => void>();
   const stopTicks = loop.onTick((report) => {
-    paths.observe(report, loop.lastSent()?.command);
+    paths.observe(report, report.commandInEffect?.command);
     if (report.belief) {
       const { surpriseNats, predictionError } = report.belief;
-      const score = scorer.score(report.belief.dimensionErrors, report.frame.timeMs);
-      lastBelief = { surpriseScore: score.shown, surpriseNats, predictionError };
-      recordSurprise?.({ score: score.shown, modality: score.slot, surpriseNats, predictionError, worldModelVersion: report.belief.version }, report.frame.timeMs);
+      const ratio = scorer.score(report.belief.dimensionErrors, report.frame.timeMs);
+      lastBelief = { surpriseRatio: ratio.shown, surpriseNats, predictionError };
+      recordSurprise?.({ surpriseRatio: ratio.shown, modality: ratio.slot, surpriseNats, predictionError, worldModelVersion: report.belief.version }, report.frame.timeMs);
     }
     const weights = learner.takeWeights();
     if (weights) {
@@ -141,7 +142,7 @@ export function startWorldModelLearning(
         ...(status.lastError ? { note: status.lastError } : refusedNote ? { note: refusedNote } : {}),
       };
     },
-    alerts(): LinkAlert[] {
+    alerts(): CoreAlert[] {
       const status = learner.status();
       if (status.state !== 'failed') return [];
       return [{ key: 'world-model-learner', severity: 'warn', message: `The world model stopped learning: ${status.lastError ?? 'the learner failed'}`, hint: 'Driving is unaffected; the world model keeps its last weights. Restart the core to try again.' }];

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import type { Image } from '../links/messages.ts';
+import type { Image } from '../core/messages.ts';
 import { GOAL_COLOUR, type Episode } from './arena.ts';
 import type { Pose2D } from './geometry.ts';
 import { SimRobot } from './simRobot.ts';

@@ -1,7 +1,7 @@
 // The forward camera: a pinhole looking level from just ahead of the robot's centre, rendered by
 // casting one ray per column (Wolfenstein-style). Every solid is an upright prism standing on the
 // floor, so a column is the sky and floor with vertical spans painted over them by depth.
-import type { Image } from '../links/messages.ts';
+import type { Image } from '../core/messages.ts';
 import type { Arena, Rgb, Solids } from './arena.ts';
 import { rayEntersAabb, rayEntersCircle, type Pose2D } from './geometry.ts';
 import type { SeededRandom } from './random.ts';

@@ -1,7 +1,7 @@
 // How soon the robot would hit something if it did what it is told: the drive train's ramp rolled
 // forward from the robot's true state, checked against the true map. The scripted operator uses it
 // to see a crash coming, as a watching human does.
-import type { DriveCommand } from '../links/messages.ts';
+import type { DriveCommand } from '../core/messages.ts';
 import { clearanceM, type Footprints } from './arena.ts';
 import { DIFF_DRIVE_SPEC } from './diffDrive.ts';
 import type { Pose2D } from './geometry.ts';

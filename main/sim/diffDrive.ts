@@ -1,7 +1,7 @@
 // The robot's drive train as its motor controller sees it: a body command is clamped to the speed
 // limits, ramped within the acceleration limits, and split into two wheel speeds. The real wheels
 // are slightly off their nominal radius, which is why odometry (which assumes nominal) drifts.
-import type { DriveCommand, JointState } from '../links/messages.ts';
+import type { DriveCommand, JointState } from '../core/messages.ts';
 import type { BodyStepOutcome, BodyVelocity } from './physics.ts';
 
 export const DIFF_DRIVE_SPEC = Object.freeze({

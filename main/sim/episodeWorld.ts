@@ -1,9 +1,10 @@
 // Everything an episode reset rebuilds: the physics world with the goal in it, a drive train and
 // odometry at rest, sensors that see the episode's solids, and the task that judges it. A fresh
 // Rapier world per episode makes each episode depend on its seeds alone, not on the ones before.
-import { DROPPED_OBSTACLE_COLOUR, solidsOf, type Arena, type Episode, type SolidBox, type SolidPillar } from './arena.ts';
+import { DROPPED_OBSTACLE_COLOUR, solidsOf, type Arena, type Episode, type SolidPillar } from './arena.ts';
 import { CameraRenderer, type CameraOptions } from './camera.ts';
 import { DiffDriveBase, DIFF_DRIVE_SPEC } from './diffDrive.ts';
+import type { EpisodeSolids } from './episodeSolids.ts';
 import type { BodyMotion } from './imu.ts';
 import { Lidar, type ScanOptions } from './lidar.ts';
 import { WheelOdometry } from './odometry.ts';
@@ -13,12 +14,6 @@ import { deriveSeed, SeededRandom } from './random.ts';
 import { RapierPhysics } from './rapierPhysics.ts';
 import { ReachTask, type ReachOptions } from './tasks/reach.ts';
 import type { EpisodeState, SimTask } from './tasks/task.ts';
-
-/** The episode's solids; the pillar list grows when an obstacle is dropped in, and the sensors see it. */
-export interface EpisodeSolids {
-  boxes: readonly SolidBox[];
-  pillars: SolidPillar[];
-}
 
 export interface EpisodeWorld {
   episode: Episode;

@@ -1,7 +1,7 @@
 // An IMU on the robot's centre: orientation from the true heading (a fused IMU holds yaw well over
 // minutes), a gyro with a small bias, and an accelerometer that feels speed changes, the centripetal
 // pull of turns and gravity. The accelerometer is what notices a bump into a wall or a shove.
-import type { Imu } from '../links/messages.ts';
+import type { Imu } from '../core/messages.ts';
 import type { SeededRandom } from './random.ts';
 
 /** What the body did over the last physics step, in the robot frame. */

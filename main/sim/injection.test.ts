@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { DEFAULT_TOPIC_MAP } from '../links/link.ts';
-import { twistFromDrive, type Image, type Imu, type LaserScan, type Received } from '../links/messages.ts';
+import { twistFromDrive, type Image, type Imu, type LaserScan, type Received } from '../core/messages.ts';
 import { DROPPED_OBSTACLE_COLOUR, GOAL_COLOUR } from './arena.ts';
 import { checkInjection, type SimInjection } from './injection.ts';
 import { createSimLink, type LockstepLink } from './lockstepLink.ts';

@@ -1,7 +1,7 @@
 // Events a test or benchmark injects into the simulated robot (through the `/sim/inject` service or
 // the lockstep API) to produce the moments the cockpit must handle: shoves, sudden obstacles, frozen
 // or blind sensors, floods and stalls. Durations are in simulated time.
-import type { SensorStream } from './simRobot.ts';
+import type { SensorStream } from './sensorStream.ts';
 
 export type SimInjection =
   /** Kicks the body: an instantaneous velocity change in the robot's frame (forward, leftward). */

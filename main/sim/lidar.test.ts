@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import type { LaserScan } from '../links/messages.ts';
+import type { LaserScan } from '../core/messages.ts';
 import { GOAL_COLOUR } from './arena.ts';
 import type { Pose2D } from './geometry.ts';
 import { SimRobot } from './simRobot.ts';

@@ -1,6 +1,6 @@
 // A planar 360° LiDAR at the robot's centre, above the floor and below every solid's top, so each
 // beam returns the nearest wall, obstacle or pillar; with range noise and the odd missing return.
-import type { LaserScan } from '../links/messages.ts';
+import type { LaserScan } from '../core/messages.ts';
 import type { Solids } from './arena.ts';
 import { rayEntersAabb, rayEntersCircle, type Pose2D } from './geometry.ts';
 import type { SeededRandom } from './random.ts';

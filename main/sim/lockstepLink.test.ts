@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { DEFAULT_TOPIC_MAP, type LinkPresence } from '../links/link.ts';
-import { twistFromDrive, type Received } from '../links/messages.ts';
+import { twistFromDrive, type Received } from '../core/messages.ts';
 import { createSimLink, type LockstepLink } from './lockstepLink.ts';
 
 const EPOCH_MS = 1_700_000_000_000;

@@ -1,18 +1,10 @@
 // The simulated robot reached without a wire: a Link whose time moves only when the caller says so.
 // Benches and tests call advance() and get every message the robot would have sent over that
 // span, synchronously, stamped on a simulated clock that starts at a chosen wall-clock epoch.
-import {
-  DEFAULT_TOPIC_MAP,
-  type Link,
-  type LinkAlert,
-  type LinkCapabilities,
-  type LinkEvents,
-  type LinkPresence,
-  type TopicInfo,
-  type Unsubscribe,
-} from '../links/link.ts';
+import type { CoreAlert } from '../core/alert.ts';
+import { DEFAULT_TOPIC_MAP, type Link, type LinkCapabilities, type LinkEvents, type LinkPresence, type TopicInfo, type Unsubscribe } from '../links/link.ts';
 import { LinkEventHub } from '../links/linkEventHub.ts';
-import type { Received, RobotMessage, Twist } from '../links/messages.ts';
+import type { Received, RobotMessage, Twist } from '../core/messages.ts';
 import type { ArenaOptions } from './arena.ts';
 import type { CameraOptions } from './camera.ts';
 import type { SimInjection } from './injection.ts';
@@ -78,7 +70,7 @@ export class LockstepLink implements Link {
   /** Wall-clock ms of simulated time 0; moves forward only when a real-time driver skips time. */
   private epochMs: number;
   private readonly events = new LinkEventHub('present');
-  private readonly currentAlerts = new Map<string, LinkAlert>();
+  private readonly currentAlerts = new Map<string, CoreAlert>();
   private readonly messageListeners = new Map<string, Set<MessageListener>>();
   private readonly sink: SensorSink = {
     wants: (stream) => (this.messageListeners.get(SENSOR_TOPICS[stream].topic)?.size ?? 0) > 0,
@@ -123,7 +115,7 @@ export class LockstepLink implements Link {
     return this.events.presence();
   }
 
-  alerts(): readonly LinkAlert[] {
+  alerts(): readonly CoreAlert[] {
     return [...this.currentAlerts.values()];
   }
 
@@ -160,7 +152,7 @@ export class LockstepLink implements Link {
   }
 
   /** Raises or replaces an alert by its key (for whatever drives this link, e.g. startRealtime). */
-  raiseAlert(alert: LinkAlert): void {
+  raiseAlert(alert: CoreAlert): void {
     this.currentAlerts.set(alert.key, alert);
     this.emitAlerts();
   }
@@ -170,7 +162,7 @@ export class LockstepLink implements Link {
   }
 
   /** The simulation can no longer run: the link goes to 'error' and says why. */
-  fail(alert: LinkAlert): void {
+  fail(alert: CoreAlert): void {
     if (this.events.presence() === 'closed') return;
     this.raiseAlert(alert);
     this.events.setPresence('error');

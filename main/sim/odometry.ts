@@ -1,7 +1,7 @@
 // Wheel odometry as the robot's own firmware computes it: integrate the encoders' wheel speeds with
 // the nominal wheel radius and track. The real wheels differ slightly and the encoders are a little
 // noisy, so the estimate drifts away from the true pose, as on any real base.
-import type { Odometry } from '../links/messages.ts';
+import type { Odometry } from '../core/messages.ts';
 import { DIFF_DRIVE_SPEC } from './diffDrive.ts';
 import { wrapAngleRad } from './geometry.ts';
 import type { SeededRandom } from './random.ts';

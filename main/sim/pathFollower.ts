@@ -1,7 +1,7 @@
 // Following a planned path the way a careful driver does: pure pursuit toward a point a little way
 // along the path, turning on the spot when that point is well off to the side, and slowing down
 // when an obstacle is close.
-import type { DriveCommand } from '../links/messages.ts';
+import type { DriveCommand } from '../core/messages.ts';
 import { DIFF_DRIVE_SPEC } from './diffDrive.ts';
 import { wrapAngleRad, type Pose2D } from './geometry.ts';
 import type { PointM } from './navigationField.ts';

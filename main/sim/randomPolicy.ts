@@ -1,6 +1,6 @@
 // The floor every learned policy must beat: commands drawn uniformly over the robot's whole action
 // range and held for a fixed time, blind to everything. Seeded, so a benchmark row is reproducible.
-import type { DriveCommand } from '../links/messages.ts';
+import type { DriveCommand } from '../core/messages.ts';
 import { DIFF_DRIVE_SPEC } from './diffDrive.ts';
 import { deriveSeed, SeededRandom } from './random.ts';
 

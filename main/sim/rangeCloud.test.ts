@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PointCloud2 } from '../links/messages.ts';
+import type { PointCloud2 } from '../core/messages.ts';
 import type { SolidBox, SolidPillar } from './arena.ts';
 import { createSimLink, SIM_POINT_CLOUD_TOPIC } from './lockstepLink.ts';
 import { DEFAULT_RANGE_CLOUD_OPTIONS, RangeCloudSensor, type RangeCloudOptions } from './rangeCloud.ts';

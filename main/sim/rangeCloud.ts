@@ -3,9 +3,9 @@
 // solids with their heights, so low obstacles, wall tops and the floor all show. Like the planar
 // LiDAR it is solved analytically against the same solids the Rapier world is built from (a few
 // hundred microseconds a sweep), and misses are left out: the cloud is unorganised and dense.
-import type { PointCloud2, PointField } from '../links/messages.ts';
+import type { PointCloud2, PointField } from '../core/messages.ts';
 import type { Rgb } from './arena.ts';
-import type { EpisodeSolids } from './episodeWorld.ts';
+import type { EpisodeSolids } from './episodeSolids.ts';
 import type { Pose2D } from './geometry.ts';
 import type { SeededRandom } from './random.ts';
 

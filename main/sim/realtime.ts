@@ -1,7 +1,21 @@
 // Runs a lockstep link against the wall clock, for `reins start`: a timer advances the simulated
 // robot by the real time that passed, in whole physics steps. After a stall (a debugger, a swapped-
 // out laptop) it skips ahead instead of racing to catch up, and tells the operator it did.
-import type { LockstepLink } from './lockstepLink.ts';
+import type { CoreAlert } from '../core/alert.ts';
+import type { LinkPresence } from '../links/link.ts';
+
+/**
+ * The calls startRealtime makes on the link it drives, a LockstepLink. Named here rather than imported
+ * from lockstepLink.ts, which re-exports startRealtime for its callers and so imports this file.
+ */
+export interface RealtimeLink {
+  presence(): LinkPresence;
+  advance(dtSecs: number): void;
+  skipClock(skippedSecs: number): void;
+  raiseAlert(alert: CoreAlert): void;
+  clearAlert(key: string): void;
+  fail(alert: CoreAlert): void;
+}
 
 export interface RealtimeOptions {
   /** Timer period and the granularity of each advance. */
@@ -17,7 +31,7 @@ const BEHIND_ALERT_KEY = 'sim-behind';
 const BEHIND_ALERT_HOLD_MS = 10_000;
 
 /** Starts advancing the link in real time; returns the function that stops it. */
-export function startRealtime(link: LockstepLink, options: Partial<RealtimeOptions> = {}): () => void {
+export function startRealtime(link: RealtimeLink, options: Partial<RealtimeOptions> = {}): () => void {
   const stepSecs = options.stepSecs ?? 0.01;
   const maxLagSecs = options.maxLagSecs ?? 0.25;
   const nowMs = options.nowMs ?? (() => performance.now());

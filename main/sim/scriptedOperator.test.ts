@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { DEFAULT_TOPIC_MAP } from '../links/link.ts';
-import { twistFromDrive, type DriveCommand } from '../links/messages.ts';
+import { twistFromDrive, type DriveCommand } from '../core/messages.ts';
 import { GOAL_COLOUR } from './arena.ts';
 import { runEpisodes } from './episodeRunner.ts';
 import type { Pose2D } from './geometry.ts';

@@ -5,7 +5,7 @@
 // Call it once per control tick, either driving alone (drive) or watching a policy (supervise): it
 // takes over when the policy is about to hit something or has stopped making progress, drives for a
 // while, then hands back. It also answers preference questions about two segments (prefer).
-import type { DriveCommand } from '../links/messages.ts';
+import type { DriveCommand } from '../core/messages.ts';
 import { clearanceM, type Arena, type Footprints } from './arena.ts';
 import { timeToCollisionSecs } from './collisionForecast.ts';
 import { DIFF_DRIVE_SPEC } from './diffDrive.ts';

@@ -2,7 +2,7 @@
 // blind LiDAR, one stream flooding far above its rate, and a stall that silences everything. Each
 // lasts a span of simulated time, (start, start + duration], counted in physics steps.
 import type { SimInjection } from './injection.ts';
-import type { SensorStream } from './simRobot.ts';
+import type { SensorStream } from './sensorStream.ts';
 
 export type SensorFaultInjection = Extract<SimInjection, { kind: 'freeze-camera' | 'blackout-lidar' | 'flood' | 'stall' }>;
 

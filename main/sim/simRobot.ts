@@ -1,7 +1,7 @@
 // The simulated robot: arena, body, drive train and sensors advanced together at a fixed physics
 // step, and the task that judges each episode. It obeys the last drive command until that command is
 // 0.5 s old, then brakes, like a real base whose firmware will not trust a silent operator.
-import { ZERO_DRIVE, type DriveCommand, type Image, type Imu, type JointState, type LaserScan, type Odometry, type PointCloud2 } from '../links/messages.ts';
+import { ZERO_DRIVE, type DriveCommand, type Image, type Imu, type JointState, type LaserScan, type Odometry, type PointCloud2 } from '../core/messages.ts';
 import { clearanceM, createArena, placeEpisode, type Arena, type ArenaOptions, type Episode } from './arena.ts';
 import { DEFAULT_CAMERA_OPTIONS, type CameraOptions } from './camera.ts';
 import { DIFF_DRIVE_SPEC } from './diffDrive.ts';
@@ -14,6 +14,7 @@ import { DEFAULT_RANGE_CLOUD_OPTIONS, type RangeCloudOptions } from './rangeClou
 import { deriveSeed, SeededRandom } from './random.ts';
 import { RateSchedule } from './schedule.ts';
 import { SensorFaults } from './sensorFaults.ts';
+import type { SensorStream } from './sensorStream.ts';
 import { DEFAULT_REACH_OPTIONS, type ReachOptions } from './tasks/reach.ts';
 import type { EpisodeState } from './tasks/task.ts';
 
@@ -23,7 +24,7 @@ const JOINTS_RATE_HZ = 50;
 const IMU_RATE_HZ = 100;
 const ODOM_RATE_HZ = 50;
 
-export type SensorStream = 'camera' | 'scan' | 'points' | 'joints' | 'imu' | 'odom';
+export type { SensorStream };
 const STREAMS: readonly SensorStream[] = ['camera', 'scan', 'points', 'joints', 'imu', 'odom'];
 
 export type SensorOutput =

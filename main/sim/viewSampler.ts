@@ -2,7 +2,7 @@
 // clear poses (often facing the goal, so the goal is in view often enough to learn from), moves
 // briefly under a random command so its wheels and IMU have something to say, and every stream is
 // read together with the truth about where the goal and the nearest obstacle are.
-import type { DriveCommand, Image, Imu, JointState, LaserScan } from '../links/messages.ts';
+import type { DriveCommand, Image, Imu, JointState, LaserScan } from '../core/messages.ts';
 import { clearanceM, type ArenaOptions } from './arena.ts';
 import { DEFAULT_CAMERA_OPTIONS } from './camera.ts';
 import { DIFF_DRIVE_SPEC } from './diffDrive.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SeededRandom } from '../memory/seededRandom.ts';
+import { SeededRandom } from '../core/util/seededRandom.ts';
 import { integratePath, VelocityReadout } from './pathPrediction.ts';
 
 const E = 12;

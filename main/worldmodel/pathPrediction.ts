@@ -4,8 +4,8 @@
 // The readout is fitted online (ridge regression) on what the robot really did: each tick's
 // embedding against its odometry. Its fit on held-out ticks (R²) is reported; below a floor, or
 // while the world model is untrained, no path is shown rather than a made-up one.
-import type { DriveCommand } from '../links/messages.ts';
-import { solveSymmetricPositiveDefinite } from '../perception/cholesky.ts';
+import type { DriveCommand } from '../core/messages.ts';
+import { solveSymmetricPositiveDefinite } from '../core/util/cholesky.ts';
 
 export interface ReadoutOptions {
   /** Where the proprioception sits in the embedding. */

@@ -1,7 +1,7 @@
 // From what memory replays (runs of consecutive ticks) to what the world model trains on: the
 // embedding seen at each tick, the action that led to it scaled by the action limits, and the reward
 // signal where memory holds one — never a task reward.
-import type { DriveCommand } from '../links/messages.ts';
+import type { DriveCommand } from '../core/messages.ts';
 import type { TickRow } from '../memory/tickSchema.ts';
 import type { TrainingBatch } from './rssm.ts';
 import type { WorldModelConfig } from './worldModelConfig.ts';

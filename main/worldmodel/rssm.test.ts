@@ -76,8 +76,8 @@ describe('Rssm', () => {
     expect(step.state.stochastic.shape).toEqual([2, TINY.stochasticGroups * TINY.classes]);
     // The stochastic state is one-hot per group.
     expect(tf.sum(step.state.stochastic).dataSync()[0]).toBe(2 * TINY.stochasticGroups);
-    const surprise = step.surpriseNats.dataSync();
-    expect([...surprise].every((nats) => Number.isFinite(nats) && nats >= 0)).toBe(true);
+    const surpriseNats = step.surpriseNats.dataSync();
+    expect([...surpriseNats].every((nats) => Number.isFinite(nats) && nats >= 0)).toBe(true);
     expect([...step.predictionError.dataSync()].every(Number.isFinite)).toBe(true);
     const imagined = rssm.imagine(step.state, tf.zeros([2, 5, TINY.actionSize]));
     expect(imagined.shape).toEqual([2, 5, TINY.embeddingSize]);

@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 // The gradients of every op: tfjs-core's Node bundle leaves them to the umbrella package.
 import '@tensorflow/tfjs';
-import { fitFeatureNorm } from '../learning/featureNorm.ts';
+import { fitFeatureNorm } from '../core/util/featureNorm.ts';
 import { observeSequence } from './observeSequence.ts';
 import { categoricalKl, categoricalProbs, dense, drawNoise, gruCell, layerNorm, mlp, modeCategorical, sampleCategorical, silu, stopGradient, symexp, symlog } from './rssmLayers.ts';
 import { initialWeights, type RssmWeights } from './rssmWeights.ts';

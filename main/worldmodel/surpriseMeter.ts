@@ -1,4 +1,5 @@
-// The surprise the cockpit shows: a tick's surprise held at its peak for a moment. At 10 Hz one
+// A tick's surprise held at its peak for a moment, whichever measure it is given: the cockpit's
+// `surpriseRatio`, and in the world-model bench also `surpriseNats` and the raw error. At 10 Hz one
 // tick lasts 100 ms — a shove or a sudden obstacle that surprises the model for a tick or two would
 // be gone before an operator's eye got to it — so the meter shows the highest value of the last
 // `holdMs`, as a level meter holds its peaks.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SurpriseScorer } from './surpriseScorer.ts';
+import { SurpriseRatioScorer } from './surpriseScorer.ts';
 
 const SLOTS = [
   { name: 'camera', offset: 0, size: 6 },
@@ -9,9 +9,9 @@ const SLOTS = [
 /** Errors with every camera dimension at `camera` and every proprioception dimension at `proprio`. */
 const errors = (camera: number, proprio: number) => Float32Array.from([...Array(6).fill(camera), ...Array(2).fill(proprio)]);
 
-describe('SurpriseScorer', () => {
+describe('SurpriseRatioScorer', () => {
   it('measures each modality against its own usual error, so a spike in a small quiet one stands out', () => {
-    const scorer = new SurpriseScorer(SLOTS, { adaptTicks: 50, holdMs: 0 });
+    const scorer = new SurpriseRatioScorer(SLOTS, { adaptTicks: 50, holdMs: 0 });
     // The camera usually misses by far more than proprioception does.
     for (let tick = 0; tick < 100; tick++) expect(scorer.score(errors(0.5, 0.01), tick * 100).tick).toBeCloseTo(1, 5);
     const shove = scorer.score(errors(0.5, 1), 10_000);
@@ -22,7 +22,7 @@ describe('SurpriseScorer', () => {
   });
 
   it('holds the peak for the hold time, and a rare spike barely moves the usual level', () => {
-    const scorer = new SurpriseScorer(SLOTS, { adaptTicks: 300, holdMs: 1000 });
+    const scorer = new SurpriseRatioScorer(SLOTS, { adaptTicks: 300, holdMs: 1000 });
     for (let tick = 0; tick < 50; tick++) scorer.score(errors(0.2, 0.02), tick * 100);
     expect(scorer.score(errors(20, 0.02), 5000).shown).toBeCloseTo(100, 0);
     expect(scorer.score(errors(0.2, 0.02), 5500).shown).toBeCloseTo(100, 0);

@@ -1,23 +1,23 @@
-// The surprise the cockpit shows. The model's prediction error, averaged over the whole embedding,
+// The surprise ratio the cockpit shows. The model's prediction error, averaged over the whole embedding,
 // drowns a shove (felt by the 29 proprioception floats alone) in the camera's ordinary misses; so
 // each modality's error is measured against its own usual level — a slowly adapting geometric mean,
-// which a rare spike barely moves — and the tick scores the most surprised modality. The meter then
-// holds that score's peak for a second, so a one-tick event stays in view.
-import type { EmbeddingSlot } from '../perception/perception.ts';
+// which a rare spike barely moves — and the tick's ratio is the most surprised modality's. The meter
+// then holds that ratio's peak for a second, so a one-tick event stays in view.
+import type { EmbeddingSlot } from '../core/perception.ts';
 import { DEFAULT_SURPRISE_HOLD_MS, SurpriseMeter } from './surpriseMeter.ts';
 
-export interface SurpriseScorerOptions {
+export interface SurpriseRatioScorerOptions {
   /** Ticks over which a modality's usual error level adapts (about 30 s at 10 Hz). */
   adaptTicks: number;
   holdMs: number;
 }
 
-export const DEFAULT_SURPRISE_SCORER_OPTIONS: SurpriseScorerOptions = { adaptTicks: 300, holdMs: DEFAULT_SURPRISE_HOLD_MS };
+export const DEFAULT_SURPRISE_RATIO_SCORER_OPTIONS: SurpriseRatioScorerOptions = { adaptTicks: 300, holdMs: DEFAULT_SURPRISE_HOLD_MS };
 
-export interface SurpriseScore {
+export interface SurpriseRatio {
   /** This tick: the largest ratio of a modality's error to its usual error. */
   tick: number;
-  /** What the cockpit shows: the tick scores' peak over the hold time. */
+  /** What the cockpit shows: the tick ratios' peak over the hold time. */
   shown: number;
   /** The modality behind `tick`. */
   slot: string;
@@ -26,30 +26,30 @@ export interface SurpriseScore {
 /** Keeps a modality's error from being exactly zero, where a logarithm would be infinite. */
 const ERROR_FLOOR = 1e-9;
 
-export class SurpriseScorer {
+export class SurpriseRatioScorer {
   private readonly logUsual: Float64Array;
   private ticks = 0;
   private readonly meter: SurpriseMeter;
 
   constructor(
     private readonly slots: readonly EmbeddingSlot[],
-    private readonly options: SurpriseScorerOptions = DEFAULT_SURPRISE_SCORER_OPTIONS,
+    private readonly options: SurpriseRatioScorerOptions = DEFAULT_SURPRISE_RATIO_SCORER_OPTIONS,
   ) {
-    if (slots.length === 0) throw new RangeError('surprise needs at least one embedding slot');
+    if (slots.length === 0) throw new RangeError('the surprise ratio needs at least one embedding slot');
     if (!(options.adaptTicks >= 1)) throw new RangeError(`adaptTicks must be ≥ 1, got ${options.adaptTicks}`);
     this.logUsual = new Float64Array(slots.length);
     this.meter = new SurpriseMeter(options.holdMs);
   }
 
   /** Scores one tick's per-dimension errors, then lets the usual levels learn from them. */
-  score(dimensionErrors: Float32Array, timeMs: number): SurpriseScore {
+  score(dimensionErrors: Float32Array, timeMs: number): SurpriseRatio {
     const logErrors = this.slots.map(({ offset, size }) => {
       if (offset + size > dimensionErrors.length) throw new RangeError(`slot at ${offset}+${size} lies beyond the ${dimensionErrors.length} errors given`);
       let sum = 0;
       for (let i = offset; i < offset + size; i++) sum += dimensionErrors[i]!;
       return Math.log(Math.max(sum / size, ERROR_FLOOR));
     });
-    // The first tick has no usual level to compare with: it scores 1, as unsurprising as usual.
+    // The first tick has no usual level to compare with: its ratio is 1, as unsurprising as usual.
     const ratios = logErrors.map((logError, index) => (this.ticks === 0 ? 1 : Math.exp(logError - this.logUsual[index]!)));
     const most = ratios.indexOf(Math.max(...ratios));
     const tick = ratios[most]!;

@@ -2,8 +2,8 @@
 // the latent state the policy reads, and scores how surprising the tick was. It holds its own copy of
 // the weights — the learner trains in another thread and hands new weights over between ticks.
 import * as tf from '@tensorflow/tfjs-core';
-import type { DriveCommand } from '../links/messages.ts';
-import type { Belief, BeliefFilter } from './belief.ts';
+import type { DriveCommand } from '../core/messages.ts';
+import type { Belief, BeliefFilter } from '../core/belief.ts';
 import type { NamedArray } from './checkpointFile.ts';
 import { actionFeatures } from './replayBatch.ts';
 import { Rssm, type RssmState } from './rssm.ts';

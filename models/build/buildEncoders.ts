@@ -2,6 +2,7 @@
 // Deterministic from its seeds: views of the simulated robot in training arenas (training hues only),
 // TensorFlow.js training on the WebAssembly backend, ONNX files, their sha256 in manifest.json, and
 // reference outputs that the tests compare the ONNX files against. Install and tests never run this.
+import { MODALITIES, type Modality } from '../../main/core/perception.ts';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -10,7 +11,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { DEFAULT_ENCODER_SHAPES, DEFAULT_SLOTS } from '../../main/perception/defaultEncoders.ts';
 import { scoreProbes, type ProbeSample } from '../../main/perception/embeddingProbes.ts';
-import { encoderManifestSchema, MODALITIES, type EncoderManifest, type Modality } from '../../main/perception/manifest.ts';
+import { encoderManifestSchema, type EncoderManifest } from '../../main/perception/manifest.ts';
 import { sequentialToOnnx } from '../../main/perception/sequentialOnnx.ts';
 import { buildDataset, CAMERA_PREPROCESSING, LIDAR_PREPROCESSING, normalisedProprio, proprioStatistics, type Dataset } from './dataset.ts';
 import { withFusionScales } from './fusionScales.ts';

@@ -7,10 +7,10 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Received, RobotMessage } from '../../main/links/messages.ts';
-import { fusionLayout, MODALITIES, parseEncoderManifest, type EncoderManifest, type Modality } from '../../main/perception/manifest.ts';
+import type { Received, RobotMessage } from '../../main/core/messages.ts';
+import { fusionLayout, parseEncoderManifest, type EncoderManifest } from '../../main/perception/manifest.ts';
 import { loadPerception } from '../../main/perception/onnxPerception.ts';
-import type { Perception } from '../../main/perception/perception.ts';
+import { type Perception, MODALITIES, type Modality } from '../../main/core/perception.ts';
 import { sampleViews } from '../../main/sim/viewSampler.ts';
 
 export const FUSION_SHARES: Readonly<Record<Modality, number>> = { camera: 0.5, lidar: 1, proprio: 0.25 };

@@ -1,8 +1,8 @@
+import { MODALITIES } from '../../main/core/perception.ts';
 import * as tf from '@tensorflow/tfjs';
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ENCODER_SHAPES, randomlyInitialised, seededNormals } from '../../main/perception/defaultEncoders.ts';
-import { MODALITIES } from '../../main/perception/manifest.ts';
 import { sequentialToOnnx } from '../../main/perception/sequentialOnnx.ts';
 import { TfSequential } from './tfSequential.ts';
 

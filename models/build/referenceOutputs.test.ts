@@ -1,11 +1,12 @@
 // The committed default encoders: their files match the manifest's sha256, and onnxruntime reproduces
 // the outputs TensorFlow.js gave when they were trained.
+import { MODALITIES } from '../../main/core/perception.ts';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { MODALITIES, parseEncoderManifest } from '../../main/perception/manifest.ts';
+import { parseEncoderManifest } from '../../main/perception/manifest.ts';
 
 const modelsDir = resolve(import.meta.dirname, '..');
 const manifest = parseEncoderManifest(readFileSync(join(modelsDir, 'manifest.json'), 'utf8'), 'models/manifest.json');

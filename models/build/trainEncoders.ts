@@ -2,9 +2,9 @@
 // truth as auxiliary targets read out by linear heads (so the embedding holds them linearly):
 // camera → is the goal in view, its bearing and distance, the nearest obstacle; LiDAR → the nearest
 // obstacle and the scan's sector minima; proprioception → the robot's speed and turn rate.
+import type { Modality } from '../../main/core/perception.ts';
 import * as tf from '@tensorflow/tfjs';
 import { DEFAULT_ENCODER_SHAPES, DEFAULT_SLOTS, randomlyInitialised } from '../../main/perception/defaultEncoders.ts';
-import type { Modality } from '../../main/perception/manifest.ts';
 import type { SequentialNet } from '../../main/perception/sequentialOnnx.ts';
 import { LIDAR_SECTORS, type Dataset } from './dataset.ts';
 import { TfSequential } from './tfSequential.ts';

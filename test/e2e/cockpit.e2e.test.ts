@@ -3,7 +3,7 @@
 // the point cloud shows in 3D.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CockpitState } from '../../main/api/contract.ts';
+import type { CockpitState } from '../../main/core/contract.ts';
 import { openCockpitBrowser, type CockpitBrowser } from '../support/cockpitBrowser.ts';
 import type { CoreProcess } from '../support/coreProcess.ts';
 

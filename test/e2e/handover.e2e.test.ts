@@ -2,7 +2,7 @@
 // policy and "Hand back" returns control; Space e-stops even while a button has focus, without
 // activating that button; and only holding "Release E-stop" for a second releases it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ESTOP_RELEASE_HOLD_MS } from '../../main/api/contract.ts';
+import { ESTOP_RELEASE_HOLD_MS } from '../../main/core/contract.ts';
 import { openCockpitBrowser, type CockpitBrowser } from '../support/cockpitBrowser.ts';
 
 let cockpit: CockpitBrowser;

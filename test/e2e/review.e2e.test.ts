@@ -10,7 +10,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Paths, ReviewTimelineResponse, StatusResponse, type CockpitState, type Request } from '../../main/api/contract.ts';
+import { Paths, ReviewTimelineResponse, StatusResponse, type CockpitState, type Request } from '../../main/core/contract.ts';
 import { startCoreProcess, type CoreProcess } from '../support/coreProcess.ts';
 import { SocketClient } from '../support/socketClient.ts';
 

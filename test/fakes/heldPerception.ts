@@ -1,7 +1,7 @@
 // A Perception whose encode() can be held open by the test, to see what the control loop does while
 // a tick waits for its encoders. Lives in test/fakes: only tests import it.
-import type { LinkAlert } from '../../main/links/link.ts';
-import type { Embedding, Perception, PerceptionStatus } from '../../main/perception/perception.ts';
+import type { CoreAlert } from '../../main/core/alert.ts';
+import type { Embedding, Perception, PerceptionStatus } from '../../main/core/perception.ts';
 
 export class HeldPerception implements Perception {
   readonly version = 'held-1';
@@ -37,7 +37,7 @@ export class HeldPerception implements Perception {
     return { version: this.version, intraOpThreads: 1, interOpThreads: 1, modalities: [] };
   }
 
-  alerts(): LinkAlert[] {
+  alerts(): CoreAlert[] {
     return [];
   }
 

@@ -1,7 +1,8 @@
 // A Link that records what is published and delivers nothing: for unit tests of the command path,
 // where the question is only what would have gone out on the wire.
-import type { Link, LinkAlert, LinkPresence, TopicInfo } from '../../main/links/link.ts';
-import type { Twist } from '../../main/links/messages.ts';
+import type { CoreAlert } from '../../main/core/alert.ts';
+import type { Link, LinkPresence, TopicInfo } from '../../main/links/link.ts';
+import type { Twist } from '../../main/core/messages.ts';
 
 export class RecordingLink implements Link {
   readonly robotName = 'recording';
@@ -13,7 +14,7 @@ export class RecordingLink implements Link {
   presence(): LinkPresence {
     return this.up ? 'present' : 'reconnecting';
   }
-  alerts(): readonly LinkAlert[] {
+  alerts(): readonly CoreAlert[] {
     return [];
   }
   topics(): readonly TopicInfo[] {

@@ -1,15 +1,16 @@
 // A Link whose robot the test plays by hand: it delivers the messages the test hands it, changes
 // presence and alerts on request, and records what was published and whether it was closed.
-import type { Link, LinkAlert, LinkPresence, TopicInfo, Unsubscribe } from '../../main/links/link.ts';
+import type { CoreAlert } from '../../main/core/alert.ts';
+import type { Link, LinkPresence, TopicInfo, Unsubscribe } from '../../main/links/link.ts';
 import { LinkEventHub } from '../../main/links/linkEventHub.ts';
-import type { Received, RobotMessage, Twist } from '../../main/links/messages.ts';
+import type { Received, RobotMessage, Twist } from '../../main/core/messages.ts';
 import { TopicFanout } from '../../main/links/topicFanout.ts';
 
 export class ScriptedLink implements Link {
   readonly capabilities = { sendsCommands: true, simulated: false };
   readonly published: Array<{ topic: string; twist: Twist }> = [];
   closed = false;
-  private currentAlerts: readonly LinkAlert[] = [];
+  private currentAlerts: readonly CoreAlert[] = [];
   private readonly events: LinkEventHub;
   private readonly fanout = new TopicFanout({
     subscriberFailed: (_topic, error) => {
@@ -38,7 +39,7 @@ export class ScriptedLink implements Link {
     this.events.setPresence(presence);
   }
 
-  raise(alerts: readonly LinkAlert[]): void {
+  raise(alerts: readonly CoreAlert[]): void {
     this.currentAlerts = alerts;
     this.events.emitAlerts(alerts);
   }
@@ -46,7 +47,7 @@ export class ScriptedLink implements Link {
   presence(): LinkPresence {
     return this.events.presence();
   }
-  alerts(): readonly LinkAlert[] {
+  alerts(): readonly CoreAlert[] {
     return this.currentAlerts;
   }
   topics(): readonly TopicInfo[] {

@@ -5,14 +5,14 @@
 // readable, and when space returns the memory catches up with every tick (none lost) on its own.
 // The recorder stops for good after a failed write (its design: the file's state is unknown), so it
 // is checked to keep what it had, not to resume.
+import type { SentCommand } from '../../main/core/tickReport.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openSessionStores, type SessionStores } from '../../main/cli/sessionStores.ts';
-import { createControlLoop } from '../../main/cli/wiring.ts';
-import type { SentCommand } from '../../main/loop/commandPath.ts';
+import { openSessionStores, type SessionStores } from '../../main/session/sessionStores.ts';
+import { createControlLoop } from '../../main/session/loopWiring.ts';
 import { Memory } from '../../main/memory/memory.ts';
 import { ticksFromArrow } from '../../main/memory/tickRead.ts';
 import { TickStore } from '../../main/memory/tickStore.ts';

@@ -7,10 +7,10 @@
 // carried yet is dropped (the proxy, like the sender's kernel on a reset, discards what it holds).
 // Not covered: a frozen robot process (SIGSTOP) whose kernel had already acknowledged the bytes reads
 // them when it resumes; only its own command timeout bounds those.
+import type { SentCommand } from '../../main/core/tickReport.ts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createControlLoop } from '../../main/cli/wiring.ts';
+import { createControlLoop } from '../../main/session/loopWiring.ts';
 import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
-import type { SentCommand } from '../../main/loop/commandPath.ts';
 import { loadPerception } from '../../main/perception/onnxPerception.ts';
 import { startSimRosbridgeServer } from '../../main/sim/rosbridge/server.ts';
 import { waitForPresence } from '../support/linkEvents.ts';

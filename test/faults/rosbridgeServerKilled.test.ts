@@ -3,11 +3,11 @@
 // port. Checks: the link notices at once and refuses every command while the robot is gone (none
 // queued); the operator letting go during the outage stops the loop at once; the new robot gets no
 // command until the operator drives again; the link reconnects by itself within its backoff.
+import type { SentCommand } from '../../main/core/tickReport.ts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createControlLoop } from '../../main/cli/wiring.ts';
-import type { Odometry } from '../../main/links/messages.ts';
+import { createControlLoop } from '../../main/session/loopWiring.ts';
+import type { Odometry } from '../../main/core/messages.ts';
 import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
-import type { SentCommand } from '../../main/loop/commandPath.ts';
 import { loadPerception } from '../../main/perception/onnxPerception.ts';
 import { nextMessages, waitForMessage, waitForPresence } from '../support/linkEvents.ts';
 import { killSimChild, startSimChild, type SimChild } from '../support/simChildProcess.ts';

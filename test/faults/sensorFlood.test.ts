@@ -3,11 +3,11 @@
 // drives through the control loop. Checks: the link stays present and the loop keeps its rate (no
 // stall, at most a tick skipped); operator commands still reach the robot within a tick; the heartbeat
 // watchdog still stops the robot within 300 ms mid-flood; the streams go back to their rates after.
+import type { SentCommand } from '../../main/core/tickReport.ts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createControlLoop } from '../../main/cli/wiring.ts';
-import type { Odometry } from '../../main/links/messages.ts';
+import { createControlLoop } from '../../main/session/loopWiring.ts';
+import type { Odometry } from '../../main/core/messages.ts';
 import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
-import type { SentCommand } from '../../main/loop/commandPath.ts';
 import { loadPerception } from '../../main/perception/onnxPerception.ts';
 import { startSimRosbridgeServer } from '../../main/sim/rosbridge/server.ts';
 import { waitForPresence } from '../support/linkEvents.ts';

@@ -2,8 +2,8 @@
 // commands every 100 ms, as the cockpit does, then its connection drops abruptly (no close frame, no
 // release). Checks: the core's watchdog sends a zero within its 300 ms period of the last heartbeat
 // (not before), the robot comes to rest, and nothing more is published while nobody drives.
+import type { SentCommand } from '../../main/core/tickReport.ts';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SentCommand } from '../../main/loop/commandPath.ts';
 import { startCore, type RunningCore } from '../support/runningCore.ts';
 import { SocketClient } from '../support/socketClient.ts';
 import { WaitableLog } from '../support/waitableLog.ts';

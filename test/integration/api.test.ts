@@ -1,7 +1,7 @@
 // The API against the real core and the simulated robot: access rules, bad input, and operator
 // commands that reach the robot at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_REQUEST_BYTES, MAX_SOCKET_FRAME_BYTES, SerialPortsResponse, StatusResponse, type Event } from '../../main/api/contract.ts';
+import { MAX_REQUEST_BYTES, MAX_SOCKET_FRAME_BYTES, SerialPortsResponse, StatusResponse, type Event } from '../../main/core/contract.ts';
 import { startCore, type RunningCore } from '../support/runningCore.ts';
 import { RefusedUpgrade, SocketClient } from '../support/socketClient.ts';
 

@@ -2,9 +2,9 @@
 // and when the watchdog stops the robot. The encoders are real ONNX files (randomly initialised
 // networks of the default shapes) written to a temporary folder.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createControlLoop } from '../../main/cli/wiring.ts';
+import { createControlLoop } from '../../main/session/loopWiring.ts';
 import type { ControlLoop } from '../../main/loop/controlLoop.ts';
-import type { Perception } from '../../main/perception/perception.ts';
+import type { Perception } from '../../main/core/perception.ts';
 import { createSimLink } from '../../main/sim/lockstepLink.ts';
 import { HeldPerception } from '../fakes/heldPerception.ts';
 import { lockstepLoop } from '../support/lockstepLoop.ts';

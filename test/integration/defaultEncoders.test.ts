@@ -1,13 +1,15 @@
 // The committed default encoders (models/manifest.json) load as the core loads them, pass every check
 // (sha256, input and output against the manifest, a trial run), and encode the simulated robot's
 // frames into a finite embedding with every modality present.
+import { MODALITIES } from '../../main/core/perception.ts';
+import type { ObservationFrame } from '../../main/core/frame.ts';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TOPIC_MAP } from '../../main/links/link.ts';
-import { twistFromDrive } from '../../main/links/messages.ts';
-import { Synchroniser, type ObservationFrame } from '../../main/loop/synchroniser.ts';
+import { twistFromDrive } from '../../main/core/messages.ts';
+import { Synchroniser } from '../../main/loop/synchroniser.ts';
 import { DEFAULT_ENCODER_SHAPES } from '../../main/perception/defaultEncoders.ts';
-import { MODALITIES, parseEncoderManifest } from '../../main/perception/manifest.ts';
+import { parseEncoderManifest } from '../../main/perception/manifest.ts';
 import { DEFAULT_MANIFEST_PATH, loadPerception, type OnnxPerception } from '../../main/perception/onnxPerception.ts';
 import { createSimLink } from '../../main/sim/lockstepLink.ts';
 

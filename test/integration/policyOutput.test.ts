@@ -1,12 +1,12 @@
 // What reaches the robot when a policy misbehaves: a policy that answers NaN, infinities or huge
 // speeds drives the simulated robot in lockstep through the real control loop, and every command on
 // the wire must be a finite number within the safety filter's speed and acceleration limits.
+import type { Policy } from '../../main/core/policy.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { actorShape } from '../../main/learning/actor.ts';
 import { LearnedPolicy } from '../../main/learning/learnedPolicy.ts';
 import { mlpWeightShapes } from '../../main/learning/networks.ts';
-import type { Policy } from '../../main/learning/policy.ts';
-import type { DriveCommand } from '../../main/links/messages.ts';
+import type { DriveCommand } from '../../main/core/messages.ts';
 import type { ControlLoop } from '../../main/loop/controlLoop.ts';
 import { DEFAULT_SAFETY_LIMITS } from '../../main/safety/safetyFilter.ts';
 import { lockstepLoop, type PublishedCommand } from '../support/lockstepLoop.ts';

@@ -4,7 +4,7 @@
 // message decoders, with concrete values checked.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Image, Imu, JointState, LaserScan, Odometry, Twist } from '../../main/links/messages.ts';
+import type { Image, Imu, JointState, LaserScan, Odometry, Twist } from '../../main/core/messages.ts';
 import type { Decoded } from '../../main/links/rosbridge/decode/decoded.ts';
 import { decoderFor, kindOfType } from '../../main/links/rosbridge/decode/messageTypes.ts';
 import { decodeTwist, encodeTwist } from '../../main/links/rosbridge/decode/twists.ts';

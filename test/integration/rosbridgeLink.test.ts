@@ -2,8 +2,8 @@
 // the silent-CBOR fallback, reconnection with re-subscription, no stale command after a dropout,
 // service deadlines, the robot clock offset, and bad input that must not stop the link.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Image, Imu, JointState, LaserScan } from '../../main/links/messages.ts';
-import { twistFromDrive } from '../../main/links/messages.ts';
+import type { Image, Imu, JointState, LaserScan } from '../../main/core/messages.ts';
+import { twistFromDrive } from '../../main/core/messages.ts';
 import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
 import type { RosbridgeLinkOptions, RosbridgeTimings } from '../../main/links/rosbridge/rosbridgeOptions.ts';
 import { ServiceCallError } from '../../main/links/rosbridge/serviceCallError.ts';

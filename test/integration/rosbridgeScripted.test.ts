@@ -2,7 +2,7 @@
 // open, dropped, reconnecting, open again) is chosen by the test, so the no-replay guarantee is
 // checked at each of them, beside the roslib behaviour it guards against.
 import { describe, expect, it } from 'vitest';
-import { twistFromDrive } from '../../main/links/messages.ts';
+import { twistFromDrive } from '../../main/core/messages.ts';
 import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
 import { ROSLIB } from '../../main/links/rosbridge/roslib.ts';
 import { RosbridgeTransport } from '../../main/links/rosbridge/rosbridgeTransport.ts';

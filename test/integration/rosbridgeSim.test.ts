@@ -4,8 +4,8 @@
 // 0.5 s after the last one, the identity handshake, and a clock offset near zero on one machine.
 import { decode as decodeCbor } from 'cbor-x';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Image, Imu, JointState, LaserScan, Odometry, PointCloud2, Received, RobotMessage } from '../../main/links/messages.ts';
-import { twistFromDrive } from '../../main/links/messages.ts';
+import type { Image, Imu, JointState, LaserScan, Odometry, PointCloud2, Received, RobotMessage } from '../../main/core/messages.ts';
+import { twistFromDrive } from '../../main/core/messages.ts';
 import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
 import type { RosbridgeLinkOptions, RosbridgeTimings } from '../../main/links/rosbridge/rosbridgeOptions.ts';
 import { openWsSocket, type SocketPort } from '../../main/links/rosbridge/socketPort.ts';

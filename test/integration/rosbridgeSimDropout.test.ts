@@ -4,11 +4,11 @@
 // rule: after a dropout and reconnect, no command published before or during the dropout reaches the
 // robot; the only commands after the reconnect are ones issued after it. Checked for the link alone
 // and for the control loop with an operator driving straight through the dropout.
+import type { SentCommand } from '../../main/core/tickReport.ts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createControlLoop } from '../../main/cli/wiring.ts';
-import { twistFromDrive, type DriveCommand } from '../../main/links/messages.ts';
+import { createControlLoop } from '../../main/session/loopWiring.ts';
+import { twistFromDrive, type DriveCommand } from '../../main/core/messages.ts';
 import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
-import type { SentCommand } from '../../main/loop/commandPath.ts';
 import { loadPerception } from '../../main/perception/onnxPerception.ts';
 import { startSimRosbridgeServer, type SimRosbridgeServer } from '../../main/sim/rosbridge/server.ts';
 import { SimRobot } from '../../main/sim/simRobot.ts';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SerialPort } from 'serialport';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { JointState } from '../../main/links/messages.ts';
+import type { JointState } from '../../main/core/messages.ts';
 import { cobsEncode } from '../../main/links/serial/cobs.ts';
 import { crc16CcittFalse } from '../../main/links/serial/crc16.ts';
 import { encodeFrame } from '../../main/links/serial/frames.ts';

@@ -1,4 +1,5 @@
 // The serial link against the simulated robot exposed on a socat pseudo-terminal.
+import type { SentCommand } from '../../main/core/tickReport.ts';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,15 +7,14 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Imu, JointState, Odometry, Twist } from '../../main/links/messages.ts';
-import { twistFromDrive } from '../../main/links/messages.ts';
+import type { Imu, JointState, Odometry, Twist } from '../../main/core/messages.ts';
+import { twistFromDrive } from '../../main/core/messages.ts';
 import { STATUS_FLAG, type Sensor } from '../../main/links/serial/protocolMessages.ts';
 import { SerialLink, type CommandAck } from '../../main/links/serial/serialLink.ts';
 import { startSimRosbridgeServer } from '../../main/sim/rosbridge/server.ts';
 import { startSerialSim, type SerialSim } from '../../main/sim/serial/serialSim.ts';
 import { SimRobot } from '../../main/sim/simRobot.ts';
-import { createControlLoop } from '../../main/cli/wiring.ts';
-import type { SentCommand } from '../../main/loop/commandPath.ts';
+import { createControlLoop } from '../../main/session/loopWiring.ts';
 import { loadPerception } from '../../main/perception/onnxPerception.ts';
 import { testEncoderManifest } from '../support/testEncoders.ts';
 import { WaitableLog } from '../support/waitableLog.ts';

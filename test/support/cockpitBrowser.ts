@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { StatusResponse, type CockpitState } from '../../main/api/contract.ts';
+import { StatusResponse, type CockpitState } from '../../main/core/contract.ts';
 import { startCoreProcess, type CoreProcess } from './coreProcess.ts';
 
 const CHROMIUM = process.env.REINS_CHROMIUM ?? '/usr/bin/chromium';

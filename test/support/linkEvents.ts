@@ -1,7 +1,8 @@
 // Waits on a Link's events (presence, alerts, messages) with a deadline, so the tests of every
 // transport synchronise on what happened instead of sleeping.
-import type { Link, LinkAlert, LinkPresence } from '../../main/links/link.ts';
-import type { Received, RobotMessage } from '../../main/links/messages.ts';
+import type { CoreAlert } from '../../main/core/alert.ts';
+import type { Link, LinkPresence } from '../../main/links/link.ts';
+import type { Received, RobotMessage } from '../../main/core/messages.ts';
 
 /**
  * Resolves with the first value `start` hands to `resolve`; `start` subscribes to something and
@@ -37,7 +38,7 @@ export function waitForPresence(link: Link, wanted: LinkPresence, timeoutMs = 50
   }, timeoutMs);
 }
 
-export function waitForAlert(link: Link, match: (alert: LinkAlert) => boolean, timeoutMs = 5000): Promise<LinkAlert> {
+export function waitForAlert(link: Link, match: (alert: CoreAlert) => boolean, timeoutMs = 5000): Promise<CoreAlert> {
   return waitFor('an alert', (resolve) => {
     const already = link.alerts().find(match);
     if (already !== undefined) resolve(already);

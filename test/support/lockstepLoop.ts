@@ -1,10 +1,10 @@
 // A control loop on the simulated robot in lockstep, with a hand-driven clock and every command the
 // robot was sent, for tests of what reaches the wire. The caller closes the loop.
-import { createControlLoop } from '../../main/cli/wiring.ts';
-import type { Policy } from '../../main/learning/policy.ts';
-import type { Twist } from '../../main/links/messages.ts';
+import type { Policy } from '../../main/core/policy.ts';
+import { createControlLoop } from '../../main/session/loopWiring.ts';
+import type { Twist } from '../../main/core/messages.ts';
 import { loadPerception } from '../../main/perception/onnxPerception.ts';
-import type { Perception } from '../../main/perception/perception.ts';
+import type { Perception } from '../../main/core/perception.ts';
 import { createSimLink } from '../../main/sim/lockstepLink.ts';
 import { testEncoderManifest } from './testEncoders.ts';
 

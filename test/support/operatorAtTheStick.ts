@@ -1,6 +1,6 @@
 // The cockpit in a loop-level test: the operator's heartbeat and stick every 50 ms, as the UI sends
 // them while a key is held. Returns the stop (call it before closing the loop).
-import type { DriveCommand } from '../../main/links/messages.ts';
+import type { DriveCommand } from '../../main/core/messages.ts';
 import type { ControlLoop } from '../../main/loop/controlLoop.ts';
 
 export function operatorAtTheStick(loop: Pick<ControlLoop, 'heartbeat' | 'operatorDrive'>, command: () => DriveCommand, periodMs = 50): () => void {

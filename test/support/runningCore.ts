@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { CockpitService } from '../../main/api/cockpitService.ts';
 import { RobotConnections, type OpenRobot } from '../../main/api/robotConnections.ts';
 import { startApiServer, type ApiServer } from '../../main/api/server.ts';
-import { createControlLoop } from '../../main/cli/wiring.ts';
+import { createControlLoop } from '../../main/session/loopWiring.ts';
 import type { OpenedRobot } from '../../main/links/robotAddress.ts';
 import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
 import { SwitchableLink } from '../../main/links/switchableLink.ts';

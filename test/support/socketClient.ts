@@ -1,6 +1,6 @@
 // A UI-like WebSocket client for integration tests: collects events and waits for the one wanted.
 import WebSocket from 'ws';
-import { Event, decodeBinaryFrame, type BinaryFrame } from '../../main/api/contract.ts';
+import { Event, decodeBinaryFrame, type BinaryFrame } from '../../main/core/contract.ts';
 
 export class SocketClient {
   readonly events: Event[] = [];

@@ -1,6 +1,6 @@
 // The simulated robot, noting when each drive command reaches it: for fault tests that measure what
 // arrives at the robot, and when.
-import type { DriveCommand } from '../../main/links/messages.ts';
+import type { DriveCommand } from '../../main/core/messages.ts';
 import { SimRobot } from '../../main/sim/simRobot.ts';
 import { WaitableLog } from './waitableLog.ts';
 

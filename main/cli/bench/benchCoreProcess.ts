@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { StatusResponse, type CockpitState } from '../../api/contract.ts';
+import { StatusResponse, type CockpitState } from '../../core/contract.ts';
 
 const REINS = fileURLToPath(new URL('../reins.mjs', import.meta.url));
 const START_TIMEOUT_MS = 60_000;

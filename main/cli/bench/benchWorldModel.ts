@@ -4,7 +4,7 @@
 // ticks; the bench knows no reward (the reward ensemble scores imagined ticks), so the reward head
 // is left untrained.
 import type { TickBuffer } from '../../learning/tickBuffer.ts';
-import { SeededRandom } from '../../memory/seededRandom.ts';
+import { SeededRandom } from '../../core/util/seededRandom.ts';
 import { actionFeatures, emptyBatch } from '../../worldmodel/replayBatch.ts';
 import { Rssm, type TrainingBatch } from '../../worldmodel/rssm.ts';
 import { disposeWeights } from '../../worldmodel/rssmWeights.ts';

@@ -6,8 +6,8 @@
 // those 10 ms steps up to one step behind the wall clock, so stream latencies include ~5 ms of that.
 import type { Logger } from 'pino';
 import { createSimLink, startRealtime } from '../../sim/lockstepLink.ts';
-import { createLogger } from '../logger.ts';
-import { startSimProcess } from '../simProcess.ts';
+import { createLogger } from '../../core/runtime/logger.ts';
+import { startSimProcess } from '../../session/simProcess.ts';
 import type { BenchRow } from './report.ts';
 import { measureStream, type StreamCase, type StreamTimings } from './rosbridgeStreamBench.ts';
 import { runSerialRoundTripBench } from './serialRoundTripBench.ts';

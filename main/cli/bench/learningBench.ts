@@ -10,9 +10,9 @@
 //   none  — no learning: the initial policy drives throughout.
 // After each training budget (simulated minutes) the driving version is evaluated on held-out seeded
 // episodes with nobody to take over; evaluation counts toward no budget.
+import type { Driver } from '../../core/tickReport.ts';
 import { DEFAULT_TOPIC_MAP } from '../../links/link.ts';
-import { twistFromDrive, type DriveCommand } from '../../links/messages.ts';
-import type { Driver } from '../../loop/arbiter.ts';
+import { twistFromDrive, type DriveCommand } from '../../core/messages.ts';
 import { Synchroniser } from '../../loop/synchroniser.ts';
 import type { FeedbackSignals, InterventionSignal, PreferenceSignal, Segment } from '../../learning/feedbackTypes.ts';
 import type { LearnedPolicy } from '../../learning/learnedPolicy.ts';
@@ -21,7 +21,7 @@ import { DEFAULT_IMAGINATION_OPTIONS } from '../../learning/imaginedCritic.ts';
 import { retrainFresh } from '../../learning/retrainFresh.ts';
 import { RewardDriftWatch } from '../../learning/rewardDrift.ts';
 import { TickBuffer } from '../../learning/tickBuffer.ts';
-import { SeededRandom } from '../../memory/seededRandom.ts';
+import { SeededRandom } from '../../core/util/seededRandom.ts';
 import { DEFAULT_MANIFEST_PATH, loadPerception, type OnnxPerception } from '../../perception/onnxPerception.ts';
 import { SafetyFilter } from '../../safety/safetyFilter.ts';
 import { createSimLink, type LockstepLink } from '../../sim/lockstepLink.ts';

@@ -15,11 +15,11 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ZERO_DRIVE } from '../../links/messages.ts';
-import { percentiles } from '../../loop/latencyWindow.ts';
+import { ZERO_DRIVE } from '../../core/messages.ts';
+import { percentiles } from '../../core/util/latencyWindow.ts';
 import { Memory } from '../../memory/memory.ts';
 import { MemoryWriter } from '../../memory/memoryWriter.ts';
-import { SeededRandom } from '../../memory/seededRandom.ts';
+import { SeededRandom } from '../../core/util/seededRandom.ts';
 import { tickRowFromReport } from '../../memory/tickFromReport.ts';
 import type { TickFilter } from '../../memory/tickFilter.ts';
 import type { TickRow } from '../../memory/tickSchema.ts';
@@ -28,11 +28,11 @@ import type { TickStore } from '../../memory/tickStore.ts';
 import type { SearchSettings } from '../../memory/vectorIndex.ts';
 import { writeRandomEncoderSet } from '../../perception/encoderSet.ts';
 import { DEFAULT_MANIFEST_PATH, loadPerception, type PerceptionOptions } from '../../perception/onnxPerception.ts';
-import type { Perception } from '../../perception/perception.ts';
+import type { Perception } from '../../core/perception.ts';
 import type { Pose2D } from '../../sim/geometry.ts';
 import { createSimLink } from '../../sim/lockstepLink.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
-import { createControlLoop } from '../wiring.ts';
+import { createControlLoop } from '../../session/loopWiring.ts';
 import type { BenchRow } from './report.ts';
 
 export interface MemoryBenchOptions {
@@ -207,7 +207,7 @@ async function simulateTicks(perception: Perception, writer: MemoryWriter<TickRo
     if (episodeIndex % options.heldOutEvery === 0) {
       queries.push({ embedding: report.embedding.values.slice(), pose: truth.pose });
     } else {
-      const tick = tickRowFromReport(report, { episodeId, step, robotId: link.robotName, encoderVersion: perception.version, policyVersion: loop.policyVersion, commandInEffect: loop.lastSent() });
+      const tick = tickRowFromReport(report, { episodeId, step, robotId: link.robotName, encoderVersion: perception.version });
       if (writer.append(tick).accepted) written.push(tick);
       poses.set(`${episodeId}#${step}`, truth.pose);
     }

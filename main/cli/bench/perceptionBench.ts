@@ -2,17 +2,17 @@
 // through its arena by the scripted operator — each encoder alone (its preprocessing and its run),
 // and the whole fused step as the control loop calls it — on the CPU, and on the GPU where CUDA
 // loads; then the thread settings, and the probes of how useful the embedding is.
+import type { ObservationFrame } from '../../core/frame.ts';
 import { dirname, resolve } from 'node:path';
 import { DEFAULT_TOPIC_MAP } from '../../links/link.ts';
-import { twistFromDrive, type DriveCommand } from '../../links/messages.ts';
-import { percentiles } from '../../loop/latencyWindow.ts';
-import { Synchroniser, type ObservationFrame } from '../../loop/synchroniser.ts';
+import { twistFromDrive, type DriveCommand } from '../../core/messages.ts';
+import { percentiles } from '../../core/util/latencyWindow.ts';
+import { Synchroniser } from '../../loop/synchroniser.ts';
 import { EncoderSession } from '../../perception/encoderSession.ts';
 import { cudaProviderInstalled, DEFAULT_THREADS, type ProviderPreference } from '../../perception/executionProvider.ts';
-import { MODALITIES } from '../../perception/manifest.ts';
 import { prepareModalityInput } from '../../perception/modalityInput.ts';
 import { DEFAULT_MANIFEST_PATH, loadPerception, readEncoderManifest, type PerceptionOptions } from '../../perception/onnxPerception.ts';
-import type { PerceptionStatus } from '../../perception/perception.ts';
+import { type PerceptionStatus, MODALITIES } from '../../core/perception.ts';
 import { createSimLink } from '../../sim/lockstepLink.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
 import { runPerceptionProbes } from './perceptionProbes.ts';

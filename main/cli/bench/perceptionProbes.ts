@@ -1,17 +1,17 @@
 // The perception bench's usefulness rows: linear probes on fused embeddings of views from arena
 // layouts and hues the encoders never trained on — fitted on one set of arenas, scored on another —
 // for the default encoders and, as the floor, for randomly initialised encoders of the same shape.
+import type { ObservationFrame } from '../../core/frame.ts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Received, RobotMessage } from '../../links/messages.ts';
-import type { ObservationFrame } from '../../loop/synchroniser.ts';
+import type { Received, RobotMessage } from '../../core/messages.ts';
 import { DEFAULT_ENCODER_SHAPES, randomlyInitialised } from '../../perception/defaultEncoders.ts';
 import { writeEncoderSet } from '../../perception/encoderSet.ts';
 import { scoreProbes, type ProbeSample } from '../../perception/embeddingProbes.ts';
-import { MODALITIES, parseEncoderManifest } from '../../perception/manifest.ts';
+import { parseEncoderManifest } from '../../perception/manifest.ts';
 import { loadPerception } from '../../perception/onnxPerception.ts';
-import type { Perception } from '../../perception/perception.ts';
+import { type Perception, MODALITIES } from '../../core/perception.ts';
 import { sampleViews, type LabelledView } from '../../sim/viewSampler.ts';
 import type { BenchRow } from './report.ts';
 

@@ -2,7 +2,7 @@
 // one topic under test, in JSON or CBOR, for a fixed window after a warm-up. Latency runs from the
 // robot's header stamp, put on the cockpit clock by the link's clock-offset estimate, to the moment
 // the decoded message reaches the subscriber.
-import type { LinkAlert } from '../../links/link.ts';
+import type { CoreAlert } from '../../core/alert.ts';
 import type { ClockOffsetEstimate } from '../../links/rosbridge/clockOffset.ts';
 import { systemLinkClock, type LinkClock } from '../../links/rosbridge/linkClock.ts';
 import { RosbridgeLink } from '../../links/rosbridge/rosbridgeLink.ts';
@@ -29,7 +29,7 @@ export interface StreamResult {
   /** The link's robot-to-cockpit offset estimate at the end of the window. */
   clockOffset: ClockOffsetEstimate | undefined;
   /** Warnings and errors the link raised while measuring (a healthy run has none). */
-  alerts: readonly LinkAlert[];
+  alerts: readonly CoreAlert[];
 }
 
 /** Sub-millisecond wall clock: Date.now() would round every latency to whole milliseconds. */

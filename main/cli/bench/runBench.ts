@@ -1,6 +1,6 @@
 // `reins bench SUITE [--json FILE]`.
-import type { BenchArgs } from '../main.ts';
-import { UsageError } from '../robotSpec.ts';
+import type { BenchArgs } from '../args.ts';
+import { UsageError } from '../usageError.ts';
 import { runBridgeBench } from './bridgeBench.ts';
 import { runMemoryBench } from './memoryBench.ts';
 import { runPerceptionBench } from './perceptionBench.ts';

@@ -1,7 +1,7 @@
 // `serial-roundtrip`: VELOCITY command → ACK between the serial link and the reference firmware
 // (native/firmware) running under simavr with its UART on a pseudo-terminal, commands sent at a
 // steady rate as a control loop would.
-import { percentiles } from '../../loop/latencyWindow.ts';
+import { percentiles } from '../../core/util/latencyWindow.ts';
 import { startFirmware } from '../../links/serial/firmwareSimulator.ts';
 import { probeRoundTrip } from '../../links/serial/roundTripProbe.ts';
 import { SerialLink } from '../../links/serial/serialLink.ts';

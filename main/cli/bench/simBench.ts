@@ -2,8 +2,8 @@
 // how the reach task separates a good driver (the scripted operator) from a blind one (uniform
 // random commands). Episodes run through the robot's own LockstepLink at the control rate.
 import { DEFAULT_TOPIC_MAP } from '../../links/link.ts';
-import { twistFromDrive } from '../../links/messages.ts';
-import { percentiles } from '../../loop/latencyWindow.ts';
+import { twistFromDrive } from '../../core/messages.ts';
+import { percentiles } from '../../core/util/latencyWindow.ts';
 import { runEpisodes, type TruthController } from '../../sim/episodeRunner.ts';
 import { createSimLink, type LockstepLink } from '../../sim/lockstepLink.ts';
 import { RandomPolicy } from '../../sim/randomPolicy.ts';

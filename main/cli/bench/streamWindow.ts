@@ -1,7 +1,7 @@
 // What one subscriber saw of a stream during a fixed measurement window: how late each message
 // arrived (decoded, against its source stamp) and how many arrived. Messages outside the window
 // (warm-up, stragglers after it) count for neither, so the rate is messages per window second.
-import { percentiles } from '../../loop/latencyWindow.ts';
+import { percentiles } from '../../core/util/latencyWindow.ts';
 import type { BenchRow } from './report.ts';
 
 export class StreamWindow {

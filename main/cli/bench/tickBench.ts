@@ -1,9 +1,9 @@
 // `reins bench tick`: the control tick's latency with the full pipeline running (synchroniser,
 // perception's ONNX encoders, policy driving, arbiter, safety, link) against the simulated robot in lockstep.
 import { createSimLink } from '../../sim/lockstepLink.ts';
-import { percentiles } from '../../loop/latencyWindow.ts';
+import { percentiles } from '../../core/util/latencyWindow.ts';
 import { DEFAULT_MANIFEST_PATH, loadPerception, type PerceptionOptions } from '../../perception/onnxPerception.ts';
-import { createControlLoop } from '../wiring.ts';
+import { createControlLoop } from '../../session/loopWiring.ts';
 import type { BenchRow } from './report.ts';
 
 export interface TickBenchOptions {

@@ -5,9 +5,9 @@
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Browser, Page } from 'playwright-core';
-import { percentiles } from '../../loop/latencyWindow.ts';
-import type { CockpitState } from '../../api/contract.ts';
-import { createLogger } from '../logger.ts';
+import { percentiles } from '../../core/util/latencyWindow.ts';
+import type { CockpitState } from '../../core/contract.ts';
+import { createLogger } from '../../core/runtime/logger.ts';
 import { startBenchCore, type BenchCore } from './benchCoreProcess.ts';
 import type { BenchRow } from './report.ts';
 import { drawnCameraFrames, lastKeyDownMs, recordKeyDowns, watchFrames } from './uiPageProbe.ts';

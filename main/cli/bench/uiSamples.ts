@@ -1,5 +1,5 @@
 // The arithmetic of `reins bench ui`, kept apart from the browser so it can be tested on its own.
-import { percentiles } from '../../loop/latencyWindow.ts';
+import { percentiles } from '../../core/util/latencyWindow.ts';
 import type { BenchRow } from './report.ts';
 
 /** What the page saw at one animation frame: when, and the stamp of the camera frame on screen. */

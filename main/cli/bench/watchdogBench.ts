@@ -3,8 +3,8 @@
 // heartbeat watchdog can stop the robot here.
 import type { Link } from '../../links/link.ts';
 import type { ControlLoop } from '../../loop/controlLoop.ts';
-import { percentiles } from '../../loop/latencyWindow.ts';
-import { createControlLoop } from '../wiring.ts';
+import { percentiles } from '../../core/util/latencyWindow.ts';
+import { createControlLoop } from '../../session/loopWiring.ts';
 import type { BenchRow } from './report.ts';
 
 const HEARTBEAT_PERIOD_MS = 100;

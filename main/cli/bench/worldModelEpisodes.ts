@@ -2,7 +2,7 @@
 // sees at 10 Hz, the command given after each frame, and (optionally) injected shoves, obstacles and
 // sensor faults with every tick labelled, so a world model's open-loop error and surprise can be scored.
 import { DEFAULT_TOPIC_MAP } from '../../links/link.ts';
-import { twistFromDrive, type DriveCommand } from '../../links/messages.ts';
+import { twistFromDrive, type DriveCommand } from '../../core/messages.ts';
 import { Synchroniser } from '../../loop/synchroniser.ts';
 import { DEFAULT_MANIFEST_PATH, loadPerception, type OnnxPerception, type PerceptionOptions } from '../../perception/onnxPerception.ts';
 import { createSimLink } from '../../sim/lockstepLink.ts';

@@ -1,14 +1,14 @@
 // `reins bench worldmodel`, quality rows: train the live preset on simulated driving for a stated
 // budget, then on held-out arenas (a) predict 1–10 ticks ahead open loop, given the actions, against
-// holding the last embedding, and (b) score surprise on the ticks just after injected shoves,
+// holding the last embedding, and (b) score surprise ratios on the ticks just after injected shoves,
 // obstacles and sensor faults against normal ticks.
 import * as tf from '@tensorflow/tfjs-core';
 import { auroc } from '../../worldmodel/auroc.ts';
 import { SurpriseMeter } from '../../worldmodel/surpriseMeter.ts';
-import { SurpriseScorer } from '../../worldmodel/surpriseScorer.ts';
+import { SurpriseRatioScorer } from '../../worldmodel/surpriseScorer.ts';
 import { fusionLayout } from '../../perception/manifest.ts';
 import { DEFAULT_MANIFEST_PATH, readEncoderManifest } from '../../perception/onnxPerception.ts';
-import type { EmbeddingSlot } from '../../perception/perception.ts';
+import type { EmbeddingSlot } from '../../core/perception.ts';
 import { OpenLoopErrorTally } from '../../worldmodel/openLoopError.ts';
 import { actionFeatures, emptyBatch } from '../../worldmodel/replayBatch.ts';
 import { Rssm, type RssmState, type TrainingBatch } from '../../worldmodel/rssm.ts';
@@ -177,42 +177,42 @@ function openLoopRatio(rssm: Rssm, episodes: readonly SimEpisode[], options: Qua
   return summary.ratio;
 }
 
-/** The per-tick scores a surprise row can be made of: the model's two, raw and as the cockpit's meter holds them. */
-const SURPRISE_SCORES = ['modality-held', 'modality', 'error-held', 'error', 'kl-held', 'kl'] as const;
-type SurpriseScore = (typeof SURPRISE_SCORES)[number];
-/** What the cockpit shows (SurpriseScorer), and so what the rows report; the others are logged beside it. */
-const SHOWN_SCORE: SurpriseScore = 'modality-held';
+/** The per-tick measures a surprise row can be made of: the ratio, the raw error and the nats, each raw and as the cockpit's meter holds them. */
+const SURPRISE_MEASURES = ['ratio-held', 'ratio', 'error-held', 'error', 'nats-held', 'nats'] as const;
+type SurpriseMeasure = (typeof SURPRISE_MEASURES)[number];
+/** What the cockpit shows (the held surpriseRatio), and so what the rows report; the others are logged beside it. */
+const SHOWN_MEASURE: SurpriseMeasure = 'ratio-held';
 
 function surpriseRows(rssm: Rssm, episodes: readonly SimEpisode[], slots: readonly EmbeddingSlot[]): BenchRow[] {
   const scores = new Map<string, number[]>();
-  const keep = (score: SurpriseScore, label: string, value: number) => {
-    const key = `${score}/${label}`;
+  const keep = (measure: SurpriseMeasure, label: string, value: number) => {
+    const key = `${measure}/${label}`;
     scores.set(key, [...(scores.get(key) ?? []), value]);
   };
-  const meters = episodes.map(() => ({ error: new SurpriseMeter(), kl: new SurpriseMeter(), modality: new SurpriseScorer(slots) }));
+  const meters = episodes.map(() => ({ error: new SurpriseMeter(), nats: new SurpriseMeter(), ratio: new SurpriseRatioScorer(slots) }));
   const size = rssm.config.embeddingSize;
   filterEpisodes(rssm, episodes, (tick, _state, surpriseNats, predictionError, dimensionErrors) => {
     episodes.forEach((episode, row) => {
       const timeMs = tick * CONTROL_PERIOD_MS;
-      const modality = meters[row]!.modality.score(dimensionErrors.subarray(row * size, (row + 1) * size), timeMs);
-      const values: Record<SurpriseScore, number> = {
-        'modality-held': modality.shown,
-        modality: modality.tick,
+      const ratio = meters[row]!.ratio.score(dimensionErrors.subarray(row * size, (row + 1) * size), timeMs);
+      const values: Record<SurpriseMeasure, number> = {
+        'ratio-held': ratio.shown,
+        ratio: ratio.tick,
         error: predictionError[row]!,
         'error-held': meters[row]!.error.update(predictionError[row]!, timeMs),
-        kl: surpriseNats[row]!,
-        'kl-held': meters[row]!.kl.update(surpriseNats[row]!, timeMs),
+        nats: surpriseNats[row]!,
+        'nats-held': meters[row]!.nats.update(surpriseNats[row]!, timeMs),
       };
       const label = episode.labels[tick]!;
       if (label === 'excluded') return;
-      for (const score of SURPRISE_SCORES) keep(score, label, values[score]);
+      for (const measure of SURPRISE_MEASURES) keep(measure, label, values[measure]);
     });
   });
   return EVENT_KINDS.map((kind) => {
-    const aurocs = Object.fromEntries(SURPRISE_SCORES.map((score) => [score, auroc(scores.get(`${score}/${kind}`) ?? [], scores.get(`${score}/normal`) ?? [])])) as Record<SurpriseScore, number>;
+    const aurocs = Object.fromEntries(SURPRISE_MEASURES.map((measure) => [measure, auroc(scores.get(`${measure}/${kind}`) ?? [], scores.get(`${measure}/normal`) ?? [])])) as Record<SurpriseMeasure, number>;
     const counts = `${scores.get(`error/${kind}`)?.length ?? 0} event ticks, ${scores.get('error/normal')?.length ?? 0} normal`;
-    log(`worldmodel: ${kind}: AUROC ${SURPRISE_SCORES.map((score) => `${score} ${aurocs[score].toFixed(3)}`).join(', ')} (${counts})`);
-    return { name: SURPRISE_ROW[kind], unit: 'auroc', p50: null, p95: null, p99: null, value: aurocs[SHOWN_SCORE] };
+    log(`worldmodel: ${kind}: AUROC ${SURPRISE_MEASURES.map((measure) => `${measure} ${aurocs[measure].toFixed(3)}`).join(', ')} (${counts})`);
+    return { name: SURPRISE_ROW[kind], unit: 'auroc', p50: null, p95: null, p99: null, value: aurocs[SHOWN_MEASURE] };
   });
 }
 

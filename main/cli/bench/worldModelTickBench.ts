@@ -5,16 +5,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { percentiles } from '../../loop/latencyWindow.ts';
+import { percentiles } from '../../core/util/latencyWindow.ts';
 import { Memory } from '../../memory/memory.ts';
 import { MemoryWriter } from '../../memory/memoryWriter.ts';
 import { tickRowFromReport } from '../../memory/tickFromReport.ts';
 import type { TickSpace } from '../../memory/tickSchema.ts';
 import { loadPerception } from '../../perception/onnxPerception.ts';
 import { createSimLink } from '../../sim/lockstepLink.ts';
-import { createControlLoop } from '../wiring.ts';
-import { DEFAULT_WORLD_MODEL_ARGS } from '../worldModelArgs.ts';
-import { loadWorldModel, startWorldModelLearning } from '../worldModelSession.ts';
+import { createControlLoop } from '../../session/loopWiring.ts';
+import { DEFAULT_WORLD_MODEL_ARGS } from '../../session/worldModelOptions.ts';
+import { loadWorldModel, startWorldModelLearning } from '../../session/worldModelSession.ts';
 import type { BenchRow } from './report.ts';
 
 export interface TickWithLearnerOptions {
@@ -39,7 +39,7 @@ export async function tickWithLearnerRows(options: TickWithLearnerOptions = DEFA
   const space: TickSpace = { encoderVersion: perception.version, embeddingSize: perception.embeddingSize, distance: 'l2' };
   const writer = new MemoryWriter(await memory.ticks(space));
   let step = 0;
-  loop.onTick((report) => writer.append(tickRowFromReport(report, { episodeId: 'bench', step: step++, robotId: link.robotName, encoderVersion: perception.version, policyVersion: loop.policyVersion, commandInEffect: loop.lastSent() })));
+  loop.onTick((report) => writer.append(tickRowFromReport(report, { episodeId: 'bench', step: step++, robotId: link.robotName, encoderVersion: perception.version })));
   const learning = startWorldModelLearning(live, loop, { uri: memory.uri, space, writtenTicks: () => writer.status().written }, join(folder, 'checkpoints'), DEFAULT_WORLD_MODEL_ARGS, quiet);
   const durationsMs: number[] = [];
   try {

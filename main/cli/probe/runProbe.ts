@@ -2,17 +2,12 @@
 // for a while, and reports each topic's type, rate, bytes per second and latency.
 import type { Logger } from 'pino';
 import type { Link } from '../../links/link.ts';
-import type { RobotMessage } from '../../links/messages.ts';
+import type { RobotMessage } from '../../core/messages.ts';
 import { LinkUnreachable, waitUntilPresent } from '../../links/waitUntilPresent.ts';
-import { openRobot } from '../openRobot.ts';
-import { parseRobotSpec } from '../robotSpec.ts';
+import { openRobot } from '../../session/openRobot.ts';
+import { parseRobotSpec, type ProbeArgs } from '../args.ts';
 import { TopicMeter, type TopicReport } from './topicMeter.ts';
 
-export interface ProbeArgs {
-  robot: string;
-  seconds: number;
-  json: boolean;
-}
 
 export interface ProbeReport {
   robot: string;

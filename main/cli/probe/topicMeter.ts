@@ -1,7 +1,7 @@
 // Counts what arrives on each topic during a probe: rate, bytes per second and latency (receive
 // time minus the robot's stamp, which the link has already moved onto the cockpit's clock).
-import type { Received, RobotMessage } from '../../links/messages.ts';
-import { percentiles } from '../../loop/latencyWindow.ts';
+import type { Received, RobotMessage } from '../../core/messages.ts';
+import { percentiles } from '../../core/util/latencyWindow.ts';
 
 export interface TopicReport {
   name: string;

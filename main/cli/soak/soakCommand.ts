@@ -2,9 +2,9 @@
 // target; exit status 0 only when every target passes.
 import { parseArgs } from 'node:util';
 import { machineFacts, writeReport } from '../bench/report.ts';
-import { createLogger } from '../logger.ts';
-import { UsageError } from '../robotSpec.ts';
-import { DEFAULT_WORLD_MODEL_ARGS } from '../worldModelArgs.ts';
+import { createLogger } from '../../core/runtime/logger.ts';
+import { UsageError } from '../usageError.ts';
+import { DEFAULT_WORLD_MODEL_ARGS } from '../../session/worldModelOptions.ts';
 import { formatChecks, formatWindowTable, soakRows, targetChecks } from './soakReport.ts';
 import { FULL_SENSOR_RATES, runSoak } from './soakRun.ts';
 

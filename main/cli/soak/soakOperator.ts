@@ -3,8 +3,8 @@
 // same CockpitService: a heartbeat every 100 ms, autonomy on, and — while it watches the policy —
 // a takeover when a collision is imminent or progress stalls, driving a while, then a hand-back.
 import type { HandleResult } from '../../api/cockpitService.ts';
-import type { Request } from '../../api/contract.ts';
-import type { DriveCommand } from '../../links/messages.ts';
+import type { Request } from '../../core/contract.ts';
+import type { DriveCommand } from '../../core/messages.ts';
 import type { ControlLoop } from '../../loop/controlLoop.ts';
 import type { Arena } from '../../sim/arena.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';

@@ -6,6 +6,7 @@
 // The sim runs in its own process, as `reins start` runs it: rendering 640 × 480 at 30 Hz in the
 // core's own event loop would charge the simulator's work to the core's tick latency and memory,
 // and the rosbridge path is the load a real robot puts on the core (decoding, fan-out, recording).
+import type { SentCommand } from '../../core/tickReport.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,15 +14,14 @@ import type { Logger } from 'pino';
 import { newToken } from '../../api/access.ts';
 import { startApiServer } from '../../api/server.ts';
 import { DEFAULT_TOPIC_MAP } from '../../links/link.ts';
-import type { SentCommand } from '../../loop/commandPath.ts';
 import { Memory } from '../../memory/memory.ts';
 import { COMMAND_SENT_CHANNEL, TICK_CHANNEL } from '../../recording/reinsEvents.ts';
 import { createArena } from '../../sim/arena.ts';
-import { openCoreSession, type CoreSession } from '../coreSession.ts';
-import type { StartArgs } from '../main.ts';
-import { startSimProcess } from '../simProcess.ts';
-import { REPO_ROOT } from '../start.ts';
-import type { WorldModelArgs } from '../worldModelArgs.ts';
+import { openCoreSession, type CoreSession } from '../../session/coreSession.ts';
+import type { StartArgs } from '../../session/startArgs.ts';
+import { startSimProcess } from '../../session/simProcess.ts';
+import { REPO_ROOT } from '../../core/runtime/repoRoot.ts';
+import type { WorldModelArgs } from '../../session/worldModelOptions.ts';
 import { GroundTruthFeed } from './groundTruthFeed.ts';
 import { readBackMessages } from './mcapCounts.ts';
 import { OPERATOR_PERIOD_MS, SoakOperator, type OperatorCounts } from './soakOperator.ts';

@@ -1,8 +1,8 @@
 // The soak's figures window by window (a minute each by default): resident memory and where it is
 // (the JS heap, external memory, the C heap), tick latency, how late the timer started ticks, ticks
 // skipped or started late, messages dropped, sensor rates.
-import { mallocStats } from '../../loop/allocatorTuning.ts';
-import { percentiles, type Percentiles } from '../../loop/latencyWindow.ts';
+import { mallocStats } from '../../core/runtime/allocatorTuning.ts';
+import { percentiles, type Percentiles } from '../../core/util/latencyWindow.ts';
 
 export interface WindowFigures {
   /** 1-based. */

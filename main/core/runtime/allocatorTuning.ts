@@ -12,7 +12,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-export const DEFAULT_ALLOCATOR_ADDON_PATH = fileURLToPath(new URL('../../native/build/reins_alloc.node', import.meta.url));
+export const DEFAULT_ALLOCATOR_ADDON_PATH = fileURLToPath(new URL('../../../native/build/reins_alloc.node', import.meta.url));
 /** glibc's own starting threshold, kept fixed instead of rising. */
 export const MMAP_THRESHOLD_BYTES = 128 * 1024;
 

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Recorder } from '../../recording/recorder.ts';
 import { RecordingReader } from '../../recording/recordingReader.ts';
 import { COMMAND_SENT_CHANNEL } from '../../recording/reinsEvents.ts';
-import type { Image, LaserScan, Odometry, Received, RobotMessage } from '../messages.ts';
+import type { Image, LaserScan, Odometry, Received, RobotMessage } from '../../core/messages.ts';
 import { ReplayLink, replayTopics, type ReplaySource } from './replayLink.ts';
 
 const T0_MS = 1_700_000_000_000;

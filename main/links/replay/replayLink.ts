@@ -3,9 +3,10 @@
 // sends nothing: `publish` always refuses, and its capabilities say so. Messages are decoded by the
 // rosbridge link's own decoders, so a replayed frame reaches the synchroniser exactly as a live one
 // would; they arrive stamped on the cockpit's clock now, keeping the recorded latency.
-import type { Link, LinkAlert, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../link.ts';
+import type { CoreAlert } from '../../core/alert.ts';
+import type { Link, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../link.ts';
 import { LinkEventHub } from '../linkEventHub.ts';
-import type { MessageKind, Received, RobotMessage } from '../messages.ts';
+import type { MessageKind, Received, RobotMessage } from '../../core/messages.ts';
 import { decoderFor, kindOfType } from '../rosbridge/decode/messageTypes.ts';
 import { TopicFanout } from '../topicFanout.ts';
 import { rosbridgeWireValue } from './recordedValues.ts';
@@ -61,7 +62,7 @@ export class ReplayLink implements Link {
   private readonly clock: () => number;
   private readonly decoders = new Map<string, { kind: MessageKind; decode: Decode }>();
   private readonly undecodable = new Map<string, number>();
-  private readonly problems: LinkAlert[];
+  private readonly problems: CoreAlert[];
   private positionMs: number;
   private speed = 1;
   private playing = false;
@@ -91,8 +92,8 @@ export class ReplayLink implements Link {
     return this.hub.presence();
   }
 
-  alerts(): readonly LinkAlert[] {
-    const bad = [...this.undecodable].map(([topic, count]): LinkAlert => ({
+  alerts(): readonly CoreAlert[] {
+    const bad = [...this.undecodable].map(([topic, count]): CoreAlert => ({
       key: `replay-undecodable-${topic}`,
       severity: 'warn',
       message: `${count} recorded message${count === 1 ? '' : 's'} on ${topic} could not be decoded`,

@@ -2,10 +2,11 @@
 // the connection's life: connecting, present, reconnecting with jittered backoff (re-subscribing
 // everything), closed for good on close(). Commands go out only on a socket that is open at that
 // moment; one that cannot is dropped, never queued (see rosbridgeSession.ts for roslib's queue).
+import type { CoreAlert } from '../../core/alert.ts';
 import { AlertBoard, repeatingAlert } from '../alertBoard.ts';
-import type { Link, LinkAlert, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../link.ts';
+import type { Link, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../link.ts';
 import { LinkEventHub } from '../linkEventHub.ts';
-import type { Received, RobotMessage, Twist } from '../messages.ts';
+import type { Received, RobotMessage, Twist } from '../../core/messages.ts';
 import { TopicFanout } from '../topicFanout.ts';
 import { JitteredBackoff } from './backoff.ts';
 import { ClockOffsetEstimator, DEFAULT_CLOCK_OFFSET_OPTIONS, type ClockOffsetEstimate } from './clockOffset.ts';
@@ -62,7 +63,7 @@ export class RosbridgeLink implements Link {
     return this.events.presence();
   }
 
-  alerts(): readonly LinkAlert[] {
+  alerts(): readonly CoreAlert[] {
     return this.alertBoard.list();
   }
 

@@ -2,8 +2,9 @@
 // topic map expects for its role), the kind it is delivered as (a role's kind, so a camera role on a
 // CompressedImage topic delivers decoded Images), and its compression (CBOR for bulky types, JSON
 // for the rest, unless configured, or learned to be silent over CBOR).
-import { ROLE_KINDS, type LinkAlert, type TopicInfo, type TopicMap, type TopicRole } from '../link.ts';
-import type { MessageKind } from '../messages.ts';
+import type { CoreAlert } from '../../core/alert.ts';
+import { ROLE_KINDS, type TopicInfo, type TopicMap, type TopicRole } from '../link.ts';
+import type { MessageKind } from '../../core/messages.ts';
 import { decoderFor, kindOfType, prefersCbor, type MessageDecoder } from './decode/messageTypes.ts';
 
 export type WireCompression = 'cbor' | 'none';
@@ -17,7 +18,7 @@ export interface TopicRoute {
 }
 
 /** Undecided until discovery has run, or refused with an alert for the operator. */
-export type RouteOutcome = { ok: true; route: TopicRoute } | { ok: false; wait: true } | { ok: false; wait: false; alert: LinkAlert };
+export type RouteOutcome = { ok: true; route: TopicRoute } | { ok: false; wait: true } | { ok: false; wait: false; alert: CoreAlert };
 
 /** The ROS type each role expects unless discovery says otherwise. */
 export const DEFAULT_ROLE_TYPES: Readonly<Record<TopicRole, string>> = Object.freeze({

@@ -1,7 +1,7 @@
 // Measures command → ACK round trips on a present SerialLink: sends `count` small drive commands
 // at a steady rate (as a control loop would), stops the robot, and reports the link's round-trip
 // statistics. For `reins bench` (the serial-roundtrip row) and tests.
-import { twistFromDrive } from '../messages.ts';
+import { twistFromDrive } from '../../core/messages.ts';
 import type { RoundTripStats } from './commandRoundTrip.ts';
 import type { SerialLink } from './serialLink.ts';
 

@@ -1,5 +1,5 @@
 // What the serial link tells the operator, in one place: each alert's key, wording and hint.
-import type { LinkAlert } from '../link.ts';
+import type { CoreAlert } from '../../core/alert.ts';
 import type { CountedAlertSpec } from '../alertBoard.ts';
 import type { FrameFault } from './frames.ts';
 import type { ProtocolError } from './protocolMessages.ts';
@@ -24,7 +24,7 @@ export const SERIAL_ALERT_KEYS = Object.freeze({
 
 const K = SERIAL_ALERT_KEYS;
 
-export function openFailedAlert(path: string, failure: OpenFailure, detail: string, availablePaths: readonly string[]): LinkAlert {
+export function openFailedAlert(path: string, failure: OpenFailure, detail: string, availablePaths: readonly string[]): CoreAlert {
   const others = availablePaths.length > 0 ? ` Ports present now: ${availablePaths.join(', ')}.` : '';
   const hints: Record<OpenFailure, string> = {
     missing: `Plug the device in, or pick another port.${others} Reins keeps trying.`,
@@ -35,7 +35,7 @@ export function openFailedAlert(path: string, failure: OpenFailure, detail: stri
   return { key: K.port, severity: 'error', message: `Cannot open ${path}: ${detail}`, hint: hints[failure] };
 }
 
-export function portLostAlert(path: string): LinkAlert {
+export function portLostAlert(path: string): CoreAlert {
   return {
     key: K.port,
     severity: 'error',
@@ -44,7 +44,7 @@ export function portLostAlert(path: string): LinkAlert {
   };
 }
 
-export function handshakeAlert(path: string, baud: number, waitedMs: number): LinkAlert {
+export function handshakeAlert(path: string, baud: number, waitedMs: number): CoreAlert {
   return {
     key: K.handshake,
     severity: 'warn',
@@ -53,7 +53,7 @@ export function handshakeAlert(path: string, baud: number, waitedMs: number): Li
   };
 }
 
-export function silentAlert(path: string, silentMs: number): LinkAlert {
+export function silentAlert(path: string, silentMs: number): CoreAlert {
   return {
     key: K.silent,
     severity: 'error',
@@ -62,7 +62,7 @@ export function silentAlert(path: string, silentMs: number): LinkAlert {
   };
 }
 
-export function versionAlert(deviceVersion: number, hostVersion: number): LinkAlert {
+export function versionAlert(deviceVersion: number, hostVersion: number): CoreAlert {
   return {
     key: K.version,
     severity: 'error',
@@ -104,7 +104,7 @@ export function framesLostAlert(): CountedAlertSpec {
     'A few on a noisy line are harmless; many mean the line is overloaded or noisy.');
 }
 
-export function deviceWatchdogAlert(timeoutMs: number): LinkAlert {
+export function deviceWatchdogAlert(timeoutMs: number): CoreAlert {
   return {
     key: K.deviceWatchdog,
     severity: 'warn',
@@ -113,7 +113,7 @@ export function deviceWatchdogAlert(timeoutMs: number): LinkAlert {
   };
 }
 
-export function commandRefusedAlert(result: string): LinkAlert {
+export function commandRefusedAlert(result: string): CoreAlert {
   return {
     key: K.commandRefused,
     severity: 'warn',
@@ -133,8 +133,8 @@ export function subscriberFailedAlert(topic: string, error: unknown): CountedAle
     'A bug in the cockpit; the link keeps delivering to the other subscribers.');
 }
 
-function counted(key: string, severity: LinkAlert['severity'], message: (count: number) => string, hint: string): CountedAlertSpec {
-  return { key, describe: (count: number): LinkAlert => ({ key, severity, message: message(count), hint }) };
+function counted(key: string, severity: CoreAlert['severity'], message: (count: number) => string, hint: string): CountedAlertSpec {
+  return { key, describe: (count: number): CoreAlert => ({ key, severity, message: message(count), hint }) };
 }
 
 function plural(count: number): string {

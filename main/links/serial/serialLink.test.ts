@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeSerialPorts, TEST_SERIAL_DEVICE } from '../../../test/fakes/fakeSerialPort.ts';
-import type { JointState, Odometry } from '../messages.ts';
-import { twistFromDrive } from '../messages.ts';
+import type { JointState, Odometry } from '../../core/messages.ts';
+import { twistFromDrive } from '../../core/messages.ts';
 import { STATUS_FLAG } from './protocolMessages.ts';
 import { SerialLink } from './serialLink.ts';
 

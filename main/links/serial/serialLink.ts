@@ -2,10 +2,11 @@
 // SerialLink holds the connection state machine (open → HELLO → present, reconnect when the port
 // vanishes or the device goes silent), maps SENSOR samples onto the topic map, and sends drive
 // commands only while the device is present: a command that cannot go out now is dropped.
+import type { CoreAlert } from '../../core/alert.ts';
 import { AlertBoard } from '../alertBoard.ts';
-import type { Link, LinkAlert, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../link.ts';
+import type { Link, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../link.ts';
 import { LinkEventHub } from '../linkEventHub.ts';
-import type { Received, RobotMessage, Twist } from '../messages.ts';
+import type { Received, RobotMessage, Twist } from '../../core/messages.ts';
 import { TopicFanout } from '../topicFanout.ts';
 import { CommandRoundTrip, type RoundTripStats } from './commandRoundTrip.ts';
 import { DeviceClock } from './deviceClock.ts';
@@ -71,7 +72,7 @@ export class SerialLink implements Link {
     return this.events.presence();
   }
 
-  alerts(): readonly LinkAlert[] {
+  alerts(): readonly CoreAlert[] {
     return this.board.list();
   }
 

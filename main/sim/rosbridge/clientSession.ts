@@ -2,7 +2,7 @@
 // `status` error naming what was wrong (rosbridge_server only logs these; see RESEARCH.md). Nothing
 // a client sends can stop the server or touch another client's subscriptions.
 import type { RawData, WebSocket } from 'ws';
-import type { DriveCommand } from '../../links/messages.ts';
+import type { DriveCommand } from '../../core/messages.ts';
 import { ClientOutbox, type OutboxOptions } from './clientOutbox.ts';
 import { FragmentAssembler } from './fragments.ts';
 import {

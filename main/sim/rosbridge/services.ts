@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { SimInjection } from '../injection.ts';
 import { parseInjection } from './injectionSchema.ts';
-import { fullMessageDefinition } from '../../links/rosMessageDefinitions.ts';
+import { fullMessageDefinition } from '../../core/rosMessageDefinitions.ts';
 import { describeIssues } from './protocol.ts';
 import { rosTimeFromMs } from './rosMessages.ts';
 import { ALL_TOPICS, resolveRosName, sameRosType, type KnownTopic } from './topicCatalog.ts';

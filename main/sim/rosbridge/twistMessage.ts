@@ -2,7 +2,7 @@
 // unlike a lenient parser, a field of the wrong type, an unknown field, or a non-finite number
 // (JSON sends NaN and inf as null) refuses the whole message: a robot must not guess a velocity.
 import { z } from 'zod';
-import type { DriveCommand } from '../../links/messages.ts';
+import type { DriveCommand } from '../../core/messages.ts';
 import { describeIssues } from './protocol.ts';
 import type { RosMessage } from './rosMessages.ts';
 

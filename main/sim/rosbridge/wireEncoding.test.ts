@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { decode as decodeCbor } from 'cbor-x';
 import { decode as decodePng } from 'fast-png';
 import { describe, expect, it } from 'vitest';
-import type { Image, Imu, JointState, LaserScan, Odometry } from '../../links/messages.ts';
+import type { Image, Imu, JointState, LaserScan, Odometry } from '../../core/messages.ts';
 import { FragmentAssembler, fragmentText } from './fragments.ts';
 import { OutgoingMessage } from './outgoingMessage.ts';
 import { rosImage, rosImu, rosJointState, rosLaserScan, rosOdometry, type RosHeader, type RosMessage, type Stamping } from './rosMessages.ts';

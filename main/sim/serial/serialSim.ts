@@ -3,7 +3,7 @@
 // wheels and IMU behind it. If socat dies, the pty pair is made again at the same path, as a board
 // that was unplugged and plugged back in.
 import { SerialPort } from 'serialport';
-import type { Imu } from '../../links/messages.ts';
+import type { Imu } from '../../core/messages.ts';
 import { RealtimeStepper } from '../rosbridge/realtimeStepper.ts';
 import { SimRobot, type SensorSink } from '../simRobot.ts';
 import { SimSerialDevice } from './simSerialDevice.ts';

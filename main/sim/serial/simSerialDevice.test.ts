@@ -4,7 +4,7 @@ import { crc16CcittFalse } from '../../links/serial/crc16.ts';
 import { encodeFrame } from '../../links/serial/frames.ts';
 import { FrameStreamDecoder } from '../../links/serial/frameStream.ts';
 import type { ProtocolMessage } from '../../links/serial/protocolMessages.ts';
-import type { DriveCommand, JointState } from '../../links/messages.ts';
+import type { DriveCommand, JointState } from '../../core/messages.ts';
 import { SimSerialDevice } from './simSerialDevice.ts';
 
 function harness() {

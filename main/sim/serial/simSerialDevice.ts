@@ -5,7 +5,7 @@
 import { encodeFrame, type Frame, type FrameFault } from '../../links/serial/frames.ts';
 import { FrameStreamDecoder } from '../../links/serial/frameStream.ts';
 import { CAPABILITY, PROTOCOL_VERSION, STATUS_FLAG, type DeviceInfo, type ProtocolErrorCode, type ProtocolMessage } from '../../links/serial/protocolMessages.ts';
-import { ZERO_DRIVE, type DriveCommand, type Imu, type JointState } from '../../links/messages.ts';
+import { ZERO_DRIVE, type DriveCommand, type Imu, type JointState } from '../../core/messages.ts';
 import { DIFF_DRIVE_SPEC } from '../diffDrive.ts';
 
 export const SIM_DEVICE_INFO: Readonly<DeviceInfo> = Object.freeze({

@@ -14,7 +14,7 @@
 // hands them out as tf.AdamOptimizer does, so an array read from them holds until the next step
 // (snapshotCheckpoint uses its arrays before the learner trains on).
 import * as tf from '@tensorflow/tfjs-core';
-import { NativeBlasBackend } from './nativeBackend.ts';
+import { NativeBlasBackend } from './nativeBlasBackend.ts';
 
 export interface AdamSettings {
   learningRate: number;

@@ -4,7 +4,7 @@
 import { engine, registerGradient, registerKernel, type GradConfig, type KernelConfig, type KernelFunc, type NamedAttrMap, type NamedTensorMap, type Tensor, type TensorInfo } from '@tensorflow/tfjs-core';
 import { MLP_KERNEL, MLP_KERNEL_INPUTS } from '../rssmLayers.ts';
 import { mlpBackward, mlpForward, type MlpRecord, type MlpSizes, type MlpWeights } from './fusedMlpMath.ts';
-import type { NativeBlasBackend } from './nativeBackend.ts';
+import type { NativeBlasBackend } from './nativeBlasBackend.ts';
 
 export const MLP_GRAD_KERNEL = 'ReinsMlpGrad';
 

@@ -3,8 +3,8 @@
 // uses (the cpu ones, written for any broadcast, took most of a training step once the products were
 // native). Every other kernel is the cpu one, and gradients come from tfjs-core.
 import { findBackendFactory, getKernel, getKernelsForBackend, registerBackend, registerKernel } from '@tensorflow/tfjs-core';
-import { MathBackendCPU } from '@tensorflow/tfjs-backend-cpu';
 import type { NativeBlas } from './nativeBlas.ts';
+import { NativeBlasBackend } from './nativeBlasBackend.ts';
 import { fastElementwiseKernels } from './fastElementwiseKernels.ts';
 import { fastLayoutKernels } from './fastLayoutKernels.ts';
 import { registerFusedMlpKernels } from './fusedMlpKernel.ts';
@@ -14,15 +14,6 @@ import { registerRssmSequenceKernels } from './rssmSequenceKernel.ts';
 export const NATIVE_BACKEND_NAME = 'native';
 // Below cpu's 1: TF.js never picks this backend by itself; selectWorldModelBackend chooses it.
 const NATIVE_BACKEND_PRIORITY = 0;
-
-export class NativeBlasBackend extends MathBackendCPU {
-  constructor(readonly blas: NativeBlas) {
-    super();
-    // The cpu backend's first write prints "install tfjs-node to speed things up": wrong advice here,
-    // where tfjs-node cannot install and the products already run natively.
-    (this as unknown as { firstUse: boolean }).firstUse = false;
-  }
-}
 
 /** Registers the backend and its kernels once per process; later calls do nothing. */
 export function registerNativeBackend(blas: NativeBlas): void {

@@ -6,7 +6,7 @@ import {
   type BatchMatMulAttrs, type BatchMatMulInputs, type KernelConfig, type KernelFunc, type NamedAttrMap, type NamedTensorInfoMap,
   type TensorInfo, type _FusedMatMulAttrs, type _FusedMatMulInputs,
 } from '@tensorflow/tfjs-core';
-import type { NativeBlasBackend } from './nativeBackend.ts';
+import type { NativeBlasBackend } from './nativeBlasBackend.ts';
 import { matMulShape, multiplyInto } from './nativeMatMul.ts';
 
 type Activation = _FusedMatMulAttrs['activation'];

@@ -4,7 +4,7 @@
 // forward's intermediates where the forward ran under a tape, and recomputes them otherwise.
 import { engine, registerGradient, registerKernel, type GradConfig, type KernelConfig, type KernelFunc, type NamedAttrMap, type NamedTensorMap, type Tensor, type TensorInfo } from '@tensorflow/tfjs-core';
 import { RSSM_OBSERVE_SEQUENCE } from '../observeSequence.ts';
-import type { NativeBlasBackend } from './nativeBackend.ts';
+import type { NativeBlasBackend } from './nativeBlasBackend.ts';
 import { observeSequenceBackward, type SequenceUpstream } from './rssmSequenceBackward.ts';
 import { observeSequenceForward } from './rssmSequenceForward.ts';
 import { float32Input, SEQUENCE_INPUT_NAMES, sequenceData, sequenceSizes, sequenceWeights } from './rssmSequenceShapes.ts';

@@ -2,7 +2,7 @@
 // the backend's own Float32Arrays, with the GRU's three gates packed side by side so that each step
 // takes one product per GRU input instead of three.
 import type { NamedAttrMap, TensorInfo } from '@tensorflow/tfjs-core';
-import type { NativeBlasBackend } from './nativeBackend.ts';
+import type { NativeBlasBackend } from './nativeBlasBackend.ts';
 
 /** The weight inputs, named as observeSequence's sequenceWeightInputs names them. */
 export const SEQUENCE_WEIGHT_NAMES = [

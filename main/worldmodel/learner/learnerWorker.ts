@@ -1,7 +1,7 @@
 // The world-model learner's worker thread (DESIGN §2–3): it trains beside the control loop, never in
 // its way. Started by learner.ts through learnerWorkerBootstrap.mjs, which makes TypeScript loadable.
 import { parentPort } from 'node:worker_threads';
-import { runBehindTheLoop } from '../../loop/backgroundPriority.ts';
+import { runBehindTheLoop } from '../../core/runtime/backgroundPriority.ts';
 import { LearnerLoop } from './learnerLoop.ts';
 import { describeInvalid, toLearnerSchema } from './learnerProtocol.ts';
 

@@ -1,2 +1,2 @@
 // The renderer's one door into the core: everything it knows about the wire comes from the contract.
-export * from '../../../main/api/contract.ts';
+export * from '../../../main/core/contract.ts';

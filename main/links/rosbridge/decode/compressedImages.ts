@@ -5,7 +5,7 @@
 // the payload's own magic bytes are trusted over the string.
 import jpeg from 'jpeg-js';
 import { convertIndexedToRgb, decode as decodePng } from 'fast-png';
-import type { CompressedImage, Image } from '../../messages.ts';
+import type { CompressedImage, Image } from '../../../core/messages.ts';
 import { DecodeProblem, decodeWith, readHeader, type Decoded } from './decoded.ts';
 import { MAX_IMAGE_PIXELS, checkImageSize } from './images.ts';
 

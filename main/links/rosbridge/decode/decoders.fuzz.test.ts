@@ -5,7 +5,7 @@ import { encode as encodePng } from 'fast-png';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fuzz } from '../../../../test/support/fuzz.ts';
-import type { RobotMessage } from '../../messages.ts';
+import type { RobotMessage } from '../../../core/messages.ts';
 import { decodeCompressedImage, decodeCompressedImageAsImage } from './compressedImages.ts';
 import type { Decoded } from './decoded.ts';
 import { decodeImage } from './images.ts';

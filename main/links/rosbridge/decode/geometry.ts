@@ -1,5 +1,5 @@
 // geometry_msgs building blocks shared by the IMU, odometry and twist decoders.
-import type { Quaternion, Vector3 } from '../../messages.ts';
+import type { Quaternion, Vector3 } from '../../../core/messages.ts';
 import type { WireObject } from './wireFields.ts';
 
 export function readVector3(parent: WireObject, name: string): Vector3 {

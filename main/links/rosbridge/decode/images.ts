@@ -1,6 +1,6 @@
 // sensor_msgs/Image → Image. Colour and grey 8-bit encodings are accepted; alpha is dropped so the
 // cockpit sees one of rgb8, bgr8 or mono8. Anything else (depth, Bayer, YUV) is refused with a hint.
-import type { Image, ImageEncoding } from '../../messages.ts';
+import type { Image, ImageEncoding } from '../../../core/messages.ts';
 import { DecodeProblem, decodeWith, readHeader, type Decoded } from './decoded.ts';
 
 /** Larger than any camera a cockpit should stream (8K is 33 MP); guards against absurd sizes. */

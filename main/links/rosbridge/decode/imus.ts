@@ -1,5 +1,5 @@
 // sensor_msgs/Imu → Imu. Covariances are not carried; every value must be finite.
-import type { Imu } from '../../messages.ts';
+import type { Imu } from '../../../core/messages.ts';
 import { decodeWith, readHeader, type Decoded } from './decoded.ts';
 import { readQuaternion, readVector3 } from './geometry.ts';
 

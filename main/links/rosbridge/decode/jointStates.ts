@@ -1,6 +1,6 @@
 // sensor_msgs/JointState → JointState. By ROS convention an array is either empty (the robot does not
 // measure that quantity) or has one value per joint; values must be finite.
-import type { JointState } from '../../messages.ts';
+import type { JointState } from '../../../core/messages.ts';
 import { DecodeProblem, decodeWith, readHeader, type Decoded } from './decoded.ts';
 import type { WireObject } from './wireFields.ts';
 

@@ -3,7 +3,7 @@
 // distinction is lost and null is read as NaN: claiming "nothing there" (inf) for a beam we know
 // nothing about would make the scan look emptier than it is. Subscribe to scans over CBOR (the
 // default) to keep inf.
-import type { LaserScan } from '../../messages.ts';
+import type { LaserScan } from '../../../core/messages.ts';
 import { DecodeProblem, decodeWith, readHeader, type Decoded } from './decoded.ts';
 
 /** More beams than any real scanner produces per revolution (a 0.01° scanner has 36 000). */

@@ -1,6 +1,6 @@
 // Which ROS message types the link understands, under their ROS 1 (`pkg/Type`) and ROS 2
 // (`pkg/msg/Type`) names, and which decoder turns each into which normalised message kind.
-import type { MessageKind, RobotMessage } from '../../messages.ts';
+import type { MessageKind, RobotMessage } from '../../../core/messages.ts';
 import { decodeCompressedImage, decodeCompressedImageAsImage } from './compressedImages.ts';
 import type { Decoded } from './decoded.ts';
 import { decodeImage } from './images.ts';

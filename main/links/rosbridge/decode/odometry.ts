@@ -1,6 +1,6 @@
 // nav_msgs/Odometry → Odometry: the planar pose (x, y, yaw) in the odometry frame and the body-frame
 // forward and turn rates a differential-drive robot reports. Covariances are not carried.
-import type { Odometry } from '../../messages.ts';
+import type { Odometry } from '../../../core/messages.ts';
 import { decodeWith, readHeader, type Decoded } from './decoded.ts';
 import { readQuaternion, readVector3, yawRad } from './geometry.ts';
 

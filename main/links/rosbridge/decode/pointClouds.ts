@@ -1,6 +1,6 @@
 // sensor_msgs/PointCloud2 → PointCloud2. The point bytes stay packed (consumers read the fields they
 // need); the layout is checked so that every declared field of every point lies inside `data`.
-import type { PointCloud2, PointField, PointFieldDatatype } from '../../messages.ts';
+import type { PointCloud2, PointField, PointFieldDatatype } from '../../../core/messages.ts';
 import { DecodeProblem, decodeWith, readHeader, type Decoded } from './decoded.ts';
 import type { WireObject } from './wireFields.ts';
 

@@ -1,6 +1,6 @@
 // geometry_msgs/Twist in both directions: the command the link publishes, and the decoder for a Twist
 // topic the cockpit listens to (e.g. another controller's /cmd_vel).
-import type { Twist, Vector3 } from '../../messages.ts';
+import type { Twist, Vector3 } from '../../../core/messages.ts';
 import { decodeWith, type Decoded } from './decoded.ts';
 import { readVector3 } from './geometry.ts';
 

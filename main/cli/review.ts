@@ -1,0 +1,18 @@
+// `reins review FILE.mcap`: the review core (session/reviewCore.ts) served to the UI until the operator stops it.
+import { basename } from 'node:path';
+import type { Logger } from 'pino';
+import { openReviewCore } from '../session/reviewCore.ts';
+import { serveCockpit } from '../session/serveCockpit.ts';
+import type { StartArgs } from '../session/startArgs.ts';
+import { untilStopSignal } from './stopSignal.ts';
+
+export async function runReview(args: StartArgs, file: string, log: Logger): Promise<number> {
+  const core = await openReviewCore(args, file, log);
+  core.loop.start();
+  const server = await serveCockpit(core.cockpit, args, log);
+  log.info({ file: basename(file), port: server.port, rescore: core.rescoring !== undefined }, 'reviewing a recorded session');
+
+  const signal = await untilStopSignal();
+  log.info({ signal }, 'closing the review');
+  return core.shutdown([['the API server', () => server.close()]]);
+}

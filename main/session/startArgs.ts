@@ -1,0 +1,32 @@
+// What a core session is opened with: the robot, the API server's options, the encoders, the stores, the
+// world model, review mode. `reins start` parses them from its arguments (cli/args.ts); the soak builds its own.
+import type { SessionStoreArgs } from './sessionStores.ts';
+import type { WorldModelArgs } from './worldModelOptions.ts';
+
+export interface StartArgs {
+  robot: string | undefined;
+  headless: boolean;
+  host: string;
+  port: number;
+  token: string | undefined;
+  rateHz: number;
+  tlsCert: string | undefined;
+  tlsKey: string | undefined;
+  insecure: boolean;
+  /** Extra arguments for the built-in simulated robot (`reins sim`); empty for any other robot. */
+  simArgs: string[];
+  /** The encoder manifest, absolute; undefined for the default models. */
+  encoders: string | undefined;
+  /** onnxruntime intra-op threads per encoder run; undefined for the measured default. */
+  encoderThreads: number | undefined;
+  stores: SessionStoreArgs;
+  worldModel: WorldModelArgs;
+  /** Review mode: the MCAP log played instead of a robot (absolute); undefined to drive a robot. */
+  review: string | undefined;
+  /** Review mode writes re-scored memory rows with the current models. */
+  rescore: boolean;
+  /** The point-cloud topic the 3D view shows; undefined: /points, else the robot's first PointCloud2. */
+  pointsTopic: string | undefined;
+  /** How long the operator's heartbeat (or the loop) may be silent before the robot is stopped. */
+  watchdogMs: number;
+}
