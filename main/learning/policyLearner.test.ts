@@ -1,14 +1,15 @@
 // The learners on small synthetic data where the right answer is known: the actor clones what the
 // operator did, weights up the ticks after a takeover, and the reward ensemble ranks the preferred
 // kind of tick higher and disagrees less about what it was taught than about what it never saw.
+import type { Driver } from '../core/tickReport.ts';
 import * as tf from '@tensorflow/tfjs-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FeedbackSignals } from './feedbackTypes.ts';
 import { NO_FEEDBACK } from './feedbackTypes.ts';
+import { DEFAULT_LABEL_WEIGHTS, type LabelWeights } from './feedbackLabels.ts';
 import { PolicyLearner } from './policyLearner.ts';
 import { DEFAULT_REWARD_DRIFT_OPTIONS } from './rewardDrift.ts';
 import { TickBuffer } from './tickBuffer.ts';
-import type { Driver } from '../loop/arbiter.ts';
 import { Rssm } from '../worldmodel/rssm.ts';
 import { disposeWeights } from '../worldmodel/rssmWeights.ts';
 import { worldModelConfig } from '../worldmodel/worldModelConfig.ts';
@@ -179,6 +180,27 @@ describe('PolicyLearner', () => {
     expect(policy.nonFiniteOutputs).toBe(0);
     policy.dispose();
   });
+  it('teaches the reward ensemble with the label weights its options give', () => {
+    const buffer = new TickBuffer(600, SIZE);
+    fill(buffer, 200, 'policy', 'p', 3);
+    fill(buffer, 200, 'operator', 'o', 5);
+    const signals: FeedbackSignals = {
+      interventions: [{ id: 'i1', atStep: 100, episodeId: 'p', policySegment: { episodeId: 'p', startStep: 80, endStep: 99 }, operatorSegment: { episodeId: 'o', startStep: 0, endStep: 60 } }],
+      preferences: [],
+      ratings: [{ id: 'r1', episodeId: 'p', step: 150, rating: 1 }],
+    };
+    const rewardAfter = (labels: Partial<LabelWeights> | undefined) => {
+      const learner = new PolicyLearner(buffer, { hidden: 16, layers: 1, minTicksToFit: 50, rewardStepsPerActorStep: 1, seed: 6, reward: { hidden: 16, layers: 1 }, ...(labels === undefined ? {} : { labels }) });
+      learners.push(learner);
+      learner.train(4, signals);
+      return learner.rewardWeights()!.flat().flatMap((values) => [...values]);
+    };
+    const unset = rewardAfter(undefined);
+    expect(rewardAfter({ ...DEFAULT_LABEL_WEIGHTS })).toEqual(unset);
+    expect(rewardAfter({ afterTakeoverGoodWeight: 1 })).not.toEqual(unset);
+    expect(() => new PolicyLearner(buffer, { labels: { ratedTickWeight: -1 } })).toThrow(/ratedTickWeight/);
+  });
+
   it('imagines in the world model once it has one and the reward model has learned, and never for bc', () => {
     const buffer = new TickBuffer(1000, SIZE);
     fill(buffer, 300, 'operator', 'e1', 7);
