@@ -1,7 +1,7 @@
 // One interface for every way the cockpit reaches a robot (the shape follows Foxglove's data-source
 // "player"): presence, capabilities, keyed alerts with a hint, topics, subscriptions, publish, close.
-import type { CoreAlert } from '../core/alert.ts';
-import type { MessageKind, Received, RobotMessage, Twist } from '../core/messages.ts';
+import type { CoreAlert } from './alert.ts';
+import type { MessageKind, Received, RobotMessage, Twist } from './messages.ts';
 
 export type LinkPresence = 'connecting' | 'present' | 'reconnecting' | 'error' | 'closed';
 
