@@ -1,6 +1,6 @@
 // What the API serves: the cockpit's state, the operator's requests carried out on the control
 // loop, and the live previews. The server and its sockets only see this.
-import type { Link } from '../links/link.ts';
+import type { Link } from '../core/link.ts';
 import { listSerialPorts, type SerialPortCandidate } from '../links/serial/portDiscovery.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import type { LearningResult, LearningSession } from '../learning/learningSession.ts';

@@ -2,7 +2,7 @@
 // but the robot's PointCloud2 topic, `/points` where it has one, else the first it offers, unless
 // the operator named one (CockpitServiceExtras.pointCloudTopic). Chosen again whenever the robot's
 // topics change: after discovery, a reconnect or a switch to another robot.
-import type { Link, TopicInfo, Unsubscribe } from '../links/link.ts';
+import type { Link, TopicInfo, Unsubscribe } from '../core/link.ts';
 import type { PointCloud2, Received } from '../core/messages.ts';
 
 export const PREFERRED_POINT_CLOUD_TOPIC = '/points';

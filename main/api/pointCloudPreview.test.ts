@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PointCloud2, Received } from '../core/messages.ts';
-import type { TopicInfo } from '../links/link.ts';
+import type { TopicInfo } from '../core/link.ts';
 import { FRAME_HEADER_BYTES, MAX_PREVIEW_POINTS, decodeBinaryFrame, encodePointCloudFrame } from '../core/contract.ts';
 import { choosePointCloudTopic } from './pointCloudFeed.ts';
 import { MIN_POINT_CLOUD_PERIOD_MS, PreviewCache, previewPointsXyz } from './previews.ts';

@@ -1,7 +1,7 @@
 import type { Driver } from '../core/tickReport.ts';
 import { describe, expect, it } from 'vitest';
 import { ScriptedLink } from '../../test/fakes/scriptedLink.ts';
-import { DEFAULT_TOPIC_MAP } from '../links/link.ts';
+import { DEFAULT_TOPIC_MAP } from '../core/link.ts';
 import type { OpenedRobot, RobotSpec } from '../links/robotAddress.ts';
 import { SwitchableLink } from '../links/switchableLink.ts';
 import { DEFAULT_ROBOT_TOPICS } from '../core/contract.ts';

@@ -3,7 +3,7 @@
 // answers, and is closed only after the swap. Never while anyone drives: the operator stops first.
 import type { Driver } from '../core/tickReport.ts';
 import type { Logger } from 'pino';
-import { DEFAULT_TOPIC_MAP, type TopicMap } from '../links/link.ts';
+import { DEFAULT_TOPIC_MAP, type TopicMap } from '../core/link.ts';
 import { parseRobotAddress, RobotAddressError, type OpenedRobot, type RobotSpec } from '../links/robotAddress.ts';
 import type { SwitchableLink } from '../links/switchableLink.ts';
 import { LinkUnreachable, waitUntilPresent } from '../links/waitUntilPresent.ts';

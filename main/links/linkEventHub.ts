@@ -1,7 +1,7 @@
 // A link's presence and the two events every Link emits (presence changes and the alert list),
 // kept in one place so each transport only decides when its presence changes.
 import type { CoreAlert } from '../core/alert.ts';
-import type { LinkEvents, LinkPresence, Unsubscribe } from './link.ts';
+import type { LinkEvents, LinkPresence, Unsubscribe } from '../core/link.ts';
 
 export class LinkEventHub {
   private readonly presenceListeners = new Set<LinkEvents['presence']>();

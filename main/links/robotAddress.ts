@@ -1,7 +1,7 @@
 // Where a robot is, as the operator writes it: "sim" (the built-in simulated robot), a rosbridge
 // server (ws://HOST:PORT) or a serial port (serial:/dev/PATH?baud=N). Shared by `--robot` and the
 // cockpit's connection manager; the opener that turns an address into a link lives with the CLI.
-import type { Link } from './link.ts';
+import type { Link } from '../core/link.ts';
 import { parseSerialUrl, SerialUrlError } from './serial/serialUrl.ts';
 
 export type RobotSpec =

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedLink } from '../../test/fakes/scriptedLink.ts';
-import { DEFAULT_TOPIC_MAP } from './link.ts';
+import { DEFAULT_TOPIC_MAP } from '../core/link.ts';
 import type { Imu, Received, Twist } from '../core/messages.ts';
 import { SwitchableLink } from './switchableLink.ts';
 

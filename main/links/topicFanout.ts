@@ -2,7 +2,7 @@
 // telling the link when a topic gains its first subscriber or loses its last (so a transport can
 // subscribe on the wire only to what someone wants). A subscriber that throws is reported and the
 // others still get the message: one broken panel must not cut the robot's stream to the rest.
-import type { Unsubscribe } from './link.ts';
+import type { Unsubscribe } from '../core/link.ts';
 import type { Received, RobotMessage } from '../core/messages.ts';
 
 type MessageListener = (received: Received) => void;

@@ -1,5 +1,5 @@
 // Waits for a link to reach the robot, and otherwise says why not (its alerts) when time runs out.
-import type { Link } from './link.ts';
+import type { Link } from '../core/link.ts';
 
 export class LinkUnreachable extends Error {
   override readonly name = 'LinkUnreachable';

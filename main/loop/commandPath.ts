@@ -1,7 +1,7 @@
 // The one way a command leaves the cockpit: through the safety filter, onto the link. It also keeps
 // the publishing rules: publish while someone drives, one zero at every stop, nothing while idle.
 import type { Driver, SentCommand } from '../core/tickReport.ts';
-import type { Link } from '../links/link.ts';
+import type { Link } from '../core/link.ts';
 import { twistFromDrive, type DriveCommand } from '../core/messages.ts';
 import type { SafetyFilter } from '../safety/safetyFilter.ts';
 

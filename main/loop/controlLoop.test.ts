@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HeldPerception } from '../../test/fakes/heldPerception.ts';
 import { RecordingLink } from '../../test/fakes/recordingLink.ts';
 import { ReactiveBaselinePolicy } from '../learning/reactiveBaselinePolicy.ts';
-import { DEFAULT_TOPIC_MAP } from '../links/link.ts';
+import { DEFAULT_TOPIC_MAP } from '../core/link.ts';
 import { SafetyFilter } from '../safety/safetyFilter.ts';
 import { ControlLoop } from './controlLoop.ts';
 

@@ -5,7 +5,7 @@ import type { Policy } from '../core/policy.ts';
 import type { Driver, SentCommand, TickReport } from '../core/tickReport.ts';
 import type { ObservationFrame } from '../core/frame.ts';
 import type { CoreAlert } from '../core/alert.ts';
-import type { Link, TopicMap } from '../links/link.ts';
+import type { Link, TopicMap } from '../core/link.ts';
 import { ZERO_DRIVE, type DriveCommand } from '../core/messages.ts';
 import type { Embedding, Perception, PerceptionStatus } from '../core/perception.ts';
 import { CommandWatchdog, type WatchdogLapse } from '../safety/commandWatchdog.ts';

@@ -1,6 +1,6 @@
 // Builds one ObservationFrame per tick: the newest message of each stream with its age. A stream
 // older than its staleness limit is marked missing, never silently reused.
-import type { Link, TopicMap, Unsubscribe } from '../links/link.ts';
+import type { Link, TopicMap, Unsubscribe } from '../core/link.ts';
 import type { MessageKind, Received, RobotMessage } from '../core/messages.ts';
 import type { ObservationFrame, RoleMessages, StreamRole, StreamSample } from '../core/frame.ts';
 import { STREAM_ROLES } from '../core/frame.ts';

@@ -5,7 +5,7 @@
 // a quota.
 import type { CoreAlert } from '../core/alert.ts';
 import { join } from 'node:path';
-import type { Link } from '../links/link.ts';
+import type { Link } from '../core/link.ts';
 import { twistFromDrive, type RobotMessage } from '../core/messages.ts';
 import { Recorder, type RecorderStats } from './recorder.ts';
 import { ALERTS_CHANNEL, COMMAND_SENT_CHANNEL, FEEDBACK_CHANNEL, OPERATOR_INPUT_CHANNEL, SURPRISE_CHANNEL, TICK_CHANNEL, type CommandSentEvent, type FeedbackEvent, type OperatorInputEvent, type SurpriseEvent, type TickEvent } from './reinsEvents.ts';

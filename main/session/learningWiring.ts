@@ -3,7 +3,7 @@
 // The learner (a PolicyImprover) is optional: without one, feedback is recorded and learning is off.
 import type { Policy } from '../core/policy.ts';
 import type { Logger } from 'pino';
-import type { Link } from '../links/link.ts';
+import type { Link } from '../core/link.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import { LearningSession, type LearningSessionOptions } from '../learning/learningSession.ts';
 import type { PolicyImprover, RetrainOutcome } from '../learning/policyImprover.ts';

@@ -1,9 +1,12 @@
 // Puts a control loop together from its default parts, for `reins start` and the benches.
 import type { Policy } from '../core/policy.ts';
 import { ReactiveBaselinePolicy } from '../learning/reactiveBaselinePolicy.ts';
-import { DEFAULT_TOPIC_MAP, type Link } from '../links/link.ts';
+import { DEFAULT_TOPIC_MAP, type Link } from '../core/link.ts';
 import { ControlLoop, type ControlLoopOptions } from '../loop/controlLoop.ts';
-import { loadPerception } from '../perception/onnxPerception.ts';
+import { Synchroniser } from '../loop/synchroniser.ts';
+
+export type { ControlLoop };
+import { openEncoders } from './encoders.ts';
 import type { Perception } from '../core/perception.ts';
 import { SafetyFilter } from '../safety/safetyFilter.ts';
 import type { BeliefFilter } from '../core/belief.ts';
@@ -23,11 +26,16 @@ export async function createControlLoop(link: Link, options: LoopWiring = {}): P
     {
       link,
       topics: { ...DEFAULT_TOPIC_MAP },
-      perception: perception ?? (await loadPerception()),
+      perception: perception ?? (await openEncoders()),
       policy: policy ?? new ReactiveBaselinePolicy(),
       safety: new SafetyFilter(),
       ...(worldModel ? { worldModel } : {}),
     },
     loopOptions,
   );
+}
+
+/** The loop's synchroniser on its own, for benches that build frames from a link without a loop around them. */
+export function createSynchroniser(link: Link): Synchroniser {
+  return new Synchroniser(link, { ...DEFAULT_TOPIC_MAP });
 }

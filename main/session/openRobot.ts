@@ -1,7 +1,7 @@
 // Opens the link to the robot named by `--robot`: the built-in simulated robot (its own process,
 // over rosbridge), a rosbridge server, or a serial device.
 import type { Logger } from 'pino';
-import type { TopicMap } from '../links/link.ts';
+import type { TopicMap } from '../core/link.ts';
 import type { OpenedRobot, RobotSpec } from '../links/robotAddress.ts';
 import { RosbridgeLink } from '../links/rosbridge/rosbridgeLink.ts';
 import { SerialLink } from '../links/serial/serialLink.ts';

@@ -20,8 +20,8 @@ import { StartupError } from './startupError.ts';
 import { ReviewSession, type ReviewLog } from './reviewSession.ts';
 import { closeInOrder } from './closeInOrder.ts';
 import { loadEncoders } from './encoders.ts';
-import { createControlLoop } from '../session/loopWiring.ts';
-import { loadReviewWorldModel } from '../session/worldModelSession.ts';
+import { createControlLoop } from './loopWiring.ts';
+import { loadReviewWorldModel } from './worldModelSession.ts';
 
 export interface ReviewCore {
   link: SwitchableLink;

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { ReviewStatus, ReviewTimelineResponse, SimilarMoment, SimilarMomentsResponse } from '../core/contract.ts';
 import type { ReviewControl } from '../api/cockpitService.ts';
-import { DEFAULT_TOPIC_MAP, ROLE_KINDS, type TopicMap } from '../links/link.ts';
+import { DEFAULT_TOPIC_MAP, ROLE_KINDS, type TopicMap } from '../core/link.ts';
 import type { Image, Imu, JointState, LaserScan, Odometry, Received, RobotMessage } from '../core/messages.ts';
 import { ReplayLink, replayTopics, type ReplaySource } from '../links/replay/replayLink.ts';
 import type { SwitchableLink } from '../links/switchableLink.ts';

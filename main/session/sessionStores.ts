@@ -3,7 +3,7 @@
 // the tick only enqueues, and their troubles reach the operator as keyed alerts, never as a stop.
 import type { CoreAlert } from '../core/alert.ts';
 import type { Logger } from 'pino';
-import type { Link } from '../links/link.ts';
+import type { Link } from '../core/link.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import { defaultMemoryUri } from '../memory/memoryLocation.ts';
 import { Memory } from '../memory/memory.ts';

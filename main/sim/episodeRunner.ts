@@ -1,7 +1,7 @@
 // Runs reach episodes in lockstep through the robot's own link, as a bench or test drives it: a
 // controller sees the ground truth once per control tick and its command goes out on /cmd_vel.
 // The robot resets itself when an episode ends; each outcome is read from the ground truth.
-import { DEFAULT_TOPIC_MAP } from '../links/link.ts';
+import { DEFAULT_TOPIC_MAP } from '../core/link.ts';
 import { twistFromDrive, type DriveCommand } from '../core/messages.ts';
 import type { LockstepLink } from './lockstepLink.ts';
 import type { GroundTruth } from './simRobot.ts';

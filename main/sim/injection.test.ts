@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { DEFAULT_TOPIC_MAP } from '../links/link.ts';
+import { DEFAULT_TOPIC_MAP } from '../core/link.ts';
 import { twistFromDrive, type Image, type Imu, type LaserScan, type Received } from '../core/messages.ts';
 import { DROPPED_OBSTACLE_COLOUR, GOAL_COLOUR } from './arena.ts';
 import { checkInjection, type SimInjection } from './injection.ts';

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { DEFAULT_TOPIC_MAP, type LinkPresence } from '../links/link.ts';
+import { DEFAULT_TOPIC_MAP, type LinkPresence } from '../core/link.ts';
 import { twistFromDrive, type Received } from '../core/messages.ts';
 import { createSimLink, type LockstepLink } from './lockstepLink.ts';
 

@@ -2,7 +2,7 @@
 // Benches and tests call advance() and get every message the robot would have sent over that
 // span, synchronously, stamped on a simulated clock that starts at a chosen wall-clock epoch.
 import type { CoreAlert } from '../core/alert.ts';
-import { DEFAULT_TOPIC_MAP, type Link, type LinkCapabilities, type LinkEvents, type LinkPresence, type TopicInfo, type Unsubscribe } from '../links/link.ts';
+import { DEFAULT_TOPIC_MAP, type Link, type LinkCapabilities, type LinkEvents, type LinkPresence, type TopicInfo, type Unsubscribe } from '../core/link.ts';
 import { LinkEventHub } from '../links/linkEventHub.ts';
 import type { Received, RobotMessage, Twist } from '../core/messages.ts';
 import type { ArenaOptions } from './arena.ts';

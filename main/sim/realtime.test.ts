@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, it, expect, vi } from 'vitest';
-import { DEFAULT_TOPIC_MAP } from '../links/link.ts';
+import { DEFAULT_TOPIC_MAP } from '../core/link.ts';
 import { createSimLink } from './lockstepLink.ts';
 import { startRealtime } from './realtime.ts';
 

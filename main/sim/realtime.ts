@@ -2,7 +2,7 @@
 // robot by the real time that passed, in whole physics steps. After a stall (a debugger, a swapped-
 // out laptop) it skips ahead instead of racing to catch up, and tells the operator it did.
 import type { CoreAlert } from '../core/alert.ts';
-import type { LinkPresence } from '../links/link.ts';
+import type { LinkPresence } from '../core/link.ts';
 
 /**
  * The calls startRealtime makes on the link it drives, a LockstepLink. Named here rather than imported

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { DEFAULT_TOPIC_MAP } from '../links/link.ts';
+import { DEFAULT_TOPIC_MAP } from '../core/link.ts';
 import { twistFromDrive, type DriveCommand } from '../core/messages.ts';
 import { GOAL_COLOUR } from './arena.ts';
 import { runEpisodes } from './episodeRunner.ts';

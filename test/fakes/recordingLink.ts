@@ -1,7 +1,7 @@
 // A Link that records what is published and delivers nothing: for unit tests of the command path,
 // where the question is only what would have gone out on the wire.
 import type { CoreAlert } from '../../main/core/alert.ts';
-import type { Link, LinkPresence, TopicInfo } from '../../main/links/link.ts';
+import type { Link, LinkPresence, TopicInfo } from '../../main/core/link.ts';
 import type { Twist } from '../../main/core/messages.ts';
 
 export class RecordingLink implements Link {

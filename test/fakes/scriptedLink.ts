@@ -1,7 +1,7 @@
 // A Link whose robot the test plays by hand: it delivers the messages the test hands it, changes
 // presence and alerts on request, and records what was published and whether it was closed.
 import type { CoreAlert } from '../../main/core/alert.ts';
-import type { Link, LinkPresence, TopicInfo, Unsubscribe } from '../../main/links/link.ts';
+import type { Link, LinkPresence, TopicInfo, Unsubscribe } from '../../main/core/link.ts';
 import { LinkEventHub } from '../../main/links/linkEventHub.ts';
 import type { Received, RobotMessage, Twist } from '../../main/core/messages.ts';
 import { TopicFanout } from '../../main/links/topicFanout.ts';

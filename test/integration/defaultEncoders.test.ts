@@ -5,7 +5,7 @@ import { MODALITIES } from '../../main/core/perception.ts';
 import type { ObservationFrame } from '../../main/core/frame.ts';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TOPIC_MAP } from '../../main/links/link.ts';
+import { DEFAULT_TOPIC_MAP } from '../../main/core/link.ts';
 import { twistFromDrive } from '../../main/core/messages.ts';
 import { Synchroniser } from '../../main/loop/synchroniser.ts';
 import { DEFAULT_ENCODER_SHAPES } from '../../main/perception/defaultEncoders.ts';

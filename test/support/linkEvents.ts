@@ -1,7 +1,7 @@
 // Waits on a Link's events (presence, alerts, messages) with a deadline, so the tests of every
 // transport synchronise on what happened instead of sleeping.
 import type { CoreAlert } from '../../main/core/alert.ts';
-import type { Link, LinkPresence } from '../../main/links/link.ts';
+import type { Link, LinkPresence } from '../../main/core/link.ts';
 import type { Received, RobotMessage } from '../../main/core/messages.ts';
 
 /**

@@ -11,7 +11,7 @@
 // After each training budget (simulated minutes) the driving version is evaluated on held-out seeded
 // episodes with nobody to take over; evaluation counts toward no budget.
 import type { Driver } from '../../core/tickReport.ts';
-import { DEFAULT_TOPIC_MAP } from '../../links/link.ts';
+import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
 import { twistFromDrive, type DriveCommand } from '../../core/messages.ts';
 import { Synchroniser } from '../../loop/synchroniser.ts';
 import type { FeedbackSignals, InterventionSignal, PreferenceSignal, Segment } from '../../learning/feedbackTypes.ts';

@@ -27,7 +27,7 @@ import { nearestMoments } from '../../memory/tickSearch.ts';
 import type { TickStore } from '../../memory/tickStore.ts';
 import type { SearchSettings } from '../../memory/vectorIndex.ts';
 import { writeRandomEncoderSet } from '../../perception/encoderSet.ts';
-import { DEFAULT_MANIFEST_PATH, loadPerception, type PerceptionOptions } from '../../perception/onnxPerception.ts';
+import { DEFAULT_MANIFEST_PATH, openEncoders, type PerceptionOptions } from '../../session/encoders.ts';
 import type { Perception } from '../../core/perception.ts';
 import type { Pose2D } from '../../sim/geometry.ts';
 import { createSimLink } from '../../sim/lockstepLink.ts';
@@ -152,7 +152,7 @@ async function benchPerception(options: MemoryBenchOptions, scratch: string): Pr
     manifest = writeRandomEncoderSet(join(scratch, 'encoders'), 1);
     log(`${DEFAULT_MANIFEST_PATH} is missing (the default encoders are not built yet): using randomly initialised encoders of the default shapes`);
   }
-  const perception = await loadPerception(manifest, options.perception);
+  const perception = await openEncoders(manifest, options.perception);
   log(`encoders ${perception.version}: ${perception.embeddingSize} floats`);
   return perception;
 }

@@ -4,14 +4,15 @@
 // loads; then the thread settings, and the probes of how useful the embedding is.
 import type { ObservationFrame } from '../../core/frame.ts';
 import { dirname, resolve } from 'node:path';
-import { DEFAULT_TOPIC_MAP } from '../../links/link.ts';
+import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
 import { twistFromDrive, type DriveCommand } from '../../core/messages.ts';
 import { percentiles } from '../../core/util/latencyWindow.ts';
-import { Synchroniser } from '../../loop/synchroniser.ts';
 import { EncoderSession } from '../../perception/encoderSession.ts';
 import { cudaProviderInstalled, DEFAULT_THREADS, type ProviderPreference } from '../../perception/executionProvider.ts';
 import { prepareModalityInput } from '../../perception/modalityInput.ts';
-import { DEFAULT_MANIFEST_PATH, loadPerception, readEncoderManifest, type PerceptionOptions } from '../../perception/onnxPerception.ts';
+import { createSynchroniser } from '../../session/loopWiring.ts';
+import { DEFAULT_MANIFEST_PATH, openEncoders, type PerceptionOptions } from '../../session/encoders.ts';
+import { readEncoderManifest } from '../../perception/onnxPerception.ts';
 import { type PerceptionStatus, MODALITIES } from '../../core/perception.ts';
 import { createSimLink } from '../../sim/lockstepLink.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
@@ -42,7 +43,7 @@ interface TimedFrame {
 /** Frames as the control loop would see them at 10 Hz while the scripted operator drives the sim. */
 function simFrames(count: number): TimedFrame[] {
   const link = createSimLink({ arenaSeed: 7, episodeSeed: 7, epochMs: 0 });
-  const synchroniser = new Synchroniser(link, DEFAULT_TOPIC_MAP);
+  const synchroniser = createSynchroniser(link);
   const operator = new ScriptedOperator(link.robot.arena, { seed: 7 });
   const frames: TimedFrame[] = [];
   let lastCommand: DriveCommand = { linearMps: 0, angularRadps: 0 };
@@ -100,7 +101,7 @@ async function encoderRows(options: PerceptionBenchOptions, frames: readonly Tim
 
 /** The whole step as the control loop runs it: every encoder, and the fusion. */
 async function fusedRow(options: PerceptionBenchOptions, frames: readonly TimedFrame[], provider: ProviderPreference, suffix: string): Promise<{ row: BenchRow; status: PerceptionStatus }> {
-  const perception = await loadPerception(options.encoders, { ...options.perception, provider });
+  const perception = await openEncoders(options.encoders, { ...options.perception, provider });
   try {
     const status = perception.status();
     const off = status.modalities.filter((m) => m.state === 'off');

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_TOPIC_MAP } from '../../links/link.ts';
+import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
 import { twistFromDrive, type Received } from '../../core/messages.ts';
 import { percentiles } from '../../core/util/latencyWindow.ts';
 import { Recorder } from '../../recording/recorder.ts';

@@ -1,7 +1,7 @@
 // `reins bench sim`: how fast the simulated robot runs in lockstep with every sensor rendered, and
 // how the reach task separates a good driver (the scripted operator) from a blind one (uniform
 // random commands). Episodes run through the robot's own LockstepLink at the control rate.
-import { DEFAULT_TOPIC_MAP } from '../../links/link.ts';
+import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
 import { twistFromDrive } from '../../core/messages.ts';
 import { percentiles } from '../../core/util/latencyWindow.ts';
 import { runEpisodes, type TruthController } from '../../sim/episodeRunner.ts';

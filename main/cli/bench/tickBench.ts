@@ -2,7 +2,7 @@
 // perception's ONNX encoders, policy driving, arbiter, safety, link) against the simulated robot in lockstep.
 import { createSimLink } from '../../sim/lockstepLink.ts';
 import { percentiles } from '../../core/util/latencyWindow.ts';
-import { DEFAULT_MANIFEST_PATH, loadPerception, type PerceptionOptions } from '../../perception/onnxPerception.ts';
+import { DEFAULT_MANIFEST_PATH, openEncoders, type PerceptionOptions } from '../../session/encoders.ts';
 import { createControlLoop } from '../../session/loopWiring.ts';
 import type { BenchRow } from './report.ts';
 
@@ -22,7 +22,7 @@ export async function runTickBench(given: Partial<TickBenchOptions> = {}): Promi
   let simTimeMs = Date.now();
   const link = createSimLink({ epochMs: simTimeMs });
   const clock = () => simTimeMs;
-  const perception = await loadPerception(options.encoders, options.perception);
+  const perception = await openEncoders(options.encoders, options.perception);
   const status = perception.status();
   process.stderr.write(`tick: encoders ${status.version}, ${status.modalities.map((m) => `${m.modality} ${m.state}${m.provider ? ` (${m.provider})` : ''}`).join(', ')}; intra-op threads ${status.intraOpThreads}, inter-op threads ${status.interOpThreads}\n`);
   const loop = await createControlLoop(link, { rateHz: options.rateHz, clock, perception });

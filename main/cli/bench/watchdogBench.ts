@@ -1,8 +1,8 @@
 // `watchdog-stop`: from the operator's last heartbeat to the zero command leaving the core, with the
 // control loop on real timers while the policy drives the robot and the operator watches. Only the
 // heartbeat watchdog can stop the robot here.
-import type { Link } from '../../links/link.ts';
-import type { ControlLoop } from '../../loop/controlLoop.ts';
+import type { Link } from '../../core/link.ts';
+import type { ControlLoop } from '../../session/loopWiring.ts';
 import { percentiles } from '../../core/util/latencyWindow.ts';
 import { createControlLoop } from '../../session/loopWiring.ts';
 import type { BenchRow } from './report.ts';

@@ -1,10 +1,10 @@
 // Episodes of the simulated robot for `reins bench worldmodel`: the fused embedding the control loop
 // sees at 10 Hz, the command given after each frame, and (optionally) injected shoves, obstacles and
 // sensor faults with every tick labelled, so a world model's open-loop error and surprise can be scored.
-import { DEFAULT_TOPIC_MAP } from '../../links/link.ts';
+import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
 import { twistFromDrive, type DriveCommand } from '../../core/messages.ts';
-import { Synchroniser } from '../../loop/synchroniser.ts';
-import { DEFAULT_MANIFEST_PATH, loadPerception, type OnnxPerception, type PerceptionOptions } from '../../perception/onnxPerception.ts';
+import { createSynchroniser } from '../../session/loopWiring.ts';
+import { DEFAULT_MANIFEST_PATH, openEncoders, type OnnxPerception, type PerceptionOptions } from '../../session/encoders.ts';
 import { createSimLink } from '../../sim/lockstepLink.ts';
 import { deriveSeed, SeededRandom } from '../../sim/random.ts';
 import { RandomPolicy } from '../../sim/randomPolicy.ts';
@@ -70,7 +70,7 @@ export async function recordSimEpisodes(given: Partial<SimEpisodeOptions> = {}):
   const options = { ...DEFAULT_SIM_EPISODE_OPTIONS, ...given };
   if (!(Number.isInteger(options.ticksPerSegment) && options.ticksPerSegment > 0)) throw new RangeError(`ticksPerSegment must be a whole number > 0, got ${options.ticksPerSegment}`);
   if (!(Number.isInteger(options.segmentsPerArena) && options.segmentsPerArena >= 0)) throw new RangeError(`segmentsPerArena must be a whole number ≥ 0, got ${options.segmentsPerArena}`);
-  const perception = await loadPerception(options.encoders, options.perception);
+  const perception = await openEncoders(options.encoders, options.perception);
   try {
     const off = perception.status().modalities.filter((m) => m.state === 'off');
     if (off.length > 0) throw new Error(`encoders refused: ${off.map((m) => m.problem).join('; ')}`);
@@ -104,7 +104,7 @@ export async function recordSimEpisodes(given: Partial<SimEpisodeOptions> = {}):
 async function recordSegment(perception: OnnxPerception, options: SimEpisodeOptions, arenaSeed: number, segment: number, events: ScheduledEvent[], random: SeededRandom): Promise<SimEpisode> {
   const episodeSeed = deriveSeed('world-model-episode', options.seed, arenaSeed, segment);
   const link = createSimLink({ arenaSeed, episodeSeed, epochMs: 0, autoReset: false });
-  const synchroniser = new Synchroniser(link, DEFAULT_TOPIC_MAP);
+  const synchroniser = createSynchroniser(link);
   const operator = new ScriptedOperator(link.robot.arena, { seed: episodeSeed });
   const explorer = new RandomPolicy(episodeSeed);
   const ticks = options.ticksPerSegment;

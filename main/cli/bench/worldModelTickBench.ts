@@ -10,7 +10,7 @@ import { Memory } from '../../memory/memory.ts';
 import { MemoryWriter } from '../../memory/memoryWriter.ts';
 import { tickRowFromReport } from '../../memory/tickFromReport.ts';
 import type { TickSpace } from '../../memory/tickSchema.ts';
-import { loadPerception } from '../../perception/onnxPerception.ts';
+import { openEncoders } from '../../session/encoders.ts';
 import { createSimLink } from '../../sim/lockstepLink.ts';
 import { createControlLoop } from '../../session/loopWiring.ts';
 import { DEFAULT_WORLD_MODEL_ARGS } from '../../session/worldModelOptions.ts';
@@ -29,7 +29,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 export async function tickWithLearnerRows(options: TickWithLearnerOptions = DEFAULT_TICK_WITH_LEARNER_OPTIONS): Promise<BenchRow[]> {
   const folder = mkdtempSync(join(tmpdir(), 'reins-bench-learner-'));
   const quiet = pino({ level: 'warn' });
-  const perception = await loadPerception();
+  const perception = await openEncoders();
   const live = await loadWorldModel(DEFAULT_WORLD_MODEL_ARGS, perception, quiet);
   if (live === undefined) throw new Error('the default world-model settings run no world model');
   let simTimeMs = Date.now();

@@ -1,7 +1,7 @@
 // `reins probe ROBOT [--seconds 5] [--json]`: connects to a robot, listens to every topic it offers
 // for a while, and reports each topic's type, rate, bytes per second and latency.
 import type { Logger } from 'pino';
-import type { Link } from '../../links/link.ts';
+import type { Link } from '../../core/link.ts';
 import type { RobotMessage } from '../../core/messages.ts';
 import { LinkUnreachable, waitUntilPresent } from '../../links/waitUntilPresent.ts';
 import { openRobot } from '../../session/openRobot.ts';

@@ -5,7 +5,7 @@
 import type { HandleResult } from '../../api/cockpitService.ts';
 import type { Request } from '../../core/contract.ts';
 import type { DriveCommand } from '../../core/messages.ts';
-import type { ControlLoop } from '../../loop/controlLoop.ts';
+import type { ControlLoop } from '../../session/loopWiring.ts';
 import type { Arena } from '../../sim/arena.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
 import type { GroundTruthFeed } from './groundTruthFeed.ts';

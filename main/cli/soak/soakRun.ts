@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { newToken } from '../../api/access.ts';
 import { startApiServer } from '../../api/server.ts';
-import { DEFAULT_TOPIC_MAP } from '../../links/link.ts';
+import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
 import { Memory } from '../../memory/memory.ts';
 import { COMMAND_SENT_CHANNEL, TICK_CHANNEL } from '../../recording/reinsEvents.ts';
 import { createArena } from '../../sim/arena.ts';

@@ -4,7 +4,7 @@
 // rosbridge link's own decoders, so a replayed frame reaches the synchroniser exactly as a live one
 // would; they arrive stamped on the cockpit's clock now, keeping the recorded latency.
 import type { CoreAlert } from '../../core/alert.ts';
-import type { Link, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../link.ts';
+import type { Link, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../../core/link.ts';
 import { LinkEventHub } from '../linkEventHub.ts';
 import type { MessageKind, Received, RobotMessage } from '../../core/messages.ts';
 import { decoderFor, kindOfType } from '../rosbridge/decode/messageTypes.ts';

@@ -4,7 +4,7 @@
 // moment; one that cannot is dropped, never queued (see rosbridgeSession.ts for roslib's queue).
 import type { CoreAlert } from '../../core/alert.ts';
 import { AlertBoard, repeatingAlert } from '../alertBoard.ts';
-import type { Link, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../link.ts';
+import type { Link, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../../core/link.ts';
 import { LinkEventHub } from '../linkEventHub.ts';
 import type { Received, RobotMessage, Twist } from '../../core/messages.ts';
 import { TopicFanout } from '../topicFanout.ts';

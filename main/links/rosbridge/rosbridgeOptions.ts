@@ -1,5 +1,5 @@
 // What a RosbridgeLink can be told, and the defaults for what it is not.
-import { DEFAULT_TOPIC_MAP, type TopicMap, type TopicRole } from '../link.ts';
+import { DEFAULT_TOPIC_MAP, type TopicMap, type TopicRole } from '../../core/link.ts';
 import type { BackoffPolicy } from './backoff.ts';
 import { ROSBRIDGE_RECONNECT_BACKOFF } from './backoff.ts';
 import { DEFAULT_CLOCK_OFFSET_OPTIONS } from './clockOffset.ts';

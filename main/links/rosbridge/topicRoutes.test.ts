@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TOPIC_MAP } from '../link.ts';
+import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
 import { DEFAULT_ROLE_TYPES, TopicRoutes } from './topicRoutes.ts';
 
 function routes(compression: Record<string, 'cbor' | 'none'> = {}): TopicRoutes {

@@ -3,7 +3,7 @@
 // CompressedImage topic delivers decoded Images), and its compression (CBOR for bulky types, JSON
 // for the rest, unless configured, or learned to be silent over CBOR).
 import type { CoreAlert } from '../../core/alert.ts';
-import { ROLE_KINDS, type TopicInfo, type TopicMap, type TopicRole } from '../link.ts';
+import { ROLE_KINDS, type TopicInfo, type TopicMap, type TopicRole } from '../../core/link.ts';
 import type { MessageKind } from '../../core/messages.ts';
 import { decoderFor, kindOfType, prefersCbor, type MessageDecoder } from './decode/messageTypes.ts';
 

@@ -1,7 +1,7 @@
 // Turns a device's SENSOR samples into the cockpit's messages: wheels become a JointState and
 // wheel odometry, the IMU block an Imu, analog channels AnalogInputs. Only what the sample holds is
 // produced, so a device without an IMU yields no Imu at all.
-import type { TopicInfo, TopicMap } from '../link.ts';
+import type { TopicInfo, TopicMap } from '../../core/link.ts';
 import type { AnalogInputs, Imu, JointState, Odometry, RobotMessage } from '../../core/messages.ts';
 import { hasCapability, type DeviceInfo, type Sensor, type WheelSample } from './protocolMessages.ts';
 

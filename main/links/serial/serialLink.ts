@@ -4,7 +4,7 @@
 // commands only while the device is present: a command that cannot go out now is dropped.
 import type { CoreAlert } from '../../core/alert.ts';
 import { AlertBoard } from '../alertBoard.ts';
-import type { Link, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../link.ts';
+import type { Link, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../../core/link.ts';
 import { LinkEventHub } from '../linkEventHub.ts';
 import type { Received, RobotMessage, Twist } from '../../core/messages.ts';
 import { TopicFanout } from '../topicFanout.ts';

@@ -1,5 +1,5 @@
 // What a SerialLink can be told, and what it assumes when it is not.
-import { DEFAULT_TOPIC_MAP, type TopicMap } from '../link.ts';
+import { DEFAULT_TOPIC_MAP, type TopicMap } from '../../core/link.ts';
 import { listSerialPorts } from './portDiscovery.ts';
 import { openSerialPort, type OpenSerialTransport } from './serialTransport.ts';
 
