@@ -97,10 +97,9 @@ export function startWorldModelLearning(
   const stopTicks = loop.onTick((report) => {
     paths.observe(report, report.commandInEffect?.command);
     if (report.belief) {
-      const { surpriseNats, predictionError } = report.belief;
-      const ratio = scorer.score(report.belief.dimensionErrors, report.frame.timeMs);
-      lastBelief = { surpriseRatio: ratio.shown, surpriseNats, predictionError };
-      recordSurprise?.({ surpriseRatio: ratio.shown, modality: ratio.slot, surpriseNats, predictionError, worldModelVersion: report.belief.version }, report.frame.timeMs);
+      const shown = scorer.scoreBelief(report.belief, report.frame.timeMs);
+      lastBelief = { surpriseRatio: shown.surpriseRatio, surpriseNats: shown.surpriseNats, predictionError: shown.predictionError };
+      recordSurprise?.(shown, report.frame.timeMs);
     }
     const weights = learner.takeWeights();
     if (weights) {

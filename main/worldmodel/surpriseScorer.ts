@@ -3,6 +3,7 @@
 // each modality's error is measured against its own usual level — a slowly adapting geometric mean,
 // which a rare spike barely moves — and the tick's ratio is the most surprised modality's. The meter
 // then holds that ratio's peak for a second, so a one-tick event stays in view.
+import type { Belief } from '../core/belief.ts';
 import type { EmbeddingSlot } from '../core/perception.ts';
 import { DEFAULT_SURPRISE_HOLD_MS, SurpriseMeter } from './surpriseMeter.ts';
 
@@ -21,6 +22,15 @@ export interface SurpriseRatio {
   shown: number;
   /** The modality behind `tick`. */
   slot: string;
+}
+
+/** A tick's surprise as the cockpit shows it and the recording keeps it: the ratio with its modality, beside the KL. */
+export interface ShownSurprise {
+  surpriseRatio: number;
+  modality: string;
+  surpriseNats: number;
+  predictionError: number;
+  worldModelVersion: string;
 }
 
 /** Keeps a modality's error from being exactly zero, where a logarithm would be infinite. */
@@ -65,5 +75,11 @@ export class SurpriseRatioScorer {
     this.logUsual.fill(0);
     this.ticks = 0;
     this.meter.reset();
+  }
+
+  /** Scores a tick's belief: the shown ratio (held), the modality behind it, and the belief's own KL and error. */
+  scoreBelief(belief: Belief, timeMs: number): ShownSurprise {
+    const ratio = this.score(belief.dimensionErrors, timeMs);
+    return { surpriseRatio: ratio.shown, modality: ratio.slot, surpriseNats: belief.surpriseNats, predictionError: belief.predictionError, worldModelVersion: belief.version };
   }
 }
