@@ -8,6 +8,7 @@ import { parseBenchArgs, parseProbeArgs, parseStartArgs } from './args.ts';
 import { UsageError } from './usageError.ts';
 import { parseSimArgs, runSim } from './sim.ts';
 import { runStart } from './start.ts';
+import { runSetupCommand, SETUP_USAGE } from './setupGpu.ts';
 import { runSoakCommand, SOAK_USAGE } from './soak/soakCommand.ts';
 
 const USAGE = `Usage:
@@ -34,6 +35,7 @@ const USAGE = `Usage:
   reins bench SUITE [--json FILE] [--encoders PATH] [--encoder-threads N]
                                        suites: tick, perception, memory, worldmodel, learning, sim, bridge, ui, recording (--encoders*: tick, perception, memory, learning)
 ${SOAK_USAGE}
+${SETUP_USAGE}
   reins help`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -57,6 +59,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runSim(parseSimArgs(rest));
       case 'soak':
         return await runSoakCommand(rest);
+      case 'setup':
+        return await runSetupCommand(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -1,0 +1,29 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const REINS = fileURLToPath(new URL('./reins.mjs', import.meta.url));
+
+describe('reins setup gpu --check', () => {
+  it('on a machine without an NVIDIA GPU exits non-zero and names what is missing for each path', async () => {
+    // The project's test and CI machines have no GPU (a GPU machine's own check is in the closing notes).
+    const run = promisify(execFile)(process.execPath, [REINS, 'setup', 'gpu', '--check']);
+    const failure = await run.then(
+      () => undefined,
+      (error: { code: number; stdout: string }) => error,
+    );
+    if (failure === undefined) return expect.unreachable('a machine with a usable GPU path: this test expects none');
+    expect(failure.code).toBe(1);
+    expect(failure.stdout).toContain('cannot work: onnxruntime-cuda');
+    expect(failure.stdout).toContain('cannot work: tfjs-node-gpu');
+    expect(failure.stdout).toContain('missing: an NVIDIA GPU with its driver');
+    expect(failure.stdout).toContain('No GPU path can work here');
+  }, 30_000);
+
+  it('refuses a target it does not know', async () => {
+    const failure = await promisify(execFile)(process.execPath, [REINS, 'setup', 'tpu']).catch((error: { code: number; stderr: string }) => error);
+    expect(failure).toMatchObject({ code: 2 });
+    expect((failure as { stderr: string }).stderr).toContain('reins setup takes gpu');
+  }, 30_000);
+});

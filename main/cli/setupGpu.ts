@@ -1,0 +1,59 @@
+// `reins setup gpu --check [--json]`: names the GPU, the driver, and the CUDA and cuDNN runtimes found,
+// against what each GPU package needs, and says which GPU paths can work here. Exit 0 when at least
+// one can, 1 when none can (each with what is missing).
+import { parseArgs } from 'node:util';
+import { GPU_PATHS, judgeGpuPaths, readGpuFacts, type GpuFacts, type GpuPathVerdict } from '../core/runtime/gpuRuntimes.ts';
+import { UsageError } from './usageError.ts';
+
+export const SETUP_USAGE = `  reins setup gpu --check [--json]      the GPU, driver, CUDA and cuDNN found, against what each GPU path needs
+                                       (encoders: CUDA 12 + cuDNN 9; world model on tfjs-node-gpu 4.22: CUDA 11.2 + cuDNN 8.1)`;
+
+export interface GpuCheckReport {
+  facts: GpuFacts;
+  paths: { id: string; purpose: string; needs: string; canWork: boolean; missing: string[] }[];
+}
+
+export function gpuCheckReport(facts: GpuFacts): GpuCheckReport {
+  return {
+    facts,
+    paths: judgeGpuPaths(facts, GPU_PATHS).map((verdict: GpuPathVerdict) => ({
+      id: verdict.path.id,
+      purpose: verdict.path.purpose,
+      needs: `${verdict.path.npmPackage}: ${verdict.path.cudaText}, ${verdict.path.cudnnText}`,
+      canWork: verdict.canWork,
+      missing: verdict.missing,
+    })),
+  };
+}
+
+export function formatGpuCheck(report: GpuCheckReport): string {
+  const { facts } = report;
+  const lines: string[] = [];
+  if (facts.devices.length === 0) lines.push(`GPU: none (${facts.smiProblem ?? 'nvidia-smi lists none'})`);
+  for (const device of facts.devices) {
+    lines.push(`GPU: ${device.name}${device.memoryMiB === undefined ? '' : `, ${device.memoryMiB} MiB`}; driver ${device.driverVersion}${facts.driverCudaVersion ? ` (supports CUDA up to ${facts.driverCudaVersion})` : ''}`);
+  }
+  const byLibrary = (library: string) => {
+    const found = facts.libraries.filter((entry) => entry.library === library);
+    if (found.length === 0) return 'none found';
+    return found.map((entry) => `${entry.major}${entry.onLoaderPath ? '' : ' (not on the loader path)'} at ${entry.path}`).join('; ');
+  };
+  lines.push(`CUDA runtime (libcudart): ${byLibrary('cudart')}`, `cuBLAS (libcublas): ${byLibrary('cublas')}`, `cuDNN (libcudnn): ${byLibrary('cudnn')}`, '');
+  for (const path of report.paths) {
+    lines.push(`${path.canWork ? 'can work' : 'cannot work'}: ${path.id} — ${path.purpose}; needs ${path.needs}`);
+    for (const missing of path.missing) lines.push(`  missing: ${missing}`);
+  }
+  const workable = report.paths.filter((path) => path.canWork);
+  lines.push('', workable.length > 0 ? `GPU paths that can work here: ${workable.map((path) => path.id).join(', ')}` : 'No GPU path can work here: Reins runs on the CPU (encoders on onnxruntime\'s CPU provider, the world model on its OpenBLAS backend).');
+  return lines.join('\n');
+}
+
+export async function runSetupCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { check: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
+  const [target, ...extra] = positionals;
+  if (target !== 'gpu' || extra.length > 0) throw new UsageError('reins setup takes gpu: reins setup gpu --check');
+  if (!values.check) throw new UsageError('reins setup gpu installs nothing yet: reins setup gpu --check says what this machine offers the GPU paths');
+  const report = gpuCheckReport(readGpuFacts());
+  process.stdout.write(`${values.json ? JSON.stringify(report, undefined, 2) : formatGpuCheck(report)}\n`);
+  return report.paths.some((path) => path.canWork) ? 0 : 1;
+}
