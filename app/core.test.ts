@@ -34,7 +34,7 @@ describe('launching the core', () => {
 
     expect(child.modulePath).toBe(CLI_PATH);
     expect(child.args).toEqual([
-      'start', '--headless', '--port', '0', '--token', TOKEN, '--robot', 'ws://robot.local:9090',
+      'start', '--headless', '--port=0', `--token=${TOKEN}`, '--robot=ws://robot.local:9090',
     ]);
     expect(child.options).toEqual({ stdio: 'pipe', serviceName: 'Reins core' });
   });
@@ -46,13 +46,13 @@ describe('launching the core', () => {
     );
 
     expect(coreArgs(launch)).toEqual([
-      'start', '--headless', '--port', '0', '--token', 'generated', '--robot', 'serial:///dev/ttyUSB0',
+      'start', '--headless', '--port=0', '--token=generated', '--robot=serial:///dev/ttyUSB0',
     ]);
   });
 
   it('forwards the encoder manifest', () => {
     const launch = coreLaunchFromArgv(['/usr/bin/electron', '.', '--', '--encoders', '/data/encoders/manifest.json'], () => 'g');
-    expect(coreArgs(launch)).toEqual(['start', '--headless', '--port', '0', '--token', 'g', '--encoders', '/data/encoders/manifest.json']);
+    expect(coreArgs(launch)).toEqual(['start', '--headless', '--port=0', '--token=g', '--encoders=/data/encoders/manifest.json']);
   });
 
   it('reads --robot=X and a packaged app argv without `--`', () => {

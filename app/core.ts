@@ -54,11 +54,15 @@ export function generateToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/**
+ * The core's command line. Every value goes as `--name=value`, one argument: a base64url token starts
+ * with `-` one time in 64, and as a separate argument the core's parser would read it as an option.
+ */
 export function coreArgs(launch: CoreLaunch): string[] {
-  const robot = launch.robot === undefined ? [] : ['--robot', launch.robot];
-  const encoders = launch.encoders === undefined ? [] : ['--encoders', launch.encoders];
-  const review = launch.review === undefined ? [] : ['--review', launch.review];
-  return ['start', '--headless', '--port', '0', '--token', launch.token, ...robot, ...encoders, ...review];
+  const robot = launch.robot === undefined ? [] : [`--robot=${launch.robot}`];
+  const encoders = launch.encoders === undefined ? [] : [`--encoders=${launch.encoders}`];
+  const review = launch.review === undefined ? [] : [`--review=${launch.review}`];
+  return ['start', '--headless', '--port=0', `--token=${launch.token}`, ...robot, ...encoders, ...review];
 }
 
 /**
