@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { lstatSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -26,4 +27,24 @@ describe('reins setup gpu --check', () => {
     expect(failure).toMatchObject({ code: 2 });
     expect((failure as { stderr: string }).stderr).toContain('reins setup takes gpu');
   }, 30_000);
+});
+
+describe('reins setup gpu on a machine where no GPU path can work', () => {
+  it('installs nothing: node_modules is the same file for file, size for size, before and after', async () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const tree = () =>
+      readdirSync(`${root}node_modules`, { recursive: true, encoding: 'utf8' })
+        .map((name) => {
+          const stats = lstatSync(`${root}node_modules/${name}`);
+          return `${name} ${stats.isDirectory() ? 'dir' : stats.size} ${stats.mtimeMs}`;
+        })
+        .sort();
+    const before = tree();
+    const failure = await promisify(execFile)(process.execPath, [REINS, 'setup', 'gpu']).catch((error: { code: number; stdout: string }) => error);
+    expect(failure).toMatchObject({ code: 1 });
+    expect((failure as { stdout: string }).stdout).toContain('No GPU path can work here');
+    const after = tree();
+    expect(after.length).toBe(before.length);
+    expect(after).toEqual(before);
+  }, 60_000);
 });

@@ -1,12 +1,15 @@
 // `reins setup gpu --check [--json]`: names the GPU, the driver, and the CUDA and cuDNN runtimes found,
 // against what each GPU package needs, and says which GPU paths can work here. Exit 0 when at least
-// one can, 1 when none can (each with what is missing).
+// one can, 1 when none can (each with what is missing). `reins setup gpu` then installs and checks the
+// paths that can work (nothing at all when none can); `reins setup cpu` removes them again.
 import { parseArgs } from 'node:util';
 import { GPU_PATHS, judgeGpuPaths, readGpuFacts, type GpuFacts, type GpuPathVerdict } from '../core/runtime/gpuRuntimes.ts';
+import { installGpuPaths, removeGpuPaths, type GpuStepOutcome } from '../session/gpuSetup.ts';
 import { UsageError } from './usageError.ts';
 
 export const SETUP_USAGE = `  reins setup gpu --check [--json]      the GPU, driver, CUDA and cuDNN found, against what each GPU path needs
-                                       (encoders: CUDA 12 + cuDNN 9; world model on tfjs-node-gpu 4.22: CUDA 11.2 + cuDNN 8.1)`;
+                                       (encoders: CUDA 12 + cuDNN 9; world model on tfjs-node-gpu 4.22: CUDA 11.2 + cuDNN 8.1)
+  reins setup gpu | cpu                installs and checks the GPU paths that can work here (nothing when none can) | removes them`;
 
 export interface GpuCheckReport {
   facts: GpuFacts;
@@ -51,9 +54,19 @@ export function formatGpuCheck(report: GpuCheckReport): string {
 export async function runSetupCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { check: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
   const [target, ...extra] = positionals;
-  if (target !== 'gpu' || extra.length > 0) throw new UsageError('reins setup takes gpu: reins setup gpu --check');
-  if (!values.check) throw new UsageError('reins setup gpu installs nothing yet: reins setup gpu --check says what this machine offers the GPU paths');
+  if ((target !== 'gpu' && target !== 'cpu') || extra.length > 0) throw new UsageError('reins setup takes gpu or cpu: reins setup gpu --check');
+  if (target === 'cpu') {
+    if (values.check) throw new UsageError('--check goes with setup gpu');
+    return printOutcomes(await removeGpuPaths(), values.json ?? false);
+  }
   const report = gpuCheckReport(readGpuFacts());
   process.stdout.write(`${values.json ? JSON.stringify(report, undefined, 2) : formatGpuCheck(report)}\n`);
-  return report.paths.some((path) => path.canWork) ? 0 : 1;
+  if (!report.paths.some((path) => path.canWork)) return 1;
+  if (values.check) return 0;
+  return printOutcomes(await installGpuPaths(judgeGpuPaths(report.facts, GPU_PATHS)), values.json ?? false);
+}
+
+function printOutcomes(outcomes: readonly GpuStepOutcome[], json: boolean): number {
+  process.stdout.write(`${json ? JSON.stringify(outcomes, undefined, 2) : outcomes.map((outcome) => `${outcome.ok ? 'done' : 'FAILED'}: ${outcome.path} — ${outcome.detail}`).join('\n')}\n`);
+  return outcomes.every((outcome) => outcome.ok) ? 0 : 1;
 }

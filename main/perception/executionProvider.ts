@@ -1,6 +1,6 @@
 // Where an encoder runs: onnxruntime's CUDA execution provider when it is installed and loads, the
-// CPU otherwise (DESIGN §7: `.npmrc` skips the CUDA download; `ONNXRUNTIME_NODE_INSTALL=cuda12 npm ci`
-// opts in). The thread settings are chosen so that onnxruntime's pool does not fight the control loop.
+// CPU otherwise (DESIGN §7: `npm ci` runs no dependency's install script, so the CUDA files come only
+// from `npx reins setup gpu`, where CUDA 12 and cuDNN 9 are present). The thread settings are chosen so that onnxruntime's pool does not fight the control loop.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -27,7 +27,7 @@ export const DEFAULT_THREADS: Readonly<ThreadSettings> = Object.freeze({ intraOp
 /** auto: CUDA when it loads, else the CPU. cpu: the CPU only (benchmarks' CPU rows). */
 export type ProviderPreference = 'auto' | 'cpu';
 
-const CUDA_INSTALL_HINT = 'install it with ONNXRUNTIME_NODE_INSTALL=cuda12 npm ci';
+const CUDA_INSTALL_HINT = 'install it with npx reins setup gpu; npx reins setup gpu --check says what this machine lacks';
 
 /**
  * Whether onnxruntime-node's CUDA provider library sits beside its binding (where its installer puts
