@@ -80,3 +80,15 @@ describe("the packaged app's files", () => {
     expect(shipped('main/cli/reins.mjs', { include: files.include, exclude: [...files.exclude, 'main/cli/**'] })).toBe(false);
   });
 });
+
+describe('the Linux packages', () => {
+  it("keep electron-builder's default deb scripts, which install the AppArmor profile Ubuntu 24.04 needs for Electron's sandbox", () => {
+    const config = parse(readFileSync(join(ROOT, 'electron-builder.yml'), 'utf8')) as { deb?: Record<string, unknown>; linux?: Record<string, unknown> };
+    expect(config.deb?.afterInstall).toBeUndefined();
+    expect(config.deb?.afterRemove).toBeUndefined();
+    expect(config.linux?.appArmorProfile).toBeUndefined();
+    const template = readFileSync(join(ROOT, 'node_modules/app-builder-lib/templates/linux/after-install.tpl'), 'utf8');
+    expect(template).toContain('apparmor_parser --replace');
+    expect(readFileSync(join(ROOT, 'node_modules/app-builder-lib/templates/linux/apparmor-profile.tpl'), 'utf8')).toContain('userns');
+  });
+});
