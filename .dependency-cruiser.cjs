@@ -5,23 +5,6 @@
 // the middle row is ordered so that what the world model and learning read (memory, recordings) sits below them.
 const LAYERS = [['core'], ['links', 'safety'], ['perception', 'memory'], ['recording', 'worldmodel'], ['learning'], ['loop'], ['api'], ['session'], ['cli']];
 
-// Benches that measure one component reach it directly: the component is the product path they time.
-const COMPONENT_BENCHES = {
-  '^main/cli/bench/perception(Bench|Probes)\\.ts$': ['perception/'],
-  '^main/cli/bench/memoryBench\\.ts$': ['memory/', 'perception/encoderSet\\.ts$'],
-  '^main/cli/bench/recordingBench\\.ts$': ['recording/'],
-  '^main/cli/bench/(rosbridgeStream|serialRoundTrip)Bench\\.ts$': ['links/'],
-  '^main/cli/bench/(worldModelBench|worldModelTrainSpeed|worldModelQuality|benchWorldModel)\\.ts$': ['worldmodel/', 'perception/(manifest|onnxPerception)\\.ts$', 'learning/tickBuffer\\.ts$'],
-};
-
-// Imports that issue 26 (the learning bench runs the product) and the soak's read-back still have to remove.
-const OUTSTANDING_BENCH_IMPORTS = {
-  '^main/cli/bench/learningBench\\.ts$': ['learning/', 'loop/(arbiter|synchroniser)\\.ts$', 'perception/onnxPerception\\.ts$', 'safety/', 'worldmodel/'],
-  '^main/cli/bench/worldModelTickBench\\.ts$': ['memory/'],
-  '^main/cli/soak/': ['api/(server|access|cockpitService)\\.ts$', 'memory/memory\\.ts$', 'recording/(reinsEvents|recordingReader|chunkCompression)\\.ts$'],
-  '^main/cli/probe/': ['links/waitUntilPresent\\.ts$'],
-};
-
 function layerRules() {
   return LAYERS.flatMap((folders, rank) => {
     const above = LAYERS.slice(rank + 1).flat();
@@ -104,18 +87,11 @@ module.exports = {
     {
       name: 'benches-drive-the-session',
       comment:
-        'benches, the soak and the probe drive the product as `reins start` assembles it: through session/, the shared core types, the simulated robot and their own command line (DESIGN §4). A bench of one component may also reach that component (COMPONENT_BENCHES); the learning bench and the soak still reach further (OUTSTANDING_BENCH_IMPORTS, to go)',
+        'benches, the soak and the probe drive the product as `reins start` assembles it: through session/ (its factories are the ones the running core uses), the shared core types, the simulated robot and their own command line (DESIGN §4)',
       severity: 'error',
-      from: { path: '^main/cli/(bench|soak|probe)/', pathNot: ['\\.test\\.ts$', ...Object.keys(COMPONENT_BENCHES), ...Object.keys(OUTSTANDING_BENCH_IMPORTS)] },
+      from: { path: '^main/cli/(bench|soak|probe)/', pathNot: '\\.test\\.ts$' },
       to: { path: '^main/', pathNot: '^main/(session|core|sim|cli/(bench|soak|probe)|cli/(args|usageError)\\.ts$)' },
     },
-    ...Object.entries({ ...COMPONENT_BENCHES, ...OUTSTANDING_BENCH_IMPORTS }).map(([bench, folders]) => ({
-      name: 'benches-drive-the-session',
-      comment: `${bench} may reach session/, core/, sim/ and ${folders.join(', ')} only`,
-      severity: 'error',
-      from: { path: bench },
-      to: { path: '^main/', pathNot: `^main/(session|core|sim|cli/(bench|soak|probe)|cli/(args|usageError)\\.ts$|${folders.join('|')})` },
-    })),
     {
       name: 'no-circular',
       comment: 'no import cycles anywhere in the tree',

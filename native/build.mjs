@@ -1,5 +1,5 @@
 // Builds the core's native addons: `node native/build.mjs`.
-//   build/reins_alloc.node — the C library's allocator tuned for long sessions (main/loop/allocatorTuning.ts);
+//   build/reins_alloc.node — the C library's allocator tuned for long sessions (main/core/runtime/allocatorTuning.ts);
 //   build/reins_blas.node  — TensorFlow.js matrix kernels over OpenBLAS.
 // Uses the C compiler and Node's own N-API headers directly, because node-gyp would download headers.
 // When something an addon needs is missing it says so in one line and goes on (exit 0): the core

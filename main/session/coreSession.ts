@@ -14,8 +14,8 @@ import type { ControlLoop } from '../loop/controlLoop.ts';
 import { trimHeapBetweenTicks, tuneAllocator } from '../core/runtime/allocatorTuning.ts';
 import { keepHelperThreadsBehindTheLoop } from '../core/runtime/helperThreads.ts';
 import type { Perception } from '../core/perception.ts';
-import { DEFAULT_SAFETY_LIMITS } from '../safety/safetyFilter.ts';
-import { selectWorldModelBackend } from '../worldmodel/backend/selectBackend.ts';
+import { SESSION_SPEED_LIMITS } from './safetyParts.ts';
+import { selectSessionBackend } from './worldModelBackend.ts';
 import { startLearning, type LiveLearning } from './learningWiring.ts';
 import type { StartArgs } from './startArgs.ts';
 import { openRobot, type OpenedRobot } from './openRobot.ts';
@@ -78,10 +78,10 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
   if (learning) loop.addAlertSource(() => learning.alerts());
   // Learning from the operator: the online learner trains the reward ensemble and the policy; memory rows carry its reward estimate.
   // The learner's networks want the fastest TF.js backend too; the world model has chosen it when it runs.
-  if (!worldModel) log.info({ backend: (await selectWorldModelBackend()).backend }, 'policy learner backend');
+  if (!worldModel) log.info({ backend: (await selectSessionBackend()).backend }, 'policy learner backend');
   const improver = new OnlineImprover({
     embeddingSize: perception.embeddingSize,
-    limits: [DEFAULT_SAFETY_LIMITS.maxLinearMps, DEFAULT_SAFETY_LIMITS.maxAngularRadps],
+    limits: [...SESSION_SPEED_LIMITS],
     checkpoints: { folder: policyCheckpointFolder(dataFolder, perception.version), encoderVersion: perception.version },
   });
   stores.setRewardEstimator((embedding) => improver.rewardEstimate(embedding));

@@ -8,7 +8,7 @@ import { Synchroniser } from '../loop/synchroniser.ts';
 export type { ControlLoop };
 import { openEncoders } from './encoders.ts';
 import type { Perception } from '../core/perception.ts';
-import { SafetyFilter } from '../safety/safetyFilter.ts';
+import { createSafetyFilter } from './safetyParts.ts';
 import type { BeliefFilter } from '../core/belief.ts';
 
 export interface LoopWiring extends Partial<ControlLoopOptions> {
@@ -28,7 +28,7 @@ export async function createControlLoop(link: Link, options: LoopWiring = {}): P
       topics: { ...DEFAULT_TOPIC_MAP },
       perception: perception ?? (await openEncoders()),
       policy: policy ?? new ReactiveBaselinePolicy(),
-      safety: new SafetyFilter(),
+      safety: createSafetyFilter(),
       ...(worldModel ? { worldModel } : {}),
     },
     loopOptions,

@@ -3,8 +3,7 @@
 import type { Logger } from 'pino';
 import type { TopicMap } from '../core/link.ts';
 import type { OpenedRobot, RobotSpec } from '../links/robotAddress.ts';
-import { RosbridgeLink } from '../links/rosbridge/rosbridgeLink.ts';
-import { SerialLink } from '../links/serial/serialLink.ts';
+import { openRosbridgeLink, openSerialLink } from './linkParts.ts';
 import { startSimProcess } from './simProcess.ts';
 
 export type { OpenedRobot };
@@ -20,12 +19,12 @@ export async function openRobot(spec: RobotSpec, log: Logger, simArgs: string[] 
       return { link: sim.link, close: () => sim.close() };
     }
     case 'rosbridge': {
-      const link = new RosbridgeLink({ url: spec.url, topics });
+      const link = openRosbridgeLink({ url: spec.url, topics });
       log.info({ url: spec.url }, 'connecting to a rosbridge robot');
       return { link, close: () => link.close() };
     }
     case 'serial': {
-      const link = new SerialLink({ path: spec.path, baud: spec.baud });
+      const link = openSerialLink({ path: spec.path, baud: spec.baud });
       log.info({ path: spec.path, baud: spec.baud }, 'opening a serial robot');
       return { link, close: () => link.close() };
     }

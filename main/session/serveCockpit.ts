@@ -9,7 +9,14 @@ import type { StartArgs } from './startArgs.ts';
 
 /** The API server on the options the operator gave: host, port, token, TLS; the UI's address printed. */
 export async function serveCockpit(api: CockpitService, args: StartArgs, log: Logger): Promise<ApiServer> {
-  const server = await startApiServer(api, {
+  const server = await openCockpitServer(api, args, log);
+  process.stdout.write(`Reins UI: ${server.uiUrl}\n`);
+  return server;
+}
+
+/** The same server, its address not printed (the soak serves it with no UI attached). */
+export function openCockpitServer(api: CockpitService, args: StartArgs, log: Logger): Promise<ApiServer> {
+  return startApiServer(api, {
     host: args.host,
     port: args.port,
     token: args.token ?? newToken(),
@@ -17,6 +24,4 @@ export async function serveCockpit(api: CockpitService, args: StartArgs, log: Lo
     tls: args.tlsCert && args.tlsKey ? { cert: readFileSync(args.tlsCert), key: readFileSync(args.tlsKey) } : undefined,
     log,
   });
-  process.stdout.write(`Reins UI: ${server.uiUrl}\n`);
-  return server;
 }

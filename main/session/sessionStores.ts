@@ -6,13 +6,12 @@ import type { Logger } from 'pino';
 import type { Link } from '../core/link.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import { defaultMemoryUri } from '../memory/memoryLocation.ts';
-import { Memory } from '../memory/memory.ts';
-import { MemoryWriter, type WriterStatus } from '../memory/memoryWriter.ts';
-import { tickRowFromReport } from '../memory/tickFromReport.ts';
+import type { MemoryWriter, WriterStatus } from '../memory/memoryWriter.ts';
 import type { TickSpace } from '../memory/tickSchema.ts';
 import type { Perception } from '../core/perception.ts';
 import { defaultRecordingFolder } from '../recording/recordingLocation.ts';
 import { startSessionRecording, type SessionRecording } from '../recording/sessionRecording.ts';
+import { openTickMemory, type TickMemory } from './memoryParts.ts';
 
 export interface SessionStoreArgs {
   /** Recording folder; undefined: the default. */
@@ -77,20 +76,16 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
     log.info({ path: recording.path }, 'recording the session');
   }
   let step = 0;
-  let writer: MemoryWriter<unknown> | undefined;
-  let space: TickSpace | undefined;
+  let ticks: TickMemory | undefined;
   if (args.remember) {
-    const memory = await Memory.open({ uri: args.memory ?? defaultMemoryUri() });
-    space = { encoderVersion: perception.version, embeddingSize: perception.embeddingSize, distance: 'l2' };
-    const store = await memory.ticks(space);
-    const tickWriter = new MemoryWriter(store);
-    writer = tickWriter;
+    const opened = await openTickMemory(args.memory ?? defaultMemoryUri(), perception);
+    const { memory, space, writer: tickWriter } = opened;
+    ticks = opened;
     memoryFacts = { uri: memory.uri, space, writtenTicks: () => tickWriter.status().written, writerStatus: () => tickWriter.status() };
     const stopAlerts = loop.addAlertSource(() => writerAlerts(tickWriter));
     closers.push(async () => {
       stopAlerts();
-      await tickWriter.close();
-      await memory.close();
+      await opened.close();
     });
     log.info({ uri: memory.uri, episodeId }, 'keeping every tick in memory');
   }
@@ -101,17 +96,14 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
     const rewardEstimate = estimateReward(report.embedding.values);
     const mcapFile = recording?.currentPath();
     recording?.recordTick({ episodeId, step: tickStep, driver: report.driver, policyVersion: report.policyVersion, ...(rewardEstimate === undefined ? {} : { rewardEstimate }) }, report.frame.timeMs);
-    writer?.append(
-      tickRowFromReport(report, {
-        episodeId,
-        step: tickStep,
-        robotId: link.robotName,
-        encoderVersion: perception.version,
-        rewardEstimate,
-        mcapFile,
-        mcapLogTimeNs: recording ? BigInt(Math.round(report.frame.timeMs)) * 1_000_000n : undefined,
-      }),
-    );
+    ticks?.remember(report, {
+      episodeId,
+      step: tickStep,
+      robotId: link.robotName,
+      rewardEstimate,
+      mcapFile,
+      mcapLogTimeNs: recording ? BigInt(Math.round(report.frame.timeMs)) * 1_000_000n : undefined,
+    });
   });
   closers.push(async () => stopTicks());
   return {

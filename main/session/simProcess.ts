@@ -6,8 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { newToken } from '../api/access.ts';
-import { RosbridgeLink } from '../links/rosbridge/rosbridgeLink.ts';
-import { waitUntilPresent } from '../links/waitUntilPresent.ts';
+import { openRosbridgeLink, waitUntilPresent, type RosbridgeLink } from './linkParts.ts';
 
 const REINS = fileURLToPath(new URL('../cli/reins.mjs', import.meta.url));
 const START_TIMEOUT_MS = 30_000;
@@ -32,7 +31,7 @@ export async function startSimProcess(log: Logger, extraArgs: string[] = []): Pr
   try {
     const url = await readSimUrl(child);
     log.info({ url, pid: child.pid }, 'simulated robot started');
-    link = new RosbridgeLink({ url, robotName: 'reins-sim', simulated: true });
+    link = openRosbridgeLink({ url, robotName: 'reins-sim', simulated: true });
     await waitUntilPresent(link, HANDSHAKE_TIMEOUT_MS);
     await confirmIdentity(link, url, identity);
     let closing = false;

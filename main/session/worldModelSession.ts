@@ -9,13 +9,11 @@ import type { Logger } from 'pino';
 import type { WorldModelStatus } from '../core/contract.ts';
 import type { TickSpace } from '../memory/tickSchema.ts';
 import type { SurpriseEvent } from '../recording/reinsEvents.ts';
-import { DEFAULT_SAFETY_LIMITS } from '../safety/safetyFilter.ts';
-import { selectWorldModelBackend, type BackendSelection } from '../worldmodel/backend/selectBackend.ts';
+import type { BackendSelection } from '../worldmodel/backend/selectBackend.ts';
 import { Learner } from '../worldmodel/learner/learner.ts';
-import { worldModelConfig, type WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
+import type { WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
 import type { NamedArray } from '../worldmodel/checkpointFile.ts';
 import type { WorldModelArgs } from './worldModelOptions.ts';
-import { SurpriseRatioScorer } from '../worldmodel/surpriseScorer.ts';
 import type { EmbeddingSlot, Perception } from '../core/perception.ts';
 import { WorldModelFilter } from '../worldmodel/worldModelFilter.ts';
 import { integratePath, VelocityReadout, type PredictedPath } from '../worldmodel/pathPrediction.ts';
@@ -23,6 +21,8 @@ import type { DriveCommand } from '../core/messages.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import { restoreNewestCheckpoint } from '../worldmodel/learner/learnerCheckpoints.ts';
 import { namedWeights } from '../worldmodel/rssmWeights.ts';
+import { selectSessionBackend } from './worldModelBackend.ts';
+import { createSurpriseScorer, sessionWorldModelConfig } from './worldModelParts.ts';
 
 export interface LiveWorldModel {
   filter: WorldModelFilter;
@@ -35,8 +35,8 @@ export interface LiveWorldModel {
 /** The loop's filter, on the fastest TF.js backend that loads here. */
 export async function loadWorldModel(args: WorldModelArgs, perception: Pick<Perception, 'embeddingSize' | 'slots'>, log: Logger): Promise<LiveWorldModel | undefined> {
   if (args.preset === undefined) return undefined;
-  const backend = await selectWorldModelBackend();
-  const config = worldModelConfig(args.preset, { embeddingSize: perception.embeddingSize, actionLimits: [DEFAULT_SAFETY_LIMITS.maxLinearMps, DEFAULT_SAFETY_LIMITS.maxAngularRadps] });
+  const backend = await selectSessionBackend();
+  const config = sessionWorldModelConfig(args.preset, { embeddingSize: perception.embeddingSize });
   log.info({ preset: config.preset, backend: backend.backend, tried: backend.tried }, 'world model loaded');
   return { filter: new WorldModelFilter(config), slots: perception.slots, config, backend };
 }
@@ -82,7 +82,7 @@ export function startWorldModelLearning(
   });
   let reported = memory.writtenTicks();
   let lastBelief: { surpriseRatio: number; surpriseNats: number; predictionError: number } | undefined;
-  const scorer = new SurpriseRatioScorer(live.slots);
+  const scorer = createSurpriseScorer(live.slots);
   let refusedNote: string | undefined;
   learner.on('ready', (ready) => {
     if (ready.checkpointsRefused.length > 0) {

@@ -25,8 +25,18 @@ describe('the desktop shell launching the core', () => {
     folders.push(dataHome);
     const token = '-Ab3_x9Qk-lW2pZr7TtYv0c1d2e3f4g5h6i7j8k9l0m';
     // What utilityProcess.fork does in Electron, with Node's own fork: the CLI module, its arguments, piped output.
-    const forkCore = (modulePath: string, args: string[]): CoreChild =>
-      fork(modulePath, args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: { ...process.env, REINS_LOG_LEVEL: 'warn', XDG_DATA_HOME: dataHome } });
+    const forkCore = (modulePath: string, args: string[]): CoreChild => {
+      const child = fork(modulePath, args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: { ...process.env, REINS_LOG_LEVEL: 'warn', XDG_DATA_HOME: dataHome } });
+      return {
+        get pid() {
+          return child.pid;
+        },
+        stdout: child.stdout,
+        stderr: child.stderr,
+        once: (_event, listener) => child.once('exit', (code) => listener(code ?? 1)),
+        kill: () => child.kill(),
+      };
+    };
     const core = CoreProcess.spawn(forkCore, { cliPath: CLI_PATH, launch: { token, encoders: testEncoderManifest() }, startTimeoutMs: 60_000 });
     cores.push(core);
     const address = await core.ready;

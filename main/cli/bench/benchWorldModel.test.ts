@@ -1,7 +1,7 @@
 // The bench's world model trains only on whole runs of one episode, and says when it has none.
 import * as tf from '@tensorflow/tfjs-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TickBuffer } from '../../learning/tickBuffer.ts';
+import { createTickBuffer, type TickBuffer } from '../../session/learningParts.ts';
 import { BenchWorldModel } from './benchWorldModel.ts';
 
 beforeAll(async () => {
@@ -18,7 +18,7 @@ describe('BenchWorldModel', () => {
   it('trains on runs of one episode, and takes no step while no run is long enough', () => {
     const model = new BenchWorldModel(8, { preset: 'wm-xxs', batch: 4, length: 8, seed: 1 });
     try {
-      const buffer = new TickBuffer(100, 8);
+      const buffer = createTickBuffer(100, 8);
       // Episodes of 5 ticks: no run of 8.
       for (let episode = 0; episode < 6; episode++) fill(buffer, `short-${episode}`, 5);
       expect(model.train(buffer, 3)).toBe(0);

@@ -3,13 +3,9 @@
 // live core's world-model learner gives one to the policy worker. Sequences are runs of one episode's
 // ticks; the bench knows no reward (the reward ensemble scores imagined ticks), so the reward head
 // is left untrained.
-import type { TickBuffer } from '../../learning/tickBuffer.ts';
 import { SeededRandom } from '../../core/util/seededRandom.ts';
-import { actionFeatures, emptyBatch } from '../../worldmodel/replayBatch.ts';
-import { Rssm, type TrainingBatch } from '../../worldmodel/rssm.ts';
-import { disposeWeights } from '../../worldmodel/rssmWeights.ts';
-import { worldModelConfig, type PresetName } from '../../worldmodel/worldModelConfig.ts';
-import { WorldModelTrainer } from '../../worldmodel/worldModelTrainer.ts';
+import type { TickBuffer } from '../../session/learningParts.ts';
+import { actionFeatures, createWorldModel, disposeWorldModel, emptyBatch, sessionWorldModelConfig, type PresetName, type Rssm, type TrainedWorldModel, type TrainingBatch } from '../../session/worldModelParts.ts';
 
 export interface BenchWorldModelOptions {
   preset: PresetName;
@@ -20,20 +16,20 @@ export interface BenchWorldModelOptions {
 
 export class BenchWorldModel {
   readonly rssm: Rssm;
-  private readonly trainer: WorldModelTrainer;
+  private readonly model: TrainedWorldModel;
   private readonly random: SeededRandom;
 
   constructor(
     embeddingSize: number,
     readonly options: BenchWorldModelOptions,
   ) {
-    this.rssm = new Rssm(worldModelConfig(options.preset, { embeddingSize }), options.seed);
-    this.trainer = new WorldModelTrainer(this.rssm);
+    this.model = createWorldModel(sessionWorldModelConfig(options.preset, { embeddingSize }), options.seed);
+    this.rssm = this.model.rssm;
     this.random = new SeededRandom(options.seed * 13 + 1);
   }
 
   get steps(): number {
-    return this.trainer.steps;
+    return this.model.trainer.steps;
   }
 
   /** Up to `count` training steps on runs drawn from the buffer; answers how many it took (0 while no run is long enough). */
@@ -44,15 +40,14 @@ export class BenchWorldModel {
       if (runs === undefined) break;
       const batch = this.batchOf(buffer, runs);
       if (!this.rssm.embeddingNormFitted()) this.rssm.fitEmbeddingNorm(batch.embeddings, batch.batch * batch.length);
-      this.trainer.step(batch);
+      this.model.trainer.step(batch);
       trained++;
     }
     return trained;
   }
 
   dispose(): void {
-    this.trainer.dispose();
-    disposeWeights(this.rssm.weights);
+    disposeWorldModel(this.model);
   }
 
   private drawRuns(buffer: TickBuffer): number[][] | undefined {

@@ -13,21 +13,31 @@
 import type { Driver } from '../../core/tickReport.ts';
 import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
 import { twistFromDrive, type DriveCommand } from '../../core/messages.ts';
-import { Synchroniser } from '../../loop/synchroniser.ts';
-import type { FeedbackSignals, InterventionSignal, PreferenceSignal, Segment } from '../../learning/feedbackTypes.ts';
-import type { LearnedPolicy } from '../../learning/learnedPolicy.ts';
-import { DEFAULT_POLICY_LEARNER_OPTIONS, PolicyLearner, type LearningMethod, type PolicyLearnerOptions } from '../../learning/policyLearner.ts';
-import { DEFAULT_IMAGINATION_OPTIONS } from '../../learning/imaginedCritic.ts';
-import { retrainFresh } from '../../learning/retrainFresh.ts';
-import { RewardDriftWatch } from '../../learning/rewardDrift.ts';
-import { TickBuffer } from '../../learning/tickBuffer.ts';
 import { SeededRandom } from '../../core/util/seededRandom.ts';
-import { DEFAULT_MANIFEST_PATH, loadPerception, type OnnxPerception } from '../../perception/onnxPerception.ts';
-import { SafetyFilter } from '../../safety/safetyFilter.ts';
+import { DEFAULT_MANIFEST_PATH, openEncoders, type OnnxPerception } from '../../session/encoders.ts';
+import {
+  createPolicyLearner,
+  createRewardDriftWatch,
+  createTickBuffer,
+  imaginationSettings,
+  policyLearnerSettings,
+  retrainPolicy,
+  type FeedbackSignals,
+  type InterventionSignal,
+  type LearnedPolicy,
+  type LearningMethod,
+  type PolicyLearner,
+  type PolicyLearnerOptions,
+  type PreferenceSignal,
+  type Segment,
+  type TickBuffer,
+} from '../../session/learningParts.ts';
+import { createSynchroniser } from '../../session/loopWiring.ts';
+import { createSafetyFilter } from '../../session/safetyParts.ts';
+import { selectSessionBackend } from '../../session/worldModelBackend.ts';
+import type { PresetName } from '../../session/worldModelParts.ts';
 import { createSimLink, type LockstepLink } from '../../sim/lockstepLink.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
-import { selectWorldModelBackend } from '../../worldmodel/backend/selectBackend.ts';
-import type { PresetName } from '../../worldmodel/worldModelConfig.ts';
 import { BenchWorldModel } from './benchWorldModel.ts';
 import type { BenchRow } from './report.ts';
 
@@ -145,9 +155,9 @@ const ANSWER_DELAY_TICKS = 2;
 export async function runLearningBench(given: Partial<LearningBenchOptions> = {}): Promise<LearningBenchOutcome> {
   const options = { ...DEFAULT_LEARNING_BENCH_OPTIONS, ...given };
   checkOptions(options);
-  const backend = await selectWorldModelBackend();
+  const backend = await selectSessionBackend();
   log(`learning: TF.js backend ${backend.backend}`);
-  const perception = await loadPerception(options.encoders, {});
+  const perception = await openEncoders(options.encoders, {});
   try {
     const methods: MethodFigures[] = [];
     for (const method of options.methods) methods.push(await runMethod(method, options, perception));
@@ -168,8 +178,8 @@ function checkOptions(options: LearningBenchOptions): void {
 }
 
 function hyperparameters(options: LearningBenchOptions): Record<string, unknown> {
-  const { method: _method, reward: _reward, imagination, ...rest } = { ...DEFAULT_POLICY_LEARNER_OPTIONS, ...options.learner };
-  const imagined = { ...DEFAULT_IMAGINATION_OPTIONS, ...imagination };
+  const { method: _method, reward: _reward, imagination, ...rest } = policyLearnerSettings(options.learner);
+  const imagined = imaginationSettings(imagination);
   const learner = { ...rest, imagination: imagined.rollouts > 0 ? { ...imagined, worldModel: { preset: options.worldModelPreset, stepsPerUpdate: options.worldModelStepsPerUpdate, warmSteps: options.worldModelWarmSteps, batch: 16, length: 32 } } : 'off' };
   return {
     stream: { demoSimMinutes: options.demoSimMinutes, updateEverySimSecs: options.updateEverySimSecs, actorStepsPerUpdate: options.actorStepsPerUpdate, slowPathEverySimMins: options.slowPathEverySimMins, slowPathSteps: options.slowPathSteps, controlRateHz: options.controlRateHz, arenaSeed: options.arenaSeed, trainEpisodeSeed: options.trainEpisodeSeed, evalEpisodeSeed: options.evalEpisodeSeed, evalEpisodes: options.evalEpisodes },
@@ -187,8 +197,8 @@ interface TickTruth {
 /** The training stream of one method: the robot, the operator, the learner and the counts. */
 class TrainingStream {
   readonly link: LockstepLink;
-  private readonly synchroniser: Synchroniser;
-  private readonly safety = new SafetyFilter();
+  private readonly synchroniser: ReturnType<typeof createSynchroniser>;
+  private readonly safety = createSafetyFilter();
   private readonly operator: ScriptedOperator;
   readonly buffer: TickBuffer;
   readonly learner: PolicyLearner | undefined;
@@ -210,7 +220,7 @@ class TrainingStream {
   private lastRetrainTick = 0;
   private readonly learnerOptions: Partial<PolicyLearnerOptions>;
   private readonly worldModel: BenchWorldModel | undefined;
-  private readonly drift = new RewardDriftWatch();
+  private readonly drift = createRewardDriftWatch();
   private taughtSpread: number | undefined;
   readonly driftFigures: RewardDriftFigures = { policyTicks: 0, warnedTicks: 0, interventionsWhileWarned: 0 };
   wallMs = 0;
@@ -221,15 +231,15 @@ class TrainingStream {
     private readonly perception: OnnxPerception,
   ) {
     this.link = createSimLink({ arenaSeed: options.arenaSeed, episodeSeed: options.trainEpisodeSeed, epochMs: 0, autoReset: true });
-    this.synchroniser = new Synchroniser(this.link, DEFAULT_TOPIC_MAP);
+    this.synchroniser = createSynchroniser(this.link);
     this.operator = new ScriptedOperator(this.link.robot.arena, { seed: options.seed });
     const capacity = Math.ceil(Math.max(...options.budgetsSimMinutes) * 60 * options.controlRateHz) + 100;
-    this.buffer = new TickBuffer(capacity, perception.embeddingSize);
+    this.buffer = createTickBuffer(capacity, perception.embeddingSize);
     this.truths = new Array<TickTruth>(capacity);
     this.random = new SeededRandom(options.seed * 31 + 7);
     const learnerMethod: LearningMethod = method === 'bc' ? 'bc' : 'reins';
     this.learnerOptions = { ...options.learner, method: learnerMethod, seed: options.seed };
-    const learner = new PolicyLearner(this.buffer, this.learnerOptions);
+    const learner = createPolicyLearner(this.buffer, this.learnerOptions);
     // `none` keeps the learner only for its untrained version 1, the same initial actor the others start from.
     this.policy = learner.candidate('v1');
     this.learner = method === 'none' ? undefined : learner;
@@ -341,7 +351,7 @@ class TrainingStream {
     const retrainEvery = options.slowPathEverySimMins * 60 * options.controlRateHz;
     if (retrainEvery > 0 && this.ticks - this.lastRetrainTick >= retrainEvery) {
       this.lastRetrainTick = this.ticks;
-      const retrained = retrainFresh(this.buffer, this.learnerOptions, this.signals(), options.slowPathSteps, `v${this.versionNumber + 1}`, this.worldModel && this.worldModel.steps >= options.worldModelWarmSteps ? this.worldModel.rssm : undefined);
+      const retrained = retrainPolicy(this.buffer, this.learnerOptions, this.signals(), options.slowPathSteps, `v${this.versionNumber + 1}`, this.worldModel && this.worldModel.steps >= options.worldModelWarmSteps ? this.worldModel.rssm : undefined);
       if (retrained.ok) {
         // As live: the retrained version drives, and the fast path carries on from its weights.
         this.learner.restore(retrained.snapshot, retrained.reward);
@@ -486,8 +496,8 @@ async function evaluate(policy: LearnedPolicy, options: LearningBenchOptions, pe
   const outcome: EvaluationOutcome = { succeeded: 0, collisions: 0, timeouts: 0 };
   for (let episode = 0; episode < options.evalEpisodes; episode++) {
     const link = createSimLink({ arenaSeed: options.arenaSeed, episodeSeed: options.evalEpisodeSeed + episode, epochMs: 0, autoReset: false });
-    const synchroniser = new Synchroniser(link, DEFAULT_TOPIC_MAP);
-    const safety = new SafetyFilter();
+    const synchroniser = createSynchroniser(link);
+    const safety = createSafetyFilter();
     let last: DriveCommand = { linearMps: 0, angularRadps: 0 };
     try {
       for (let i = 0; i < SETTLE_TICKS; i++) link.advance(1 / options.controlRateHz);

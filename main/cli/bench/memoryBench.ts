@@ -17,17 +17,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ZERO_DRIVE } from '../../core/messages.ts';
 import { percentiles } from '../../core/util/latencyWindow.ts';
-import { Memory } from '../../memory/memory.ts';
-import { MemoryWriter } from '../../memory/memoryWriter.ts';
 import { SeededRandom } from '../../core/util/seededRandom.ts';
-import { tickRowFromReport } from '../../memory/tickFromReport.ts';
-import type { TickFilter } from '../../memory/tickFilter.ts';
-import type { TickRow } from '../../memory/tickSchema.ts';
-import { nearestMoments } from '../../memory/tickSearch.ts';
-import type { TickStore } from '../../memory/tickStore.ts';
-import type { SearchSettings } from '../../memory/vectorIndex.ts';
-import { writeRandomEncoderSet } from '../../perception/encoderSet.ts';
 import { DEFAULT_MANIFEST_PATH, openEncoders, type PerceptionOptions } from '../../session/encoders.ts';
+import { openTickMemory, type MemoryWriter, type SearchSettings, type TickFilter, type TickMemory, type TickRow } from '../../session/memoryParts.ts';
+import { writeRandomEncoders } from '../../session/perceptionParts.ts';
 import type { Perception } from '../../core/perception.ts';
 import type { Pose2D } from '../../sim/geometry.ts';
 import { createSimLink } from '../../sim/lockstepLink.ts';
@@ -94,24 +87,23 @@ export async function runMemoryBench(given: Partial<MemoryBenchOptions> = {}): P
   const scratch = mkdtempSync(join(tmpdir(), 'reins-bench-memory-'));
   try {
     const perception = await benchPerception(options, scratch);
-    const memory = await Memory.open({ uri: join(scratch, 'memory'), maintenance: { periodMs: 0 } });
-    const store = await memory.ticks({ encoderVersion: perception.version, embeddingSize: perception.embeddingSize, distance: 'l2' });
-    const writer = new MemoryWriter(store);
-    const sim = await simulateTicks(perception, writer, options);
+    const ticks = await openTickMemory(join(scratch, 'memory'), perception, { maintenance: { periodMs: 0 } });
+    const { memory, store, writer } = ticks;
+    const sim = await simulateTicks(perception, ticks, options);
     const random = new SeededRandom(options.arenaSeed);
     const queries = shuffled(sim.queries, random);
     const needed = Math.max(options.poseQueries, options.tuneQueries + options.evalQueries);
     if (queries.length < needed) throw new Error(`only ${queries.length} held-out ticks for ${needed} queries: hold out more episodes (heldOutEvery)`);
 
     log(`pose retrieval on ${sim.written.length} distinct ticks (exact search), ${options.poseQueries} held-out queries`);
-    const poseRetrieval = await scorePoseRetrieval(store, sim.poses, queries.slice(0, options.poseQueries));
+    const poseRetrieval = await scorePoseRetrieval(ticks, sim.poses, queries.slice(0, options.poseQueries));
 
     const noise = noiseBank(sim.written, options.perturbationQuantile, random);
     await extend(writer, sim.written, noise, options.midRows, random);
     const midBuild = await timed(() => memory.maintenance.runOnce());
     log(`${options.midRows} rows: vector index ${midBuild.result.vectorIndexes[store.name]} in ${midBuild.secs.toFixed(1)} s`);
     const evalQueries = queries.slice(options.tuneQueries, options.tuneQueries + options.evalQueries).map((query) => query.embedding);
-    const mid = await measureSearch(store, evalQueries);
+    const mid = await measureSearch(ticks, evalQueries);
 
     const insertStart = performance.now();
     await extend(writer, sim.written, noise, options.totalRows, random);
@@ -122,12 +114,11 @@ export async function runMemoryBench(given: Partial<MemoryBenchOptions> = {}): P
     const build = await timed(() => memory.maintenance.runOnce());
 
     const tuneQueries = queries.slice(0, options.tuneQueries).map((query) => query.embedding);
-    store.searchSettings = await tuneSearch(store, tuneQueries, options.tuneRecall);
+    store.searchSettings = await tuneSearch(ticks, tuneQueries, options.tuneRecall);
     log(`tuned on ${tuneQueries.length} queries: ${store.searchSettings.minimumNprobes} probes`);
-    const full = await measureSearch(store, evalQueries);
-    const operatorOnly = await searchAll(store, evalQueries, false, { actedBy: ['operator'] });
-    await writer.close();
-    await memory.close();
+    const full = await measureSearch(ticks, evalQueries);
+    const operatorOnly = await searchAll(ticks, evalQueries, false, { actedBy: ['operator'] });
+    await ticks.close();
     await perception.close();
     return [
       row('insert', 'rows/s', insertRowsPerSec),
@@ -149,7 +140,7 @@ export async function runMemoryBench(given: Partial<MemoryBenchOptions> = {}): P
 async function benchPerception(options: MemoryBenchOptions, scratch: string): Promise<Perception> {
   let manifest = options.encoders;
   if (manifest === DEFAULT_MANIFEST_PATH && !existsSync(manifest)) {
-    manifest = writeRandomEncoderSet(join(scratch, 'encoders'), 1);
+    manifest = writeRandomEncoders(join(scratch, 'encoders'), 1);
     log(`${DEFAULT_MANIFEST_PATH} is missing (the default encoders are not built yet): using randomly initialised encoders of the default shapes`);
   }
   const perception = await openEncoders(manifest, options.perception);
@@ -162,7 +153,7 @@ async function benchPerception(options: MemoryBenchOptions, scratch: string): Pr
  * operator drives even episodes alone and supervises the policy in odd ones (taking over when it
  * must). Held-out episodes are encoded the same way but only kept as queries.
  */
-async function simulateTicks(perception: Perception, writer: MemoryWriter<TickRow>, options: MemoryBenchOptions): Promise<SimulatedTicks> {
+async function simulateTicks(perception: Perception, ticks: TickMemory, options: MemoryBenchOptions): Promise<SimulatedTicks> {
   let simTimeMs = Date.UTC(2025, 0, 1);
   const link = createSimLink({ arenaSeed: options.arenaSeed, episodeSeed: 1, epochMs: simTimeMs, autoReset: true });
   const loop = await createControlLoop(link, { rateHz: CONTROL_RATE_HZ, clock: () => simTimeMs, perception });
@@ -207,8 +198,8 @@ async function simulateTicks(perception: Perception, writer: MemoryWriter<TickRo
     if (episodeIndex % options.heldOutEvery === 0) {
       queries.push({ embedding: report.embedding.values.slice(), pose: truth.pose });
     } else {
-      const tick = tickRowFromReport(report, { episodeId, step, robotId: link.robotName, encoderVersion: perception.version });
-      if (writer.append(tick).accepted) written.push(tick);
+      const tick = ticks.remember(report, { episodeId, step, robotId: link.robotName });
+      if (tick) written.push(tick);
       poses.set(`${episodeId}#${step}`, truth.pose);
     }
     step++;
@@ -219,17 +210,17 @@ async function simulateTicks(perception: Perception, writer: MemoryWriter<TickRo
   }
   await loop.close();
   await link.close();
-  await writer.flush();
+  await ticks.writer.flush();
   log(`${written.length} distinct ticks in ${episodeIndex} episodes, ${queries.length} held-out query ticks`);
   return { written, poses, queries };
 }
 
 /** Of the 10 nearest written ticks to each held-out tick, the fraction within 0.5 m and 30° of its true pose. */
-async function scorePoseRetrieval(store: TickStore, poses: Map<string, Pose2D>, queries: readonly QueryTick[]): Promise<number> {
+async function scorePoseRetrieval(ticks: TickMemory, poses: Map<string, Pose2D>, queries: readonly QueryTick[]): Promise<number> {
   let close = 0;
   let total = 0;
   for (const query of queries) {
-    for (const moment of await nearestMoments(store, { embedding: query.embedding }, { k: K, exact: true })) {
+    for (const moment of await ticks.nearest({ embedding: query.embedding }, { k: K, exact: true })) {
       const pose = poses.get(`${moment.episodeId}#${moment.step}`)!;
       const yawRad = Math.abs(Math.atan2(Math.sin(pose.yawRad - query.pose.yawRad), Math.cos(pose.yawRad - query.pose.yawRad)));
       if (Math.hypot(pose.xM - query.pose.xM, pose.yM - query.pose.yM) <= POSE_RADIUS_M && yawRad <= POSE_YAW_RAD) close++;
@@ -287,22 +278,22 @@ interface SearchFigures {
 }
 
 /** Latency of the memory's own (indexed) search and of exact search on the same queries, and recall@10. */
-async function measureSearch(store: TickStore, queries: readonly Float32Array[]): Promise<SearchFigures> {
-  const exact = await searchAll(store, queries, true);
-  await searchAll(store, queries.slice(0, 20), false); // warm the index's caches
-  const approx = await searchAll(store, queries, false);
+async function measureSearch(ticks: TickMemory, queries: readonly Float32Array[]): Promise<SearchFigures> {
+  const exact = await searchAll(ticks, queries, true);
+  await searchAll(ticks, queries.slice(0, 20), false); // warm the index's caches
+  const approx = await searchAll(ticks, queries, false);
   // Two more passes for the latency figures only: on a shared machine one pass is at its neighbours' mercy.
-  const again = [await searchAll(store, queries, false), await searchAll(store, queries, false)];
+  const again = [await searchAll(ticks, queries, false), await searchAll(ticks, queries, false)];
   const approxMs = [approx, ...again].flatMap((pass) => pass.latenciesMs);
   return { approxMs, exactMs: exact.latenciesMs, recall: recallAt(approx.ids, exact.ids) };
 }
 
-async function searchAll(store: TickStore, queries: readonly Float32Array[], exact: boolean, filter: TickFilter = {}): Promise<{ latenciesMs: number[]; ids: string[][] }> {
+async function searchAll(ticks: TickMemory, queries: readonly Float32Array[], exact: boolean, filter: TickFilter = {}): Promise<{ latenciesMs: number[]; ids: string[][] }> {
   const latenciesMs: number[] = [];
   const ids: string[][] = [];
   for (const embedding of queries) {
     const startMs = performance.now();
-    const moments = await nearestMoments(store, { embedding }, { k: K, exact, filter });
+    const moments = await ticks.nearest({ embedding }, { k: K, exact, filter });
     latenciesMs.push(performance.now() - startMs);
     ids.push(moments.map((moment) => `${moment.episodeId}#${moment.step}`));
   }
@@ -319,13 +310,13 @@ function recallAt(found: readonly string[][], truth: readonly string[][]): numbe
 }
 
 /** The cheapest settings (fewest probes) that reach `targetRecall` on the tuning queries; else the most accurate. */
-async function tuneSearch(store: TickStore, queries: readonly Float32Array[], targetRecall: number): Promise<SearchSettings> {
-  const truth = (await searchAll(store, queries, true)).ids;
-  await searchAll(store, queries, false);
+async function tuneSearch(ticks: TickMemory, queries: readonly Float32Array[], targetRecall: number): Promise<SearchSettings> {
+  const truth = (await searchAll(ticks, queries, true)).ids;
+  await searchAll(ticks, queries, false);
   let best: { settings: SearchSettings; recall: number } | undefined;
   for (const settings of TUNING_GRID) {
-    store.searchSettings = settings;
-    const run = await searchAll(store, queries, false);
+    ticks.store.searchSettings = settings;
+    const run = await searchAll(ticks, queries, false);
     const recall = recallAt(run.ids, truth);
     log(`  ${settings.minimumNprobes} probes: recall ${recall.toFixed(3)}, p50 ${percentiles(run.latenciesMs).p50.toFixed(2)} ms`);
     if (best === undefined || recall > best.recall) best = { settings, recall };

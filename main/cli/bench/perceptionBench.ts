@@ -3,16 +3,12 @@
 // and the whole fused step as the control loop calls it — on the CPU, and on the GPU where CUDA
 // loads; then the thread settings, and the probes of how useful the embedding is.
 import type { ObservationFrame } from '../../core/frame.ts';
-import { dirname, resolve } from 'node:path';
 import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
 import { twistFromDrive, type DriveCommand } from '../../core/messages.ts';
 import { percentiles } from '../../core/util/latencyWindow.ts';
-import { EncoderSession } from '../../perception/encoderSession.ts';
-import { cudaProviderInstalled, DEFAULT_THREADS, type ProviderPreference } from '../../perception/executionProvider.ts';
-import { prepareModalityInput } from '../../perception/modalityInput.ts';
 import { createSynchroniser } from '../../session/loopWiring.ts';
 import { DEFAULT_MANIFEST_PATH, openEncoders, type PerceptionOptions } from '../../session/encoders.ts';
-import { readEncoderManifest } from '../../perception/onnxPerception.ts';
+import { gpuEncodersInstalled, openEncoderAlone } from '../../session/perceptionParts.ts';
 import { type PerceptionStatus, MODALITIES } from '../../core/perception.ts';
 import { createSimLink } from '../../sim/lockstepLink.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
@@ -33,6 +29,7 @@ export interface PerceptionBenchOptions {
 
 const DEFAULTS: PerceptionBenchOptions = { runs: 2000, warmupRuns: 100, frames: 200, encoders: DEFAULT_MANIFEST_PATH, perception: {}, probes: true };
 const CONTROL_PERIOD_SECS = 0.1;
+type ProviderPreference = PerceptionOptions['provider'];
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 interface TimedFrame {
@@ -78,22 +75,19 @@ function latencyRow(name: string, durationsMs: readonly number[]): BenchRow {
 
 /** Each encoder alone: preparing its input from the frame, and its run. */
 async function encoderRows(options: PerceptionBenchOptions, frames: readonly TimedFrame[], provider: ProviderPreference, suffix: string): Promise<BenchRow[]> {
-  const manifest = await readEncoderManifest(options.encoders);
-  const folder = dirname(resolve(options.encoders));
   const rows: BenchRow[] = [];
   for (const modality of MODALITIES) {
-    const entry = manifest.encoders[modality];
-    if (!entry) continue;
-    const threads = { ...DEFAULT_THREADS, ...options.perception };
-    const session = await EncoderSession.load({ modality, entry, path: resolve(folder, entry.file), provider, threads });
+    const encoder = await openEncoderAlone(options.encoders, modality, { ...options.perception, provider });
+    if (!encoder) continue;
     try {
       const durationsMs = await timeRuns(options, frames, async ({ frame, lastCommand }) => {
-        if (!prepareModalityInput(entry, frame, lastCommand, session.input)) throw new Error(`${modality}: the frame has no input for it`);
-        await session.run();
+        const run = encoder.encode(frame, lastCommand);
+        if (!run) throw new Error(`${modality}: the frame has no input for it`);
+        await run;
       });
       rows.push(latencyRow(`encoder-${modality}${suffix}`, durationsMs));
     } finally {
-      await session.close();
+      await encoder.close();
     }
   }
   return rows;
@@ -127,7 +121,7 @@ export async function runPerceptionBench(given: Partial<PerceptionBenchOptions> 
   log(`perception (CPU rows): ${settingsLine(cpu.status)}`);
   const rows: BenchRow[] = [...(await encoderRows(options, frames, 'cpu', '')), cpu.row];
 
-  if (cudaProviderInstalled()) {
+  if (gpuEncodersInstalled()) {
     const gpu = await fusedRow(options, frames, 'auto', '-gpu');
     log(`perception (GPU rows): ${settingsLine(gpu.status)}`);
     if (gpu.status.modalities.every((m) => m.provider === undefined || m.provider === 'cuda')) {
@@ -136,7 +130,7 @@ export async function runPerceptionBench(given: Partial<PerceptionBenchOptions> 
       log('perception: no -gpu rows: the CUDA execution provider did not load for every encoder');
     }
   } else {
-    log('perception: no -gpu rows: the CUDA execution provider is not installed (ONNXRUNTIME_NODE_INSTALL=cuda12 npm ci)');
+    log('perception: no -gpu rows: the CUDA execution provider is not installed (npx reins setup gpu)');
   }
 
   const threads = (name: string, value: number): BenchRow => ({ name, unit: 'threads', p50: null, p95: null, p99: null, value });

@@ -2,16 +2,11 @@
 // layouts and hues the encoders never trained on — fitted on one set of arenas, scored on another —
 // for the default encoders and, as the floor, for randomly initialised encoders of the same shape.
 import type { ObservationFrame } from '../../core/frame.ts';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Received, RobotMessage } from '../../core/messages.ts';
-import { DEFAULT_ENCODER_SHAPES, randomlyInitialised } from '../../perception/defaultEncoders.ts';
-import { writeEncoderSet } from '../../perception/encoderSet.ts';
-import { scoreProbes, type ProbeSample } from '../../perception/embeddingProbes.ts';
-import { parseEncoderManifest } from '../../perception/manifest.ts';
-import { loadPerception } from '../../perception/onnxPerception.ts';
-import { type Perception, MODALITIES } from '../../core/perception.ts';
+import { scorePerceptionProbes, writeRandomEncodersLike, type ProbeScores, type ProbeView } from '../../session/perceptionParts.ts';
 import { sampleViews, type LabelledView } from '../../sim/viewSampler.ts';
 import type { BenchRow } from './report.ts';
 
@@ -38,33 +33,14 @@ function frameOf(view: LabelledView): ObservationFrame {
   };
 }
 
-function viewsFrom(arenaSeeds: readonly number[]): LabelledView[] {
-  return arenaSeeds.flatMap((arenaSeed) => [...sampleViews({ arenaSeed, hues: 'held-out', episodes: EPISODES_PER_ARENA, viewsPerEpisode: VIEWS_PER_EPISODE, seed: arenaSeed })]);
+function viewsFrom(arenaSeeds: readonly number[]): ProbeView[] {
+  const views = arenaSeeds.flatMap((arenaSeed) => [
+    ...sampleViews({ arenaSeed, hues: 'held-out', episodes: EPISODES_PER_ARENA, viewsPerEpisode: VIEWS_PER_EPISODE, seed: arenaSeed }),
+  ]);
+  return views.map((view) => ({ frame: frameOf(view), command: view.command, truth: view.truth }));
 }
 
-async function probeSamples(perception: Perception, views: readonly LabelledView[]): Promise<ProbeSample[]> {
-  const samples: ProbeSample[] = [];
-  for (const view of views) {
-    const embedding = await perception.encode(frameOf(view), view.command);
-    samples.push({ embedding: Float32Array.from(embedding.values), ...view.truth });
-  }
-  return samples;
-}
-
-/** Randomly initialised networks of the default shapes, with the manifest's own preprocessing and fusion. */
-function writeRandomInitManifest(manifestPath: string, folder: string): string {
-  const manifest = parseEncoderManifest(readFileSync(manifestPath, 'utf8'), manifestPath);
-  const modalities = MODALITIES.filter((modality) => manifest.encoders[modality] !== undefined);
-  return writeEncoderSet(folder, {
-    version: `${manifest.version}-random-init`,
-    nets: Object.fromEntries(modalities.map((modality, i) => [modality, randomlyInitialised(DEFAULT_ENCODER_SHAPES[modality], 1000 + i)])),
-    preprocessing: Object.fromEntries(modalities.map((modality) => [modality, manifest.encoders[modality]!.preprocessing])),
-    slots: manifest.fusion.slots,
-    projectionSeed: manifest.fusion.projectionSeed,
-  });
-}
-
-function rows(scores: ReturnType<typeof scoreProbes>, suffix: string): BenchRow[] {
+function rows(scores: ProbeScores, suffix: string): BenchRow[] {
   const row = (name: string, value: number): BenchRow => ({ name: `${name}${suffix}`, unit: 'R²', p50: null, p95: null, p99: null, value });
   return [row('probe-r2-goal-bearing', scores.goalBearingR2), row('probe-r2-goal-distance', scores.goalDistanceR2), row('probe-r2-obstacle-distance', scores.obstacleDistanceR2)];
 }
@@ -78,16 +54,11 @@ export async function runPerceptionProbes(manifestPath: string): Promise<BenchRo
   try {
     for (const [path, suffix] of [
       [manifestPath, ''],
-      [writeRandomInitManifest(manifestPath, folder), '-random-init'],
+      [writeRandomEncodersLike(manifestPath, folder), '-random-init'],
     ] as const) {
-      const perception = await loadPerception(path);
-      try {
-        const scores = scoreProbes(await probeSamples(perception, fitViews), await probeSamples(perception, scoreViews));
-        log(`probes${suffix || ' (default encoders)'}: goal in view in ${scores.fittedOn.inView}/${scores.fittedOn.all} fitting and ${scores.scoredOn.inView}/${scores.scoredOn.all} scoring views (${dirname(path)})`);
-        results.push(...rows(scores, suffix));
-      } finally {
-        await perception.close();
-      }
+      const scores = await scorePerceptionProbes(path, fitViews, scoreViews);
+      log(`probes${suffix || ' (default encoders)'}: goal in view in ${scores.fittedOn.inView}/${scores.fittedOn.all} fitting and ${scores.scoredOn.inView}/${scores.scoredOn.all} scoring views (${dirname(path)})`);
+      results.push(...rows(scores, suffix));
     }
   } finally {
     rmSync(folder, { recursive: true, force: true });

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
 import { twistFromDrive, type Received } from '../../core/messages.ts';
 import { percentiles } from '../../core/util/latencyWindow.ts';
-import { Recorder } from '../../recording/recorder.ts';
+import { openRecorder, type MessageRecorder } from '../../session/recordingParts.ts';
 import { createSimLink, type SimLinkOptions } from '../../sim/lockstepLink.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
 import type { BenchRow } from './report.ts';
@@ -52,7 +52,7 @@ export async function runRecordingBench(options: RecordingBenchOptions = DEFAULT
       for (let repetition = 0; repetition <= options.repetitions; repetition++) {
         const path = join(folder, `${name}-${repetition}.mcap`);
         const off = await play(messages, options, undefined);
-        const recorder = await Recorder.open({ path });
+        const recorder = await openRecorder(path);
         const on = await play(messages, options, recorder);
         await rm(path, { force: true });
         if (repetition === 0) continue;
@@ -98,7 +98,7 @@ interface PlayResult {
  * now, to the recorder when there is one. With a recorder, the measurement includes its closing
  * (the last chunk and the summary), so no work it was given escapes the window.
  */
-async function play(messages: readonly TimedMessage[], options: RecordingBenchOptions, recorder: Recorder | undefined): Promise<PlayResult> {
+async function play(messages: readonly TimedMessage[], options: RecordingBenchOptions, recorder: MessageRecorder | undefined): Promise<PlayResult> {
   const loopSecs = options.renderedSimSecs;
   const cpuBefore = process.cpuUsage();
   const startMs = performance.now();

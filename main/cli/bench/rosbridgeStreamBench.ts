@@ -3,11 +3,7 @@
 // robot's header stamp, put on the cockpit clock by the link's clock-offset estimate, to the moment
 // the decoded message reaches the subscriber.
 import type { CoreAlert } from '../../core/alert.ts';
-import type { ClockOffsetEstimate } from '../../links/rosbridge/clockOffset.ts';
-import { systemLinkClock, type LinkClock } from '../../links/rosbridge/linkClock.ts';
-import { RosbridgeLink } from '../../links/rosbridge/rosbridgeLink.ts';
-import type { WireCompression } from '../../links/rosbridge/topicRoutes.ts';
-import { waitUntilPresent } from '../../links/waitUntilPresent.ts';
+import { openRosbridgeLink, waitUntilPresent, type ClockOffsetEstimate, type LinkClock, type WireCompression } from '../../session/linkParts.ts';
 import type { BenchRow } from './report.ts';
 import { StreamWindow } from './streamWindow.ts';
 
@@ -33,10 +29,14 @@ export interface StreamResult {
 }
 
 /** Sub-millisecond wall clock: Date.now() would round every latency to whole milliseconds. */
-const preciseClock: LinkClock = { ...systemLinkClock, epochMs: () => performance.timeOrigin + performance.now() };
+const preciseClock: LinkClock = {
+  epochMs: () => performance.timeOrigin + performance.now(),
+  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
+  clearTimeout: (id) => clearTimeout(id),
+};
 
 export async function measureStream(url: string, streamCase: StreamCase, timings: StreamTimings): Promise<StreamResult> {
-  const link = new RosbridgeLink({ url, compression: { [streamCase.topic]: streamCase.compression }, simulated: true, clock: preciseClock });
+  const link = openRosbridgeLink({ url, compression: { [streamCase.topic]: streamCase.compression }, simulated: true, clock: preciseClock });
   try {
     await waitUntilPresent(link, timings.connectTimeoutMs);
     const window = new StreamWindow(preciseClock.epochMs() + timings.warmupMs, timings.windowMs);

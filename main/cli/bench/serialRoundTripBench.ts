@@ -2,10 +2,7 @@
 // (native/firmware) running under simavr with its UART on a pseudo-terminal, commands sent at a
 // steady rate as a control loop would.
 import { percentiles } from '../../core/util/latencyWindow.ts';
-import { startFirmware } from '../../links/serial/firmwareSimulator.ts';
-import { probeRoundTrip } from '../../links/serial/roundTripProbe.ts';
-import { SerialLink } from '../../links/serial/serialLink.ts';
-import { waitUntilPresent } from '../../links/waitUntilPresent.ts';
+import { openSerialLink, probeSerialRoundTrip, startReferenceFirmware, waitUntilPresent } from '../../session/linkParts.ts';
 import type { BenchRow } from './report.ts';
 
 export interface SerialRoundTripOptions {
@@ -17,8 +14,8 @@ export interface SerialRoundTripOptions {
 export const DEFAULT_SERIAL_ROUND_TRIP_OPTIONS: Readonly<SerialRoundTripOptions> = Object.freeze({ commands: 200, periodMs: 20, connectTimeoutMs: 10_000 });
 
 export async function runSerialRoundTripBench(options: SerialRoundTripOptions = DEFAULT_SERIAL_ROUND_TRIP_OPTIONS): Promise<BenchRow[]> {
-  const firmware = await startFirmware();
-  const link = new SerialLink({ path: firmware.ptyPath, baud: 115200 }, { listPortPaths: async () => [] });
+  const firmware = await startReferenceFirmware();
+  const link = openSerialLink({ path: firmware.ptyPath, baud: 115200 }, { listPortPaths: async () => [] });
   try {
     await waitUntilPresent(link, options.connectTimeoutMs);
     // Every round trip, not the link's rolling summary, so that p99 can be read off.
@@ -27,7 +24,7 @@ export async function runSerialRoundTripBench(options: SerialRoundTripOptions = 
       if (ack.roundTripMs !== undefined && roundTripsMs.length < options.commands) roundTripsMs.push(ack.roundTripMs);
     });
     try {
-      await probeRoundTrip(link, { count: options.commands, periodMs: options.periodMs });
+      await probeSerialRoundTrip(link, { count: options.commands, periodMs: options.periodMs });
     } finally {
       stopListening();
     }

@@ -1,7 +1,7 @@
 // `reins bench worldmodel`: how fast the world model trains on each backend against the reference
 // PyTorch script, how well the live preset predicts and notices injected events after a stated
 // training budget, and what the control tick costs while the learner trains beside it.
-import { loadLearnerBackend as selectLearnerBackend } from '../../worldmodel/learner/learnerBackend.ts';
+import { selectLearnerBackend } from '../../session/worldModelBackend.ts';
 import type { BenchRow } from './report.ts';
 import { qualityRows } from './worldModelQuality.ts';
 import { tickWithLearnerRows } from './worldModelTickBench.ts';

@@ -3,22 +3,30 @@
 // holding the last embedding, and (b) score surprise ratios on the ticks just after injected shoves,
 // obstacles and sensor faults against normal ticks.
 import * as tf from '@tensorflow/tfjs-core';
-import { auroc } from '../../worldmodel/auroc.ts';
-import { SurpriseMeter } from '../../worldmodel/surpriseMeter.ts';
-import { SurpriseRatioScorer } from '../../worldmodel/surpriseScorer.ts';
-import { fusionLayout } from '../../perception/manifest.ts';
-import { DEFAULT_MANIFEST_PATH, readEncoderManifest } from '../../perception/onnxPerception.ts';
 import type { EmbeddingSlot } from '../../core/perception.ts';
-import { OpenLoopErrorTally } from '../../worldmodel/openLoopError.ts';
-import { actionFeatures, emptyBatch } from '../../worldmodel/replayBatch.ts';
-import { Rssm, type RssmState, type TrainingBatch } from '../../worldmodel/rssm.ts';
-import { disposeWeights } from '../../worldmodel/rssmWeights.ts';
-import { worldModelConfig, type PresetName, type WorldModelConfig } from '../../worldmodel/worldModelConfig.ts';
-import { WorldModelTrainer } from '../../worldmodel/worldModelTrainer.ts';
-import { readCheckpoint, writeCheckpoint } from '../../worldmodel/checkpointFile.ts';
-import { restoreCheckpoint, snapshotCheckpoint } from '../../worldmodel/worldModelCheckpoint.ts';
-import type { BenchRow } from './report.ts';
+import { openEncoders } from '../../session/encoders.ts';
+import {
+  actionFeatures,
+  createSurpriseMeter,
+  createSurpriseScorer,
+  createWorldModel,
+  disposeWorldModel,
+  emptyBatch,
+  readWorldModel,
+  saveWorldModel,
+  sessionWorldModelConfig,
+  type PresetName,
+  type Rssm,
+  type RssmState,
+  type TrainedWorldModel,
+  type TrainingBatch,
+  type WorldModelConfig,
+  type WorldModelTrainer,
+} from '../../session/worldModelParts.ts';
 import { SeededRandom } from '../../sim/random.ts';
+import { auroc } from './auroc.ts';
+import { OpenLoopErrorTally } from './openLoopError.ts';
+import type { BenchRow } from './report.ts';
 import { CONTROL_PERIOD_SECS, EVENT_KINDS, recordSimEpisodes, type EventKind, type SimEpisode } from './worldModelEpisodes.ts';
 
 export interface QualityOptions {
@@ -72,30 +80,38 @@ export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTI
   const training = await record(arenas(TRAIN_ARENA_BASE, options.trainArenas), false, options.seed);
   const heldOut = await record(arenas(HELD_OUT_ARENA_BASE, options.heldOutArenas), false, options.seed + 1);
   const withEvents = await record(arenas(EVENT_ARENA_BASE, options.heldOutArenas), true, options.seed + 2);
-  const config = worldModelConfig(options.preset, { embeddingSize: training[0]!.embeddingSize, actionLimits: SIM_ACTION_LIMITS });
-  const manifest = await readEncoderManifest(DEFAULT_MANIFEST_PATH);
-  const encoderVersion = manifest.version;
-  const { rssm, trainer } = options.modelFrom === undefined ? freshModel(config, training, options.seed) : await restoreCheckpoint(await readCheckpoint(options.modelFrom), { config, encoderVersion }, options.seed);
+  const config = sessionWorldModelConfig(options.preset, { embeddingSize: training[0]!.embeddingSize, actionLimits: SIM_ACTION_LIMITS });
+  const { version: encoderVersion, slots } = await encoderLayout();
+  const model = options.modelFrom === undefined ? freshModel(config, training, options.seed) : await readWorldModel(options.modelFrom, { config, encoderVersion }, options.seed);
+  const { rssm, trainer } = model;
   try {
     if (options.modelFrom === undefined) train(trainer, training, options);
     else log(`worldmodel: evaluating ${options.modelFrom} (${trainer.steps} steps), not training`);
-    if (options.saveModelTo !== undefined) await writeCheckpoint(options.saveModelTo, await snapshotCheckpoint({ rssm, trainer }, { version: `bench-${trainer.steps}`, encoderVersion, createdAtMs: Date.now() }));
+    if (options.saveModelTo !== undefined) await saveWorldModel(options.saveModelTo, model, { version: `bench-${trainer.steps}`, encoderVersion, createdAtMs: Date.now() });
     const openLoop = openLoopRatio(rssm, heldOut, options);
     const rows: BenchRow[] = [{ name: 'openloop-error-ratio', unit: 'ratio', p50: null, p95: null, p99: null, value: openLoop }];
-    const slots = Object.entries(fusionLayout(manifest)).map(([name, { offset, size }]) => ({ name, offset, size }));
     return [...rows, ...surpriseRows(rssm, withEvents, slots)];
   } finally {
-    trainer.dispose();
-    disposeWeights(rssm.weights);
+    disposeWorldModel(model);
+  }
+}
+
+/** The default encoders' version and where each modality sits in their embedding, as a session's world model reads them. */
+async function encoderLayout(): Promise<{ version: string; slots: readonly EmbeddingSlot[] }> {
+  const perception = await openEncoders();
+  try {
+    return { version: perception.version, slots: perception.slots };
+  } finally {
+    await perception.close();
   }
 }
 
 /** A fresh model with the embedding's statistics taken from all the training data. */
-function freshModel(config: WorldModelConfig, training: readonly SimEpisode[], seed: number) {
-  const rssm = new Rssm(config, seed);
+function freshModel(config: WorldModelConfig, training: readonly SimEpisode[], seed: number): TrainedWorldModel {
+  const model = createWorldModel(config, seed);
   const embeddings = concatenate(training.map((episode) => episode.embeddings));
-  rssm.fitEmbeddingNorm(embeddings, embeddings.length / config.embeddingSize);
-  return { rssm, trainer: new WorldModelTrainer(rssm) };
+  model.rssm.fitEmbeddingNorm(embeddings, embeddings.length / config.embeddingSize);
+  return model;
 }
 
 function train(trainer: WorldModelTrainer, episodes: readonly SimEpisode[], options: QualityOptions): void {
@@ -189,7 +205,7 @@ function surpriseRows(rssm: Rssm, episodes: readonly SimEpisode[], slots: readon
     const key = `${measure}/${label}`;
     scores.set(key, [...(scores.get(key) ?? []), value]);
   };
-  const meters = episodes.map(() => ({ error: new SurpriseMeter(), nats: new SurpriseMeter(), ratio: new SurpriseRatioScorer(slots) }));
+  const meters = episodes.map(() => ({ error: createSurpriseMeter(), nats: createSurpriseMeter(), ratio: createSurpriseScorer(slots) }));
   const size = rssm.config.embeddingSize;
   filterEpisodes(rssm, episodes, (tick, _state, surpriseNats, predictionError, dimensionErrors) => {
     episodes.forEach((episode, row) => {

@@ -6,13 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { percentiles } from '../../core/util/latencyWindow.ts';
-import { Memory } from '../../memory/memory.ts';
-import { MemoryWriter } from '../../memory/memoryWriter.ts';
-import { tickRowFromReport } from '../../memory/tickFromReport.ts';
-import type { TickSpace } from '../../memory/tickSchema.ts';
 import { openEncoders } from '../../session/encoders.ts';
 import { createSimLink } from '../../sim/lockstepLink.ts';
 import { createControlLoop } from '../../session/loopWiring.ts';
+import { openSessionStores } from '../../session/sessionStores.ts';
 import { DEFAULT_WORLD_MODEL_ARGS } from '../../session/worldModelOptions.ts';
 import { loadWorldModel, startWorldModelLearning } from '../../session/worldModelSession.ts';
 import type { BenchRow } from './report.ts';
@@ -35,12 +32,10 @@ export async function tickWithLearnerRows(options: TickWithLearnerOptions = DEFA
   let simTimeMs = Date.now();
   const link = createSimLink({ epochMs: simTimeMs });
   const loop = await createControlLoop(link, { rateHz: options.rateHz, clock: () => simTimeMs, perception, worldModel: live.filter });
-  const memory = await Memory.open({ uri: join(folder, 'memory') });
-  const space: TickSpace = { encoderVersion: perception.version, embeddingSize: perception.embeddingSize, distance: 'l2' };
-  const writer = new MemoryWriter(await memory.ticks(space));
-  let step = 0;
-  loop.onTick((report) => writer.append(tickRowFromReport(report, { episodeId: 'bench', step: step++, robotId: link.robotName, encoderVersion: perception.version })));
-  const learning = startWorldModelLearning(live, loop, { uri: memory.uri, space, writtenTicks: () => writer.status().written }, join(folder, 'checkpoints'), DEFAULT_WORLD_MODEL_ARGS, quiet);
+  // A memory row per tick as `reins start` keeps them (no recording): what the learner replays.
+  const stores = await openSessionStores(link, loop, perception, { record: false, recordings: undefined, remember: true, memory: join(folder, 'memory') }, quiet);
+  if (stores.memory === undefined) throw new Error('the bench’s session stores keep no memory');
+  const learning = startWorldModelLearning(live, loop, stores.memory, join(folder, 'checkpoints'), DEFAULT_WORLD_MODEL_ARGS, quiet);
   const durationsMs: number[] = [];
   try {
     loop.heartbeat();
@@ -66,8 +61,7 @@ export async function tickWithLearnerRows(options: TickWithLearnerOptions = DEFA
     log(`tick-with-learner: learner ${status.preset} on ${status.backend}: ${status.trainSteps} steps, ${status.stepsPerSec?.toFixed(2) ?? '—'} steps/s, ${status.stepMs?.toFixed(0) ?? '—'} ms/step, replay ratio ${status.replayRatio?.toFixed(1) ?? '—'}; filter weights ${status.version}`);
     await learning.close();
     await loop.close();
-    await writer.close();
-    await memory.close();
+    await stores.close();
     await link.close();
     rmSync(folder, { recursive: true, force: true });
   }

@@ -2,12 +2,8 @@
 // forward over batch 16 × sequence 64, the backward and the optimiser, as the reference script times
 // it — on every TF.js backend that loads here, and the reference PyTorch script in the same run.
 import * as tf from '@tensorflow/tfjs-core';
-import { BACKEND_PREFERENCE, loadWorldModelBackend, type BackendName } from '../../worldmodel/backend/selectBackend.ts';
-import { loadNativeBlas } from '../../worldmodel/backend/nativeBlas.ts';
-import { Rssm, type TrainingBatch } from '../../worldmodel/rssm.ts';
-import { disposeWeights } from '../../worldmodel/rssmWeights.ts';
-import { worldModelConfig } from '../../worldmodel/worldModelConfig.ts';
-import { WorldModelTrainer } from '../../worldmodel/worldModelTrainer.ts';
+import { activateBackend, BACKEND_PREFERENCE, type ActiveBackend, type BackendName } from '../../session/worldModelBackend.ts';
+import { createWorldModel, disposeWorldModel, sessionWorldModelConfig, type TrainingBatch } from '../../session/worldModelParts.ts';
 import { runPytorchReference } from './pytorchReference.ts';
 import type { BenchRow } from './report.ts';
 
@@ -26,7 +22,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** The reference script's inputs: random embeddings, actions in [−1, 1], random rewards, no episode ends. */
 function referenceBatch(seed: number): TrainingBatch {
-  const { embeddingSize, actionSize } = worldModelConfig('wm-s');
+  const { embeddingSize, actionSize } = sessionWorldModelConfig('wm-s');
   return tf.tidy(() => {
     const rows = BATCH * SEQUENCE;
     const values = (shape: number[], min: number, max: number, offset: number) => tf.randomUniform(shape, min, max, 'float32', seed + offset).dataSync() as Float32Array;
@@ -44,8 +40,8 @@ function referenceBatch(seed: number): TrainingBatch {
 
 /** Steps per second on the backend now active: warm-up steps, then as many as fit in `seconds`. */
 function timeTraining(seconds: number): { stepsPerSec: number; steps: number } {
-  const rssm = new Rssm(worldModelConfig('wm-s'), 1);
-  const trainer = new WorldModelTrainer(rssm);
+  const model = createWorldModel(sessionWorldModelConfig('wm-s'), 1);
+  const { trainer } = model;
   const batch = referenceBatch(7);
   try {
     trainer.step(batch);
@@ -57,26 +53,25 @@ function timeTraining(seconds: number): { stepsPerSec: number; steps: number } {
     } while (performance.now() - startedMs < seconds * 1000);
     return { stepsPerSec: steps / ((performance.now() - startedMs) / 1000), steps };
   } finally {
-    trainer.dispose();
-    disposeWeights(rssm.weights);
+    disposeWorldModel(model);
   }
 }
 
 export async function trainSpeedRows(options: TrainSpeedOptions = DEFAULT_TRAIN_SPEED_OPTIONS): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   for (const backend of options.backends) {
+    let active: ActiveBackend;
     try {
-      await loadWorldModelBackend(backend);
+      active = await activateBackend(backend);
     } catch (error) {
       log(`wm-s-train-${backend}: not measured — ${(error as Error).message}`);
       continue;
     }
     // Native products run at the thread count that trains fastest, as PyTorch's row does.
-    const blas = backend === 'native' ? loadNativeBlas() : undefined;
-    const threadSettings = blas?.loaded ? [1, 2] : [undefined];
+    const threadSettings = active.setBlasThreads ? [1, 2] : [undefined];
     let best: { stepsPerSec: number; steps: number; threads: number | undefined } | undefined;
     for (const threads of threadSettings) {
-      if (threads !== undefined && blas?.loaded) blas.blas.setOpenblasThreads(threads);
+      if (threads !== undefined) active.setBlasThreads?.(threads);
       const timed = { ...timeTraining(options.seconds), threads };
       log(`wm-s-train-${backend}${threads === undefined ? '' : ` (${threads} BLAS thread${threads > 1 ? 's' : ''})`}: ${timed.stepsPerSec.toFixed(3)} steps/s over ${timed.steps} steps`);
       if (best === undefined || timed.stepsPerSec > best.stepsPerSec) best = timed;

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { Link } from '../../core/link.ts';
 import type { RobotMessage } from '../../core/messages.ts';
-import { LinkUnreachable, waitUntilPresent } from '../../links/waitUntilPresent.ts';
+import { LinkUnreachable, waitUntilPresent } from '../../session/linkParts.ts';
 import { openRobot } from '../../session/openRobot.ts';
 import { parseRobotSpec, type ProbeArgs } from '../args.ts';
 import { TopicMeter, type TopicReport } from './topicMeter.ts';

@@ -2,9 +2,9 @@
 // reacts late, has an unsteady hand) sitting at the cockpit. It sends what the UI sends, through the
 // same CockpitService: a heartbeat every 100 ms, autonomy on, and — while it watches the policy —
 // a takeover when a collision is imminent or progress stalls, driving a while, then a hand-back.
-import type { HandleResult } from '../../api/cockpitService.ts';
 import type { Request } from '../../core/contract.ts';
 import type { DriveCommand } from '../../core/messages.ts';
+import type { CoreSession } from '../../session/coreSession.ts';
 import type { ControlLoop } from '../../session/loopWiring.ts';
 import type { Arena } from '../../sim/arena.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
@@ -33,7 +33,7 @@ export class SoakOperator {
   private lastHeartbeatMs = 0;
 
   constructor(
-    private readonly cockpit: { handle(request: Request): HandleResult },
+    private readonly cockpit: Pick<CoreSession['cockpit'], 'handle'>,
     private readonly loop: ControlLoop,
     private readonly truth: GroundTruthFeed,
     arena: Arena,

@@ -11,19 +11,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { newToken } from '../../api/access.ts';
-import { startApiServer } from '../../api/server.ts';
 import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
-import { Memory } from '../../memory/memory.ts';
-import { COMMAND_SENT_CHANNEL, TICK_CHANNEL } from '../../recording/reinsEvents.ts';
 import { createArena } from '../../sim/arena.ts';
 import { openCoreSession, type CoreSession } from '../../session/coreSession.ts';
+import { openCockpitServer } from '../../session/serveCockpit.ts';
+import { readBackMemoryTicks, readBackRecording } from '../../session/sessionReadBack.ts';
 import type { StartArgs } from '../../session/startArgs.ts';
 import { startSimProcess } from '../../session/simProcess.ts';
-import { REPO_ROOT } from '../../core/runtime/repoRoot.ts';
 import type { WorldModelArgs } from '../../session/worldModelOptions.ts';
 import { GroundTruthFeed } from './groundTruthFeed.ts';
-import { readBackMessages } from './mcapCounts.ts';
 import { OPERATOR_PERIOD_MS, SoakOperator, type OperatorCounts } from './soakOperator.ts';
 import { SoakWindows, type WindowFigures } from './soakWindows.ts';
 
@@ -113,7 +109,7 @@ async function soakIn(folder: string, options: SoakOptions): Promise<SoakOutcome
   });
   const { loop, link, stores } = core;
   // The API server as `reins start` serves it (no UI connects: the operator's requests go to the same service).
-  const server = await startApiServer(core.cockpit, { host: '127.0.0.1', port: 0, token: newToken(), staticDir: `${REPO_ROOT}renderer/dist`, tls: undefined, log });
+  const server = await openCockpitServer(core.cockpit, args, log);
   const truth = await GroundTruthFeed.open(simUrl, options.rateHz);
   const operator = new SoakOperator(core.cockpit, loop, truth, createArena(ARENA_SEED), options.seed);
 
@@ -246,16 +242,10 @@ async function watchStop(core: CoreSession, truth: GroundTruthFeed, sent: SentCo
 /** After shutdown: what the recorder was given against what its files hold; ticks against memory rows. */
 async function account(core: CoreSession, ticks: number, commandsSent: number): Promise<SoakAccounting> {
   const recording = core.stores.recording!.stats();
-  const readBack = await readBackMessages(recording.files);
+  const readBack = await readBackRecording(recording.files);
   const memoryFacts = core.stores.memory!;
   const writer = memoryFacts.writerStatus();
-  const memory = await Memory.open({ uri: memoryFacts.uri, maintenance: { periodMs: 0 } });
-  let memoryRows: number;
-  try {
-    memoryRows = await (await memory.ticks(memoryFacts.space)).countRows();
-  } finally {
-    await memory.close();
-  }
+  const memoryRows = await readBackMemoryTicks(memoryFacts);
   return {
     // Every record() call either queued the message (written by close) or counted a drop.
     recorderGiven: recording.messagesAdded + recording.dropped + recording.queued,
@@ -265,9 +255,9 @@ async function account(core: CoreSession, ticks: number, commandsSent: number): 
     mcapFiles: recording.files.length,
     mcapUnfinishedFiles: readBack.unfinishedFiles.length,
     commandsSent,
-    commandsInMcap: readBack.byTopic.get(COMMAND_SENT_CHANNEL.topic) ?? 0,
+    commandsInMcap: readBack.commandsSent,
     ticks,
-    ticksInMcap: readBack.byTopic.get(TICK_CHANNEL.topic) ?? 0,
+    ticksInMcap: readBack.ticks,
     memoryWritten: writer.written,
     memoryDropped: writer.dropped,
     memoryRows,

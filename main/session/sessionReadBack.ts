@@ -1,19 +1,28 @@
-// Reads a session's MCAP files back through, chunk by chunk (each decompressed and its CRC checked),
-// and counts the messages found per topic: what the soak compares with what the recorder was given.
+// What a finished session left behind, read back: every message in its MCAP files (each chunk
+// decompressed and its CRC checked) and the rows in its memory. The soak compares them with what the
+// recorder and the memory writer were given.
 import { createReadStream } from 'node:fs';
 import { McapStreamReader } from '@mcap/core';
-import { zstdReady } from '../../recording/chunkCompression.ts';
-import { DECOMPRESS_HANDLERS } from '../../recording/recordingReader.ts';
+import type { TickSpace } from '../memory/tickSchema.ts';
+import { zstdReady } from '../recording/chunkCompression.ts';
+import { DECOMPRESS_HANDLERS } from '../recording/recordingReader.ts';
+import { COMMAND_SENT_CHANNEL, TICK_CHANNEL } from '../recording/reinsEvents.ts';
+import { countMemoryTicks } from './memoryParts.ts';
 
-export interface McapReadBack {
+export interface RecordingReadBack {
   /** Messages read back per topic, over every file. */
   byTopic: Map<string, number>;
   total: number;
+  /** The commands sent (one event each), read back. */
+  commandsSent: number;
+  /** The control ticks (one event each), read back. */
+  ticks: number;
   /** Files that ended without their footer (cut short): their finished chunks still count. */
   unfinishedFiles: string[];
 }
 
-export async function readBackMessages(paths: readonly string[]): Promise<McapReadBack> {
+/** Reads a recording's files through and counts their messages per topic. */
+export async function readBackRecording(paths: readonly string[]): Promise<RecordingReadBack> {
   await zstdReady();
   const byTopic = new Map<string, number>();
   const unfinishedFiles: string[] = [];
@@ -36,5 +45,10 @@ export async function readBackMessages(paths: readonly string[]): Promise<McapRe
     }
     if (!footer) unfinishedFiles.push(path);
   }
-  return { byTopic, total, unfinishedFiles };
+  return { byTopic, total, commandsSent: byTopic.get(COMMAND_SENT_CHANNEL.topic) ?? 0, ticks: byTopic.get(TICK_CHANNEL.topic) ?? 0, unfinishedFiles };
+}
+
+/** The tick rows a session's memory holds, counted after the session has closed. */
+export function readBackMemoryTicks(memory: { uri: string; space: TickSpace }): Promise<number> {
+  return countMemoryTicks(memory.uri, memory.space);
 }

@@ -1,0 +1,26 @@
+// The links a running core opens to a robot, one factory per transport: `openRobot` (`--robot` and the
+// cockpit's "Connect robot"), the sim's process and the link benches all open them here, so a bench
+// measures the link `reins start` would hold. Also how a session waits for a link to reach its robot,
+// and the serial robot the benches reach: the reference firmware under simavr.
+import { RosbridgeLink } from '../links/rosbridge/rosbridgeLink.ts';
+import type { RosbridgeLinkOptions } from '../links/rosbridge/rosbridgeOptions.ts';
+import { SerialLink, type SerialLinkOptions } from '../links/serial/serialLink.ts';
+import type { SerialAddress } from '../links/serial/serialUrl.ts';
+
+export type { ClockOffsetEstimate } from '../links/rosbridge/clockOffset.ts';
+export type { LinkClock } from '../links/rosbridge/linkClock.ts';
+export type { WireCompression } from '../links/rosbridge/topicRoutes.ts';
+export type { RosbridgeLink, RosbridgeLinkOptions, SerialLink, SerialLinkOptions };
+export { LinkUnreachable, waitUntilPresent } from '../links/waitUntilPresent.ts';
+export { startFirmware as startReferenceFirmware, type RunningFirmware } from '../links/serial/firmwareSimulator.ts';
+export { probeRoundTrip as probeSerialRoundTrip } from '../links/serial/roundTripProbe.ts';
+
+/** A robot running rosbridge: returned at once, it keeps connecting (and reconnecting) in the background. */
+export function openRosbridgeLink(options: RosbridgeLinkOptions): RosbridgeLink {
+  return new RosbridgeLink(options);
+}
+
+/** A microcontroller on a serial port speaking the protocol (PROTOCOL.md): returned at once, it opens the port and says HELLO in the background. */
+export function openSerialLink(address: SerialAddress, options: Partial<SerialLinkOptions> = {}): SerialLink {
+  return new SerialLink(address, options);
+}

@@ -1,0 +1,67 @@
+// The world model's parts as a running core makes them, for the world-model session and the benches
+// that measure them: the configuration (a preset, the encoders' embedding, actions scaled to the
+// safety filter's speed limits), a model with its trainer, its checkpoint files, the surprise the
+// cockpit shows, and the batch layout replay trains on.
+import type { EmbeddingSlot } from '../core/perception.ts';
+import { readCheckpoint, writeCheckpoint } from '../worldmodel/checkpointFile.ts';
+import { Rssm } from '../worldmodel/rssm.ts';
+import { disposeWeights } from '../worldmodel/rssmWeights.ts';
+import { SurpriseMeter } from '../worldmodel/surpriseMeter.ts';
+import { SurpriseRatioScorer } from '../worldmodel/surpriseScorer.ts';
+import { restoreCheckpoint, snapshotCheckpoint, type CheckpointIdentity, type TrainedWorldModel } from '../worldmodel/worldModelCheckpoint.ts';
+import { worldModelConfig, type PresetName, type WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
+import { WorldModelTrainer } from '../worldmodel/worldModelTrainer.ts';
+import { SESSION_SPEED_LIMITS } from './safetyParts.ts';
+
+export type { Rssm, RssmState, TrainingBatch } from '../worldmodel/rssm.ts';
+export type { WorldModelTrainer };
+export type { CheckpointIdentity, PresetName, TrainedWorldModel, WorldModelConfig };
+/** How replay lays out a training batch: the benches fill theirs from simulated episodes the same way. */
+export { actionFeatures, emptyBatch } from '../worldmodel/replayBatch.ts';
+
+export interface WorldModelShape {
+  /** The encoders' fused embedding; the preset's own (the reference script's) when left out. */
+  embeddingSize?: number;
+  /** What an action of magnitude 1 means: the safety filter's speed limits when left out (the sim's own for its recorded episodes). */
+  actionLimits?: readonly number[];
+}
+
+/** A preset shaped as a running core shapes it: the encoders' embedding, actions over the safety filter's limits. */
+export function sessionWorldModelConfig(preset: PresetName, shape: WorldModelShape = {}): WorldModelConfig {
+  return worldModelConfig(preset, {
+    ...(shape.embeddingSize === undefined ? {} : { embeddingSize: shape.embeddingSize }),
+    actionLimits: [...(shape.actionLimits ?? SESSION_SPEED_LIMITS)],
+  });
+}
+
+/** A fresh model and its optimiser, seeded, as the learner starts one when no checkpoint fits. */
+export function createWorldModel(config: WorldModelConfig, seed: number): TrainedWorldModel {
+  const rssm = new Rssm(config, seed);
+  return { rssm, trainer: new WorldModelTrainer(rssm) };
+}
+
+/** Releases the optimiser's state and the weights' tensors. */
+export function disposeWorldModel({ rssm, trainer }: TrainedWorldModel): void {
+  trainer.dispose();
+  disposeWeights(rssm.weights);
+}
+
+/** The model and Adam's moments to a checkpoint file (written atomically, checksummed). */
+export async function saveWorldModel(path: string, model: TrainedWorldModel, identity: CheckpointIdentity): Promise<void> {
+  await writeCheckpoint(path, await snapshotCheckpoint(model, identity));
+}
+
+/** A model from a checkpoint file; a CheckpointError when it was made for another configuration or other encoders. */
+export async function readWorldModel(path: string, expected: { config: WorldModelConfig; encoderVersion: string }, seed: number): Promise<TrainedWorldModel> {
+  return restoreCheckpoint(await readCheckpoint(path), expected, seed);
+}
+
+/** The cockpit's surprise: each modality's prediction error over its own usual error, held at its peak. */
+export function createSurpriseScorer(slots: readonly EmbeddingSlot[]): SurpriseRatioScorer {
+  return new SurpriseRatioScorer(slots);
+}
+
+/** Any per-tick measure held at its peak for as long as the cockpit holds its surprise. */
+export function createSurpriseMeter(): SurpriseMeter {
+  return new SurpriseMeter();
+}
