@@ -9,13 +9,15 @@ function layerRules() {
   return LAYERS.flatMap((folders, rank) => {
     const above = LAYERS.slice(rank + 1).flat();
     const peers = folders.length > 1 ? folders : [];
-    return folders.filter(() => above.length > 0).map((folder) => ({
-      name: `layer-${folder}`,
-      comment: `main/${folder}/ imports only ${['its own folder', ...peers.filter((p) => p !== folder).map((p) => `not ${p}`), 'and lower layers'].join(', ')}`,
-      severity: 'error',
-      from: { path: `^main/${folder}/`, pathNot: '\\.test\\.ts$' },
-      to: { path: `^main/(${[...above, ...peers.filter((p) => p !== folder)].join('|')})/` },
-    }));
+    return folders
+      .filter(() => above.length > 0)
+      .map((folder) => ({
+        name: `layer-${folder}`,
+        comment: `main/${folder}/ imports only ${['its own folder', ...peers.filter((p) => p !== folder).map((p) => `not ${p}`), 'and lower layers'].join(', ')}`,
+        severity: 'error',
+        from: { path: `^main/${folder}/`, pathNot: '\\.test\\.ts$' },
+        to: { path: `^main/(${[...above, ...peers.filter((p) => p !== folder)].join('|')})/` },
+      }));
   });
 }
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -66,7 +68,7 @@ module.exports = {
       name: 'sim-behind-the-wire',
       comment: 'main/sim/ is a robot on the far side of the wire: only the CLI and benches wire it in',
       severity: 'error',
-      from: { path: '^main/', pathNot: "^main/(sim|cli|session)/" },
+      from: { path: '^main/', pathNot: '^main/(sim|cli|session)/' },
       to: { path: '^main/sim/' },
     },
     {

@@ -1,15 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeUtilityProcess, resetFakeElectron, utilityProcess } from '../test/fakes/electron.ts';
-import {
-  CoreProcess,
-  CoreStartError,
-  LineTail,
-  coreArgs,
-  coreLaunchFromArgv,
-  uiAddressFromLine,
-  type CoreProcessOptions,
-} from './core.ts';
+import { CoreProcess, CoreStartError, LineTail, coreArgs, coreLaunchFromArgv, uiAddressFromLine, type CoreProcessOptions } from './core.ts';
 
 const TOKEN = 'tok_en-123.456~7890';
 const CLI_PATH = '/opt/reins/main/cli/reins.mjs';
@@ -33,9 +25,7 @@ describe('launching the core', () => {
     const { child } = startCore({ launch: { token: TOKEN, robot: 'ws://robot.local:9090' } });
 
     expect(child.modulePath).toBe(CLI_PATH);
-    expect(child.args).toEqual([
-      'start', '--headless', '--port=0', `--token=${TOKEN}`, '--robot=ws://robot.local:9090',
-    ]);
+    expect(child.args).toEqual(['start', '--headless', '--port=0', `--token=${TOKEN}`, '--robot=ws://robot.local:9090']);
     expect(child.options).toEqual({ stdio: 'pipe', serviceName: 'Reins core' });
   });
 
@@ -45,9 +35,7 @@ describe('launching the core', () => {
       () => 'generated',
     );
 
-    expect(coreArgs(launch)).toEqual([
-      'start', '--headless', '--port=0', '--token=generated', '--robot=serial:///dev/ttyUSB0',
-    ]);
+    expect(coreArgs(launch)).toEqual(['start', '--headless', '--port=0', '--token=generated', '--robot=serial:///dev/ttyUSB0']);
   });
 
   it('forwards the encoder manifest', () => {
@@ -109,7 +97,7 @@ describe("reading the core's UI address", () => {
     expect((await core.ready).port).toBe('41234');
   });
 
-  it('rejects with the core\'s stderr when it exits before printing the line', async () => {
+  it("rejects with the core's stderr when it exits before printing the line", async () => {
     const { core, child } = startCore();
     child.log('loading robot config\n');
     child.log('Error: cannot reach ws://robot.local:9090\n    at connect (links/rosbridge.ts:42)');

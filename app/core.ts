@@ -45,7 +45,7 @@ export function coreLaunchFromArgv(argv: readonly string[], newToken: () => stri
   if (typeof values.review === 'string') Object.assign(encoders, { review: values.review });
   if (values.token === undefined) return { token: newToken(), robot, ...encoders };
   if (typeof values.token !== 'string' || !TOKEN_PATTERN.test(values.token)) {
-    throw new Error("--token needs 16 to 256 characters of A-Z a-z 0-9 . _ ~ -");
+    throw new Error('--token needs 16 to 256 characters of A-Z a-z 0-9 . _ ~ -');
   }
   return { token: values.token, robot, ...encoders };
 }

@@ -83,9 +83,7 @@ describe('starting the desktop app', () => {
     const core = await readyApp(['/usr/bin/electron', 'app/dist/main.js', '--', '--robot', 'ws://robot.local:9090']);
 
     expect(core.modulePath).toBe(path.resolve(import.meta.dirname, '..', 'main', 'cli', 'reins.mjs'));
-    expect(core.args).toEqual([
-      'start', '--headless', '--port', '0', '--token', tokenOf(core), '--robot', 'ws://robot.local:9090',
-    ]);
+    expect(core.args).toEqual(['start', '--headless', '--port', '0', '--token', tokenOf(core), '--robot', 'ws://robot.local:9090']);
     expect(tokenOf(core)).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(core.options).toEqual({ stdio: 'pipe', serviceName: 'Reins core' });
   });
@@ -147,9 +145,7 @@ describe('when the core fails', () => {
     core.exit(1);
 
     await eventually(() => expect(electron.app.exitCode).toBe(1));
-    expect(electron.dialog.errors).toEqual([
-      { title: 'The Reins core stopped', content: expect.stringContaining('RangeError: invalid array length') },
-    ]);
+    expect(electron.dialog.errors).toEqual([{ title: 'The Reins core stopped', content: expect.stringContaining('RangeError: invalid array length') }]);
   });
 });
 

@@ -4,10 +4,7 @@ import { menuTemplate } from './menu.ts';
 
 /** Every role in the menu, submenus included. */
 function rolesOf(items: MenuItemConstructorOptions[]): string[] {
-  return items.flatMap((item) => [
-    ...(item.role ? [item.role] : []),
-    ...(Array.isArray(item.submenu) ? rolesOf(item.submenu) : []),
-  ]);
+  return items.flatMap((item) => [...(item.role ? [item.role] : []), ...(Array.isArray(item.submenu) ? rolesOf(item.submenu) : [])]);
 }
 
 describe('the application menu', () => {

@@ -8,11 +8,8 @@ export interface MenuSpec {
 }
 
 export function menuTemplate(spec: MenuSpec): MenuItemConstructorOptions[] {
-  const appMenu: MenuItemConstructorOptions =
-    spec.platform === 'darwin' ? { role: 'appMenu' } : { label: 'File', submenu: [{ role: 'quit' }] };
-  const developerItems: MenuItemConstructorOptions[] = spec.devTools
-    ? [{ type: 'separator' }, { role: 'toggleDevTools' }]
-    : [];
+  const appMenu: MenuItemConstructorOptions = spec.platform === 'darwin' ? { role: 'appMenu' } : { label: 'File', submenu: [{ role: 'quit' }] };
+  const developerItems: MenuItemConstructorOptions[] = spec.devTools ? [{ type: 'separator' }, { role: 'toggleDevTools' }] : [];
   const view: MenuItemConstructorOptions = {
     label: 'View',
     submenu: [

@@ -1,19 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  BrowserWindow,
-  FakeEvent,
-  FakeSession,
-  FakeWebContents,
-  app,
-  resetFakeElectron,
-} from '../test/fakes/electron.ts';
-import {
-  CONTENT_SECURITY_POLICY,
-  createMainWindow,
-  guardAllWebContents,
-  guardWebContents,
-  hardenSession,
-} from './window.ts';
+import { BrowserWindow, FakeEvent, FakeSession, FakeWebContents, app, resetFakeElectron } from '../test/fakes/electron.ts';
+import { CONTENT_SECURITY_POLICY, createMainWindow, guardAllWebContents, guardWebContents, hardenSession } from './window.ts';
 
 const CORE_ORIGIN = 'http://127.0.0.1:41234';
 const spec = { preloadPath: '/opt/reins/app/dist/preload.cjs', devTools: false };
@@ -65,17 +52,13 @@ describe('guarded web contents', () => {
     guardWebContents(contents, CORE_ORIGIN);
   });
 
-  it.each([
-    'https://example.com/',
-    'http://127.0.0.1:41235/',
-    'http://localhost:41234/',
-    'file:///etc/passwd',
-    'about:blank',
-    'not a url',
-  ])('refuses to navigate to %s', (url) => {
-    expect(contents.dispatch('will-navigate', url).defaultPrevented).toBe(true);
-    expect(contents.dispatch('will-redirect', url).defaultPrevented).toBe(true);
-  });
+  it.each(['https://example.com/', 'http://127.0.0.1:41235/', 'http://localhost:41234/', 'file:///etc/passwd', 'about:blank', 'not a url'])(
+    'refuses to navigate to %s',
+    (url) => {
+      expect(contents.dispatch('will-navigate', url).defaultPrevented).toBe(true);
+      expect(contents.dispatch('will-redirect', url).defaultPrevented).toBe(true);
+    },
+  );
 
   it('lets the UI navigate within the core', () => {
     expect(contents.dispatch('will-navigate', `${CORE_ORIGIN}/#token=abc`).defaultPrevented).toBe(false);
@@ -141,12 +124,9 @@ describe('the hardened session', () => {
     expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
   });
 
-  it.each(['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal'])(
-    'refuses the %s permission',
-    async (permission) => {
-      expect(await session.requestPermission(permission)).toBe(false);
-    },
-  );
+  it.each(['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal'])('refuses the %s permission', async (permission) => {
+    expect(await session.requestPermission(permission)).toBe(false);
+  });
 
   it('answers permission checks with no', () => {
     expect(session.checkPermission()).toBe(false);

@@ -51,13 +51,9 @@ interface ResponseHeadersReply {
 /** What `hardenSession` needs of Electron's `Session`. */
 export interface HardenableSession {
   webRequest: {
-    onHeadersReceived(
-      listener: (details: ResponseHeadersDetails, callback: (reply: ResponseHeadersReply) => void) => void,
-    ): void;
+    onHeadersReceived(listener: (details: ResponseHeadersDetails, callback: (reply: ResponseHeadersReply) => void) => void): void;
   };
-  setPermissionRequestHandler(
-    handler: (contents: unknown, permission: string, callback: (granted: boolean) => void) => void,
-  ): void;
+  setPermissionRequestHandler(handler: (contents: unknown, permission: string, callback: (granted: boolean) => void) => void): void;
   setPermissionCheckHandler(handler: () => boolean): void;
 }
 
@@ -102,11 +98,7 @@ export interface MainWindow {
 }
 
 /** Creates the cockpit window; its contents may only show pages from `allowedOrigin` (the core). */
-export function createMainWindow<W extends MainWindow>(
-  BrowserWindow: new (options: MainWindowOptions) => W,
-  spec: MainWindowSpec,
-  allowedOrigin: string,
-): W {
+export function createMainWindow<W extends MainWindow>(BrowserWindow: new (options: MainWindowOptions) => W, spec: MainWindowSpec, allowedOrigin: string): W {
   const mainWindow = new BrowserWindow(mainWindowOptions(spec));
   guardWebContents(mainWindow.webContents, allowedOrigin);
   return mainWindow;

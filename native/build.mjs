@@ -37,7 +37,14 @@ function buildAddon({ name, fallback, includes, libraries, explain }) {
   const build = spawnSync(compiler, args, { encoding: 'utf8' });
   if (build.status !== 0) {
     const stderr = build.stderr ?? '';
-    return skip(explain(stderr) ?? stderr.split('\n').find((line) => /error/i.test(line))?.trim() ?? `${compiler} exited with ${build.status}`);
+    return skip(
+      explain(stderr) ??
+        stderr
+          .split('\n')
+          .find((line) => /error/i.test(line))
+          ?.trim() ??
+        `${compiler} exited with ${build.status}`,
+    );
   }
   if (build.stderr) process.stderr.write(build.stderr);
   console.log(`native: built ${output}`);

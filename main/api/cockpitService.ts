@@ -4,7 +4,20 @@ import type { Link } from '../core/link.ts';
 import { listSerialPorts, type SerialPortCandidate } from '../links/serial/portDiscovery.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import type { LearningResult, LearningSession } from '../learning/learningSession.ts';
-import { ESTOP_RELEASE_HOLD_MS, type ClipResponse, type ClipSide, type CockpitState, type ErrorBody, type ReviewStatus, type ReviewTimelineResponse, type RobotConnection, type Request, type SerialPortsResponse, type SimilarMomentsResponse, type WorldModelStatus } from '../core/contract.ts';
+import {
+  ESTOP_RELEASE_HOLD_MS,
+  type ClipResponse,
+  type ClipSide,
+  type CockpitState,
+  type ErrorBody,
+  type ReviewStatus,
+  type ReviewTimelineResponse,
+  type RobotConnection,
+  type Request,
+  type SerialPortsResponse,
+  type SimilarMomentsResponse,
+  type WorldModelStatus,
+} from '../core/contract.ts';
 import { PointCloudFeed } from './pointCloudFeed.ts';
 import { PreviewCache, type Preview } from './previews.ts';
 import type { RobotConnections } from './robotConnections.ts';
@@ -61,14 +74,18 @@ export class CockpitService implements CockpitApi {
 
   handle(request: Request): HandleResult {
     const result = this.carryOut(request);
-    if (result.ok && OPERATOR_ACTIONS.has(request.type)) this.extras.recordInput?.({ action: request.type, ...(actionDetail(request) ? { detail: actionDetail(request) } : {}) });
+    if (result.ok && OPERATOR_ACTIONS.has(request.type))
+      this.extras.recordInput?.({ action: request.type, ...(actionDetail(request) ? { detail: actionDetail(request) } : {}) });
     return result;
   }
 
   private carryOut(request: Request): HandleResult {
     const nowMs = this.clock();
     if (!this.link.capabilities.sendsCommands && DRIVING_REQUESTS.has(request.type) && !isLetGo(request)) {
-      return refused(request.id, `${this.link.robotName} sends no commands: ${this.extras.review ? 'a replay is for review, nothing drives it' : 'nothing can drive it'}`);
+      return refused(
+        request.id,
+        `${this.link.robotName} sends no commands: ${this.extras.review ? 'a replay is for review, nothing drives it' : 'nothing can drive it'}`,
+      );
     }
     switch (request.type) {
       case 'estop':
@@ -173,13 +190,30 @@ export class CockpitService implements CockpitApi {
   }
 
   /** The operator's feedback and version choices; every refusal carries the session's own words. */
-  private handleLearning(request: Extract<Request, { type: 'rate' | 'undo' | 'answer' | 'promote-version' | 'rollback-version' | 'hold-versions' | 'set-auto-promote' | 'set-question-pace' | 'retrain-from-memory' }>): HandleResult {
+  private handleLearning(
+    request: Extract<
+      Request,
+      {
+        type:
+          | 'rate'
+          | 'undo'
+          | 'answer'
+          | 'promote-version'
+          | 'rollback-version'
+          | 'hold-versions'
+          | 'set-auto-promote'
+          | 'set-question-pace'
+          | 'retrain-from-memory';
+      }
+    >,
+  ): HandleResult {
     const learning = this.extras.learning;
     if (!learning) return refused(request.id, 'this core runs without a learning session: feedback and versions are unavailable');
     let result: LearningResult;
     switch (request.type) {
       case 'rate':
-        if (request.atMs !== undefined && request.agoMs !== undefined) return { ok: false, error: { code: 'bad-request', message: 'a rating names its moment by atMs or by agoMs, not both', id: request.id } };
+        if (request.atMs !== undefined && request.agoMs !== undefined)
+          return { ok: false, error: { code: 'bad-request', message: 'a rating names its moment by atMs or by agoMs, not both', id: request.id } };
         result = learning.rate(request.value, request.atMs ?? (request.agoMs === undefined ? undefined : this.clock() - request.agoMs));
         break;
       case 'undo':
@@ -236,7 +270,8 @@ export class CockpitService implements CockpitApi {
     const read = await learning.clip(questionId, side);
     if (!read.ok) return { ok: false, error: { code: 'not-found', message: read.message } };
     const frame = read.clip.frames[index];
-    if (!frame) return { ok: false, error: { code: 'not-found', message: `the ${side} clip has ${read.clip.frames.length} frames; there is no frame ${index}` } };
+    if (!frame)
+      return { ok: false, error: { code: 'not-found', message: `the ${side} clip has ${read.clip.frames.length} frames; there is no frame ${index}` } };
     try {
       const image = frame.image();
       return { ok: true, contentType: image.contentType, bytes: image.bytes };
@@ -339,7 +374,10 @@ export interface CockpitServiceExtras {
   /** Lists the machine's serial ports (default: serialport's discovery). */
   listSerialPorts?: () => Promise<SerialPortCandidate[]>;
   /** Learning from the operator; without it, feedback and version requests are refused. */
-  learning?: Pick<LearningSession, 'rate' | 'undo' | 'answer' | 'promote' | 'rollback' | 'hold' | 'setAutoPromote' | 'setQuestionPace' | 'retrainFromMemory' | 'clip' | 'status'>;
+  learning?: Pick<
+    LearningSession,
+    'rate' | 'undo' | 'answer' | 'promote' | 'rollback' | 'hold' | 'setAutoPromote' | 'setQuestionPace' | 'retrainFromMemory' | 'clip' | 'status'
+  >;
   /** Review mode; without it, replay requests are refused. */
   review?: ReviewControl;
   /** The point-cloud topic the operator wants shown; without it, the robot's /points or its first PointCloud2 topic. */

@@ -100,4 +100,3 @@ describe('the point-cloud topic', () => {
     expect(choosePointCloudTopic(topics(['/scan', 'LaserScan']), undefined)).toBeUndefined();
   });
 });
-

@@ -15,21 +15,47 @@ const ERROR_CODES: readonly string[] = ErrorCode.options;
 const fieldValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.double(),
   fc.integer({ min: -10, max: 10 }),
-  fc.constantFrom(0, -0, 1, 0.25, 8, 5, 3600, 1e308, -1e308, Number.MAX_SAFE_INTEGER, null, true, false, '', 'sim', 'ws://robot:9090', 'good', 'left', 'x'.repeat(70)),
+  fc.constantFrom(
+    0,
+    -0,
+    1,
+    0.25,
+    8,
+    5,
+    3600,
+    1e308,
+    -1e308,
+    Number.MAX_SAFE_INTEGER,
+    null,
+    true,
+    false,
+    '',
+    'sim',
+    'ws://robot:9090',
+    'good',
+    'left',
+    'x'.repeat(70),
+  ),
   fc.string({ maxLength: 20 }),
   fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }),
-  fc.dictionary(fc.constantFrom('camera', 'scan', 'joints', 'imu', 'odom', 'command', 'x'), fc.oneof(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 1 })), { maxKeys: 3 }),
+  fc.dictionary(
+    fc.constantFrom('camera', 'scan', 'joints', 'imu', 'odom', 'command', 'x'),
+    fc.oneof(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 1 })),
+    { maxKeys: 3 },
+  ),
 );
 
 /** A request of one known type whose fields are generated, some left out, some unknown added. */
-const mutatedRequest: fc.Arbitrary<{ type: string; fields: string[]; request: Record<string, unknown> }> = fc.constantFrom(...REQUEST_SHAPES).chain(({ type, fields }) =>
-  fc
-    .record({
-      values: fc.record(Object.fromEntries(fields.map((field) => [field, fieldValue])), { requiredKeys: [] }),
-      extra: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fieldValue, { maxKeys: 2 }),
-    })
-    .map(({ values, extra }) => ({ type, fields, request: { ...extra, ...values, type } })),
-);
+const mutatedRequest: fc.Arbitrary<{ type: string; fields: string[]; request: Record<string, unknown> }> = fc
+  .constantFrom(...REQUEST_SHAPES)
+  .chain(({ type, fields }) =>
+    fc
+      .record({
+        values: fc.record(Object.fromEntries(fields.map((field) => [field, fieldValue])), { requiredKeys: [] }),
+        extra: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fieldValue, { maxKeys: 2 }),
+      })
+      .map(({ values, extra }) => ({ type, fields, request: { ...extra, ...values, type } })),
+  );
 
 function expectClearRefusal(parsed: Parsed): void {
   if (parsed.ok) {
@@ -54,8 +80,20 @@ describe('request parsing under generated input', () => {
   });
 
   it('refuses any value, however odd its prototype or contents', () => {
-    const value = fc.anything({ maxDepth: 3, withNullPrototype: true, withBoxedValues: true, withMap: true, withSet: true, withTypedArray: true, withSparseArray: true, withBigInt: true, withDate: true });
-    const typed = fc.tuple(fc.oneof(fc.constantFrom(...REQUEST_SHAPES.map((shape) => shape.type)), fc.string({ maxLength: 80 })), value).map(([type, rest]) => ({ ...(typeof rest === 'object' ? rest : {}), type }));
+    const value = fc.anything({
+      maxDepth: 3,
+      withNullPrototype: true,
+      withBoxedValues: true,
+      withMap: true,
+      withSet: true,
+      withTypedArray: true,
+      withSparseArray: true,
+      withBigInt: true,
+      withDate: true,
+    });
+    const typed = fc
+      .tuple(fc.oneof(fc.constantFrom(...REQUEST_SHAPES.map((shape) => shape.type)), fc.string({ maxLength: 80 })), value)
+      .map(([type, rest]) => ({ ...(typeof rest === 'object' ? rest : {}), type }));
     fuzz([fc.oneof(value, typed)], (input) => expectClearRefusal(validateRequest(input)), { runs: 3000 });
   });
 

@@ -68,14 +68,23 @@ describe('RobotConnections', () => {
   it('reports a robot that never answers as failed, with its alerts, and keeps the old robot', async () => {
     const { first, link, opened, connections } = setUp(() => {
       const silent = new ScriptedLink('silent', 'reconnecting');
-      silent.raise([{ key: 'connection', severity: 'warn', message: 'Cannot reach the robot at ws://127.0.0.1:1/ (ECONNREFUSED).', hint: 'Check that rosbridge_server is running.' }]);
+      silent.raise([
+        {
+          key: 'connection',
+          severity: 'warn',
+          message: 'Cannot reach the robot at ws://127.0.0.1:1/ (ECONNREFUSED).',
+          hint: 'Check that rosbridge_server is running.',
+        },
+      ]);
       return silent;
     });
     const started = connections.connect('ws://127.0.0.1:1', undefined);
     await started.settled;
     const state = connections.state();
     expect(state.status).toBe('failed');
-    expect(state.error).toBe('nothing answered at ws://127.0.0.1:1 within 0.1 s. Cannot reach the robot at ws://127.0.0.1:1/ (ECONNREFUSED). Check that rosbridge_server is running.');
+    expect(state.error).toBe(
+      'nothing answered at ws://127.0.0.1:1 within 0.1 s. Cannot reach the robot at ws://127.0.0.1:1/ (ECONNREFUSED). Check that rosbridge_server is running.',
+    );
     expect(opened[0]!.closed).toBe(true);
     expect(link.attached()).toBe(first);
     expect(first.closed).toBe(false);

@@ -138,7 +138,6 @@ export class RobotConnections {
   }
 }
 
-
 function withoutUndefined(topics: RobotTopicsInput | undefined): Partial<TopicMap> {
   const out: Partial<TopicMap> = {};
   for (const [role, topic] of Object.entries(topics ?? {}) as [keyof TopicMap, string | undefined][]) if (topic !== undefined) out[role] = topic;

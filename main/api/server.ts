@@ -56,9 +56,11 @@ export async function startApiServer(api: CockpitApi, options: ApiServerOptions)
     const path = new URL(request.url ?? '/', 'http://reins.invalid').pathname;
     if (path === Paths.health) return sendJson(response, 200, { ok: true });
     if (path === '/api' || path.startsWith('/api/')) return handleApi(request, response, path);
-    if (request.method !== 'GET' && request.method !== 'HEAD') return sendError(response, 405, { code: 'method-not-allowed', message: `${request.method} is not allowed here` });
+    if (request.method !== 'GET' && request.method !== 'HEAD')
+      return sendError(response, 405, { code: 'method-not-allowed', message: `${request.method} is not allowed here` });
     response.setHeader('Content-Security-Policy', CSP);
-    if (!staticFiles) return sendError(response, 404, { code: 'not-found', message: `the UI is not built (${options.staticDir} is missing): run "npm run build"` });
+    if (!staticFiles)
+      return sendError(response, 404, { code: 'not-found', message: `the UI is not built (${options.staticDir} is missing): run "npm run build"` });
     staticFiles(request, response, () => sendError(response, 404, { code: 'not-found', message: `no such file: ${path}` }));
   };
 
@@ -84,7 +86,11 @@ export async function startApiServer(api: CockpitApi, options: ApiServerOptions)
         const parsed = validateRequest(json);
         if (!parsed.ok) return sendError(response, parsed.error.code === 'unknown-request' ? 404 : 400, parsed.error);
         if (parsed.request.type !== 'estop' && !httpLimit.take()) {
-          return sendError(response, 429, { code: 'rate-limited', message: `too many requests: at most ${HTTP_REQUEST_LIMIT.perSecond} a second over HTTP; the e-stop is never limited`, ...(parsed.request.id ? { id: parsed.request.id } : {}) });
+          return sendError(response, 429, {
+            code: 'rate-limited',
+            message: `too many requests: at most ${HTTP_REQUEST_LIMIT.perSecond} a second over HTTP; the e-stop is never limited`,
+            ...(parsed.request.id ? { id: parsed.request.id } : {}),
+          });
         }
         const result = api.handle(parsed.request);
         if (!result.ok) return sendError(response, result.error.code === 'bad-request' ? 400 : 409, result.error);
@@ -101,7 +107,8 @@ export async function startApiServer(api: CockpitApi, options: ApiServerOptions)
     if (request.method !== 'GET') return sendError(response, 405, { code: 'method-not-allowed', message: `${Paths.clips} takes GET` });
     const match = path.slice(Paths.clips.length).match(/^\/([^/]{1,200})\/([a-z]+)(?:\/frames\/(\d{1,4}))?$/);
     const side = ClipSide.safeParse(match?.[2]);
-    if (!match || !side.success) return sendError(response, 404, { code: 'not-found', message: `no clip at ${path}: use ${Paths.clips}/QUESTION/left|right[/frames/N]` });
+    if (!match || !side.success)
+      return sendError(response, 404, { code: 'not-found', message: `no clip at ${path}: use ${Paths.clips}/QUESTION/left|right[/frames/N]` });
     let questionId: string;
     try {
       questionId = decodeURIComponent(match[1]!);
@@ -121,10 +128,12 @@ export async function startApiServer(api: CockpitApi, options: ApiServerOptions)
   /** GET /api/review/timeline and /api/review/similar?atMs=T (review mode only). */
   const handleReview = (request: IncomingMessage, response: ServerResponse, path: string) => {
     if (request.method !== 'GET') return sendError(response, 405, { code: 'method-not-allowed', message: `${path} takes GET` });
-    const reply = (result: ReviewResult<unknown>) => (result.ok ? sendJson(response, 200, result.body) : sendError(response, result.error.code === 'unavailable' ? 503 : 404, result.error));
+    const reply = (result: ReviewResult<unknown>) =>
+      result.ok ? sendJson(response, 200, result.body) : sendError(response, result.error.code === 'unavailable' ? 503 : 404, result.error);
     if (path === Paths.reviewTimeline) return void api.reviewTimeline().then(reply);
     const atMs = Number(new URL(request.url ?? '', 'http://core').searchParams.get('atMs') ?? Number.NaN);
-    if (!Number.isFinite(atMs)) return sendError(response, 400, { code: 'bad-request', message: `${Paths.reviewSimilar} needs ?atMs=T, a log time in epoch ms` });
+    if (!Number.isFinite(atMs))
+      return sendError(response, 400, { code: 'bad-request', message: `${Paths.reviewSimilar} needs ?atMs=T, a log time in epoch ms` });
     void api.similarMoments(atMs).then(reply);
   };
 
@@ -189,7 +198,9 @@ function sendError(response: ServerResponse, status: number, error: ErrorBody): 
 function refuseUpgrade(socket: Duplex, status: number, error: ErrorBody): void {
   const text = JSON.stringify({ error });
   const reason = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status] ?? 'Error';
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
 }
 
 /** Reads a JSON body up to MAX_REQUEST_BYTES; answers the error itself and returns undefined on failure. */

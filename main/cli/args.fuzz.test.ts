@@ -8,7 +8,10 @@ import { UsageError } from './usageError.ts';
 
 describe('--robot under generated text', () => {
   it('gives a spec or a UsageError naming --robot', () => {
-    const text = fc.oneof(fc.string({ maxLength: 40, unit: 'binary' }), fc.tuple(fc.constantFrom('ws://', 'wss://', 'serial:', 'serial:/dev/tty', 'sim'), fc.string({ maxLength: 30 })).map(([head, rest]) => head + rest));
+    const text = fc.oneof(
+      fc.string({ maxLength: 40, unit: 'binary' }),
+      fc.tuple(fc.constantFrom('ws://', 'wss://', 'serial:', 'serial:/dev/tty', 'sim'), fc.string({ maxLength: 30 })).map(([head, rest]) => head + rest),
+    );
     fuzz(
       [text],
       (input) => {

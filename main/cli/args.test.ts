@@ -14,7 +14,10 @@ describe('parseRobotSpec', () => {
     expect(parseRobotSpec('serial:/dev/ttyUSB1')).toEqual({ kind: 'serial', path: '/dev/ttyUSB1', baud: 115200 });
   });
 
-  it.each(['tcp://robot', 'ws://', 'serial:ttyUSB0', 'serial:/dev/ttyUSB0?baud=fast', 'serial:/dev/ttyUSB0?parity=odd'])('refuses %s with a usage error', (text) => {
-    expect(() => parseRobotSpec(text)).toThrow(UsageError);
-  });
+  it.each(['tcp://robot', 'ws://', 'serial:ttyUSB0', 'serial:/dev/ttyUSB0?baud=fast', 'serial:/dev/ttyUSB0?parity=odd'])(
+    'refuses %s with a usage error',
+    (text) => {
+      expect(() => parseRobotSpec(text)).toThrow(UsageError);
+    },
+  );
 });

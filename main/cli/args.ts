@@ -21,7 +21,6 @@ export function parseRobotSpec(text: string | undefined): RobotSpec {
   }
 }
 
-
 export function parseStartArgs(args: string[]): StartArgs {
   const { values } = parseArgs({
     args,
@@ -102,20 +101,24 @@ const MAX_WATCHDOG_MS = 3000;
 
 function watchdogMs(text: string | undefined): number {
   const ms = Number(text ?? DEFAULT_WATCHDOG_MS);
-  if (!(Number.isInteger(ms) && ms >= 100 && ms <= MAX_WATCHDOG_MS)) throw new UsageError(`--watchdog-ms must be a whole number from 100 to ${MAX_WATCHDOG_MS}, got "${text}"`);
+  if (!(Number.isInteger(ms) && ms >= 100 && ms <= MAX_WATCHDOG_MS))
+    throw new UsageError(`--watchdog-ms must be a whole number from 100 to ${MAX_WATCHDOG_MS}, got "${text}"`);
   return ms;
 }
 
 function pointsTopic(topic: string | undefined): string | undefined {
-  if (topic !== undefined && !ROS_TOPIC_PATTERN.test(topic)) throw new UsageError(`--points-topic must be a ROS topic name such as /velodyne_points, got "${topic}"`);
+  if (topic !== undefined && !ROS_TOPIC_PATTERN.test(topic))
+    throw new UsageError(`--points-topic must be a ROS topic name such as /velodyne_points, got "${topic}"`);
   return topic;
 }
 
 function worldModelArgs(preset: string | undefined, off: boolean, replayRatio: string | undefined): WorldModelArgs {
   if (preset !== undefined && off) throw new UsageError('--world-model and --no-world-model contradict each other');
-  if (preset !== undefined && !(PRESET_NAMES as readonly string[]).includes(preset)) throw new UsageError(`--world-model must be one of ${PRESET_NAMES.join(', ')}, got "${preset}"`);
+  if (preset !== undefined && !(PRESET_NAMES as readonly string[]).includes(preset))
+    throw new UsageError(`--world-model must be one of ${PRESET_NAMES.join(', ')}, got "${preset}"`);
   const ratio = replayRatio === undefined ? DEFAULT_WORLD_MODEL_ARGS.replayRatio : Number(replayRatio);
-  if (!(Number.isFinite(ratio) && ratio > 0 && ratio <= 10_000)) throw new UsageError(`--replay-ratio must be a number above 0 and at most 10000, got "${replayRatio}"`);
+  if (!(Number.isFinite(ratio) && ratio > 0 && ratio <= 10_000))
+    throw new UsageError(`--replay-ratio must be a number above 0 and at most 10000, got "${replayRatio}"`);
   return { preset: off ? undefined : ((preset as PresetName | undefined) ?? DEFAULT_WORLD_MODEL_ARGS.preset), replayRatio: ratio };
 }
 

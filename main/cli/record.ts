@@ -30,7 +30,8 @@ export function parseRecordArgs(args: string[]): RecordArgs {
   if (positionals.length !== 1) throw new UsageError('reins record takes exactly one ROBOT');
   if (values.out === undefined || !values.out.endsWith('.mcap')) throw new UsageError('reins record needs -o FILE.mcap');
   const seconds = values.seconds === undefined ? undefined : Number(values.seconds);
-  if (seconds !== undefined && !(seconds > 0 && seconds <= 86_400)) throw new UsageError(`--seconds must be above 0 and at most 86400, got "${values.seconds}"`);
+  if (seconds !== undefined && !(seconds > 0 && seconds <= 86_400))
+    throw new UsageError(`--seconds must be above 0 and at most 86400, got "${values.seconds}"`);
   return { robot: positionals[0]!, outPath: resolve(values.out), seconds };
 }
 
@@ -44,15 +45,19 @@ export async function runRecord(args: RecordArgs, log: Logger): Promise<number> 
       if (error instanceof LinkUnreachable) throw new StartupError(error.message);
       throw error;
     }
-    const session = await startSessionRecording({ link: opened.link, folder: dirname(args.outPath), fileName: basename(args.outPath) }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'EEXIST') throw new StartupError(`${args.outPath} already exists; record to a new file`);
-      throw error;
-    });
+    const session = await startSessionRecording({ link: opened.link, folder: dirname(args.outPath), fileName: basename(args.outPath) }).catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EEXIST') throw new StartupError(`${args.outPath} already exists; record to a new file`);
+        throw error;
+      },
+    );
     session.onAlerts((alerts) => log.warn({ alerts }, 'recording'));
     await recordingTime(args.seconds);
     await session.close();
     const stats = session.stats();
-    process.stdout.write(`recorded ${stats.messagesAdded} messages in ${stats.chunksWritten} chunks to ${stats.files.join(', ')}${stats.dropped > 0 ? ` (${stats.dropped} dropped)` : ''}\n`);
+    process.stdout.write(
+      `recorded ${stats.messagesAdded} messages in ${stats.chunksWritten} chunks to ${stats.files.join(', ')}${stats.dropped > 0 ? ` (${stats.dropped} dropped)` : ''}\n`,
+    );
     return 0;
   } finally {
     await opened.close();

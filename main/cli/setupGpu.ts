@@ -34,7 +34,9 @@ export function formatGpuCheck(report: GpuCheckReport): string {
   const lines: string[] = [];
   if (facts.devices.length === 0) lines.push(`GPU: none (${facts.smiProblem ?? 'nvidia-smi lists none'})`);
   for (const device of facts.devices) {
-    lines.push(`GPU: ${device.name}${device.memoryMiB === undefined ? '' : `, ${device.memoryMiB} MiB`}; driver ${device.driverVersion}${facts.driverCudaVersion ? ` (supports CUDA up to ${facts.driverCudaVersion})` : ''}`);
+    lines.push(
+      `GPU: ${device.name}${device.memoryMiB === undefined ? '' : `, ${device.memoryMiB} MiB`}; driver ${device.driverVersion}${facts.driverCudaVersion ? ` (supports CUDA up to ${facts.driverCudaVersion})` : ''}`,
+    );
   }
   const byLibrary = (library: string) => {
     const found = facts.libraries.filter((entry) => entry.library === library);
@@ -47,12 +49,22 @@ export function formatGpuCheck(report: GpuCheckReport): string {
     for (const missing of path.missing) lines.push(`  missing: ${missing}`);
   }
   const workable = report.paths.filter((path) => path.canWork);
-  lines.push('', workable.length > 0 ? `GPU paths that can work here: ${workable.map((path) => path.id).join(', ')}` : 'No GPU path can work here: Reins runs on the CPU (encoders on onnxruntime\'s CPU provider, the world model on its OpenBLAS backend).');
+  lines.push(
+    '',
+    workable.length > 0
+      ? `GPU paths that can work here: ${workable.map((path) => path.id).join(', ')}`
+      : "No GPU path can work here: Reins runs on the CPU (encoders on onnxruntime's CPU provider, the world model on its OpenBLAS backend).",
+  );
   return lines.join('\n');
 }
 
 export async function runSetupCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { check: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: { check: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+  });
   const [target, ...extra] = positionals;
   if ((target !== 'gpu' && target !== 'cpu') || extra.length > 0) throw new UsageError('reins setup takes gpu or cpu: reins setup gpu --check');
   if (target === 'cpu') {
@@ -67,6 +79,8 @@ export async function runSetupCommand(argv: string[]): Promise<number> {
 }
 
 function printOutcomes(outcomes: readonly GpuStepOutcome[], json: boolean): number {
-  process.stdout.write(`${json ? JSON.stringify(outcomes, undefined, 2) : outcomes.map((outcome) => `${outcome.ok ? 'done' : 'FAILED'}: ${outcome.path} — ${outcome.detail}`).join('\n')}\n`);
+  process.stdout.write(
+    `${json ? JSON.stringify(outcomes, undefined, 2) : outcomes.map((outcome) => `${outcome.ok ? 'done' : 'FAILED'}: ${outcome.path} — ${outcome.detail}`).join('\n')}\n`,
+  );
   return outcomes.every((outcome) => outcome.ok) ? 0 : 1;
 }

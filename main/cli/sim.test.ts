@@ -27,7 +27,23 @@ describe('parseSimArgs', () => {
 
   it('reads every option', () => {
     const args = parseSimArgs(
-      ['--rosbridge-port', '0', '--arena-seed', '7', '--seed', '12', '--task', 'reach', '--camera', '640x480@30', '--scan', '720@20', '--points', '32x1024@20', '--prerendered-camera'].concat(['--identity', 'abcdefghijklmnop']),
+      [
+        '--rosbridge-port',
+        '0',
+        '--arena-seed',
+        '7',
+        '--seed',
+        '12',
+        '--task',
+        'reach',
+        '--camera',
+        '640x480@30',
+        '--scan',
+        '720@20',
+        '--points',
+        '32x1024@20',
+        '--prerendered-camera',
+      ].concat(['--identity', 'abcdefghijklmnop']),
     );
     expect(args).toMatchObject({
       rosbridgePort: 0,

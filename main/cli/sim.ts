@@ -119,13 +119,23 @@ export async function runSim(args: SimArgs): Promise<number> {
     return undefined;
   });
   if (server === undefined) {
-    process.stderr.write(`reins sim: ${args.host}:${args.rosbridgePort} is already in use; stop what listens there, or pass --rosbridge-port 0 for a free port\n`);
+    process.stderr.write(
+      `reins sim: ${args.host}:${args.rosbridgePort} is already in use; stop what listens there, or pass --rosbridge-port 0 for a free port\n`,
+    );
     return 1;
   }
   if (serial) log.info({ serialPty: serial.ptyPath }, 'the simulated robot is also a serial device');
   process.stdout.write(`Reins sim: ${server.url}\n`);
   log.info(
-    { url: server.url, arenaSeed: args.arenaSeed, episodeSeed: args.episodeSeed, task: args.task, camera: robot.cameraOptions, prerenderedCamera: args.prerenderedCamera, scan: robot.scanOptions },
+    {
+      url: server.url,
+      arenaSeed: args.arenaSeed,
+      episodeSeed: args.episodeSeed,
+      task: args.task,
+      camera: robot.cameraOptions,
+      prerenderedCamera: args.prerenderedCamera,
+      scan: robot.scanOptions,
+    },
     'simulated robot running',
   );
 
@@ -152,7 +162,9 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 function checkExposure(args: SimArgs, log: Logger): void {
   if (LOOPBACK.has(args.host)) return;
   if (!args.insecure) {
-    throw new UsageError(`--host ${args.host} lets anyone on the network drive the simulated robot (rosbridge has no authentication): add --insecure to do it anyway`);
+    throw new UsageError(
+      `--host ${args.host} lets anyone on the network drive the simulated robot (rosbridge has no authentication): add --insecure to do it anyway`,
+    );
   }
   log.warn({ host: args.host }, 'serving rosbridge beyond loopback (--insecure): anyone on the network can drive the simulated robot');
 }
@@ -180,7 +192,8 @@ function parsePoints(text: string): SimArgs['points'] {
   const usage = `--points takes LAYERSxBEAMS@HZ up to ${MAX_POINTS.layers}x${MAX_POINTS.beams}@${MAX_POINTS.rateHz} (e.g. 16x360@10), or off; got "${text}"`;
   if (!match) throw new UsageError(usage);
   const [layers, beams, rateHz] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  if (layers < 1 || layers > MAX_POINTS.layers || beams < 1 || beams > MAX_POINTS.beams || !(rateHz > 0 && rateHz <= MAX_POINTS.rateHz)) throw new UsageError(usage);
+  if (layers < 1 || layers > MAX_POINTS.layers || beams < 1 || beams > MAX_POINTS.beams || !(rateHz > 0 && rateHz <= MAX_POINTS.rateHz))
+    throw new UsageError(usage);
   return { enabled: true, layers, beams, rateHz };
 }
 

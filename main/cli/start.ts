@@ -21,7 +21,12 @@ export async function runStart(args: StartArgs): Promise<number> {
   checkExposure(args, log);
   if (!args.headless) {
     const electron = findElectron(REPO_ROOT, log);
-    if (electron.ok) return runElectron(electron, [...(args.robot ? ['--robot', args.robot] : []), ...(args.encoders ? ['--encoders', args.encoders] : []), ...(args.review ? ['--review', args.review] : [])]);
+    if (electron.ok)
+      return runElectron(electron, [
+        ...(args.robot ? ['--robot', args.robot] : []),
+        ...(args.encoders ? ['--encoders', args.encoders] : []),
+        ...(args.review ? ['--review', args.review] : []),
+      ]);
     log.info({ reason: electron.reason }, 'no desktop window: running headless');
   }
   return args.review ? runReview(args, args.review, log) : runHeadless(args, robot, log);
@@ -32,7 +37,8 @@ function checkExposure(args: StartArgs, log: Logger): void {
   if (args.tlsCert === undefined && !args.insecure) {
     throw new UsageError(`--host ${args.host} exposes the cockpit beyond this machine: give --tls-cert and --tls-key, or --insecure`);
   }
-  if (args.tlsCert === undefined) log.warn({ host: args.host }, 'serving the cockpit without TLS beyond loopback (--insecure): anyone on the network can read the token');
+  if (args.tlsCert === undefined)
+    log.warn({ host: args.host }, 'serving the cockpit without TLS beyond loopback (--insecure): anyone on the network can read the token');
 }
 
 async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Promise<number> {

@@ -76,10 +76,7 @@ export type RobotTopicRole = keyof typeof DEFAULT_ROBOT_TOPICS;
 
 /** A ROS graph name: slash-separated words of letters, digits and underscores, not starting with a digit. */
 export const ROS_TOPIC_PATTERN = /^\/?[A-Za-z_][A-Za-z0-9_]*(\/[A-Za-z_][A-Za-z0-9_]*)*$/;
-const rosTopicName = z
-  .string()
-  .max(256)
-  .regex(ROS_TOPIC_PATTERN, 'not a ROS topic name (letters, digits, _ and /, such as /camera/image_raw)');
+const rosTopicName = z.string().max(256).regex(ROS_TOPIC_PATTERN, 'not a ROS topic name (letters, digits, _ and /, such as /camera/image_raw)');
 
 export const RobotTopicsInput = z.strictObject({
   camera: rosTopicName.optional(),
@@ -185,9 +182,18 @@ export const ReplayPlayRequest = z.strictObject({ type: z.literal('replay-play')
 export const ReplayPauseRequest = z.strictObject({ type: z.literal('replay-pause'), id: requestId });
 /** Moves the replay to a log time (epoch ms); the frame there is shown at once, playing or not. */
 export const ReplaySeekRequest = z.strictObject({ type: z.literal('replay-seek'), id: requestId, atMs: z.number().finite() });
-export const ReplaySpeedRequest = z.strictObject({ type: z.literal('replay-speed'), id: requestId, speed: z.number().finite().min(MIN_REPLAY_SPEED).max(MAX_REPLAY_SPEED) });
+export const ReplaySpeedRequest = z.strictObject({
+  type: z.literal('replay-speed'),
+  id: requestId,
+  speed: z.number().finite().min(MIN_REPLAY_SPEED).max(MAX_REPLAY_SPEED),
+});
 /** Opens a moment found by "find similar": the log it lives in (one the memory points at), at its time. */
-export const OpenMomentRequest = z.strictObject({ type: z.literal('open-moment'), id: requestId, file: z.string().min(1).max(MAX_REVIEW_PATH_CHARS), atMs: z.number().finite() });
+export const OpenMomentRequest = z.strictObject({
+  type: z.literal('open-moment'),
+  id: requestId,
+  file: z.string().min(1).max(MAX_REVIEW_PATH_CHARS),
+  atMs: z.number().finite(),
+});
 
 export const Request = z.discriminatedUnion('type', [
   DriveRequest,
@@ -332,7 +338,9 @@ export const PolicyVersionStatus = z.object({
   name: z.string(),
   createdAtMs: z.number(),
   /** What the update learned from; absent for v1. */
-  trainedOn: z.object({ interventions: z.number(), preferences: z.number(), ratings: z.number(), operatorTicks: z.number(), fromMemory: z.boolean().optional() }).optional(),
+  trainedOn: z
+    .object({ interventions: z.number(), preferences: z.number(), ratings: z.number(), operatorTicks: z.number(), fromMemory: z.boolean().optional() })
+    .optional(),
   /** Seconds this version drove (driver 'policy'). */
   policyDrivingSecs: z.number().nonnegative(),
   /** Interventions per minute of policy driving; absent until it has driven long enough to tell. */
@@ -386,7 +394,9 @@ export const LearningStatus = z.object({
    * While the policy drives: the reward ensemble's spread on its latest ticks against its spread where
    * the operator's feedback taught it. `drifting`: the policy is where the reward is unknown.
    */
-  rewardDrift: z.object({ recentSpread: z.number().nonnegative(), taughtSpread: z.number().positive(), drifting: z.boolean(), sinceMs: z.number().optional() }).optional(),
+  rewardDrift: z
+    .object({ recentSpread: z.number().nonnegative(), taughtSpread: z.number().positive(), drifting: z.boolean(), sinceMs: z.number().optional() })
+    .optional(),
   /** The slow path: retraining from the whole memory; absent when the session has none (no memory). */
   slowPath: z
     .object({

@@ -22,4 +22,3 @@ export type ObservationFrame = {
   timeMs: number;
   missing: StreamRole[];
 } & { [R in StreamRole]?: StreamSample<RoleMessages[R]> };
-

@@ -18,7 +18,8 @@ const DEFINITIONS: Readonly<Record<string, string>> = {
   'sensor_msgs/LaserScan':
     'std_msgs/Header header\nfloat32 angle_min\nfloat32 angle_max\nfloat32 angle_increment\nfloat32 time_increment\n' +
     'float32 scan_time\nfloat32 range_min\nfloat32 range_max\nfloat32[] ranges\nfloat32[] intensities',
-  'sensor_msgs/PointField': 'uint8 INT8=1\nuint8 UINT8=2\nuint8 INT16=3\nuint8 UINT16=4\nuint8 INT32=5\nuint8 UINT32=6\nuint8 FLOAT32=7\nuint8 FLOAT64=8\nstring name\nuint32 offset\nuint8 datatype\nuint32 count',
+  'sensor_msgs/PointField':
+    'uint8 INT8=1\nuint8 UINT8=2\nuint8 INT16=3\nuint8 UINT16=4\nuint8 INT32=5\nuint8 UINT32=6\nuint8 FLOAT32=7\nuint8 FLOAT64=8\nstring name\nuint32 offset\nuint8 datatype\nuint32 count',
   'sensor_msgs/PointCloud2':
     'std_msgs/Header header\nuint32 height\nuint32 width\nsensor_msgs/PointField[] fields\nbool is_bigendian\nuint32 point_step\nuint32 row_step\nuint8[] data\nbool is_dense',
   'sensor_msgs/JointState': 'std_msgs/Header header\nstring[] name\nfloat64[] position\nfloat64[] velocity\nfloat64[] effort',
@@ -26,8 +27,7 @@ const DEFINITIONS: Readonly<Record<string, string>> = {
     'std_msgs/Header header\ngeometry_msgs/Quaternion orientation\nfloat64[9] orientation_covariance\n' +
     'geometry_msgs/Vector3 angular_velocity\nfloat64[9] angular_velocity_covariance\n' +
     'geometry_msgs/Vector3 linear_acceleration\nfloat64[9] linear_acceleration_covariance',
-  'nav_msgs/Odometry':
-    'std_msgs/Header header\nstring child_frame_id\ngeometry_msgs/PoseWithCovariance pose\ngeometry_msgs/TwistWithCovariance twist',
+  'nav_msgs/Odometry': 'std_msgs/Header header\nstring child_frame_id\ngeometry_msgs/PoseWithCovariance pose\ngeometry_msgs/TwistWithCovariance twist',
 };
 
 /** The full text for a type; '' for one without a fixed definition (reins_sim/GroundTruth grows with the sim). */

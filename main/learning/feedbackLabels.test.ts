@@ -9,15 +9,28 @@ const SIZE = 2;
 
 function buffer(): TickBuffer {
   const ticks = new TickBuffer(200, SIZE);
-  for (const [episodeId, driver] of [['policy', 'policy'], ['operator', 'operator']] as const) {
+  for (const [episodeId, driver] of [
+    ['policy', 'policy'],
+    ['operator', 'operator'],
+  ] as const) {
     for (let step = 0; step < 50; step++) ticks.add({ episodeId, step, embedding: new Float32Array(SIZE), action: { linearMps: 0, angularRadps: 0 }, driver });
   }
   return ticks;
 }
 
 const signals: FeedbackSignals = {
-  interventions: [{ id: 'i1', atStep: 30, episodeId: 'policy', policySegment: { episodeId: 'policy', startStep: 10, endStep: 29 }, operatorSegment: { episodeId: 'operator', startStep: 0, endStep: 3 } }],
-  preferences: [{ id: 'q1', first: { episodeId: 'policy', startStep: 0, endStep: 4 }, second: { episodeId: 'operator', startStep: 10, endStep: 14 }, answer: 'equal' }],
+  interventions: [
+    {
+      id: 'i1',
+      atStep: 30,
+      episodeId: 'policy',
+      policySegment: { episodeId: 'policy', startStep: 10, endStep: 29 },
+      operatorSegment: { episodeId: 'operator', startStep: 0, endStep: 3 },
+    },
+  ],
+  preferences: [
+    { id: 'q1', first: { episodeId: 'policy', startStep: 0, endStep: 4 }, second: { episodeId: 'operator', startStep: 10, endStep: 14 }, answer: 'equal' },
+  ],
   ratings: [{ id: 'r1', episodeId: 'policy', step: 40, rating: -1 }],
 };
 
@@ -32,7 +45,15 @@ function items(weights: LabelWeights) {
 
 describe('feedback labels', () => {
   it('defaults to the weights the learner always used', () => {
-    expect(DEFAULT_LABEL_WEIGHTS).toEqual({ takeoverPairWeight: 1, afterTakeoverGoodWeight: 0.25, beforeTakeoverBadWeight: 1, preferencePairWeight: 1, ratingRadiusTicks: 5, ratedTickWeight: 1, ratingNeighbourWeight: 0.5 });
+    expect(DEFAULT_LABEL_WEIGHTS).toEqual({
+      takeoverPairWeight: 1,
+      afterTakeoverGoodWeight: 0.25,
+      beforeTakeoverBadWeight: 1,
+      preferencePairWeight: 1,
+      ratingRadiusTicks: 5,
+      ratedTickWeight: 1,
+      ratingNeighbourWeight: 0.5,
+    });
     const { pairs, labels, weightsOf } = items(DEFAULT_LABEL_WEIGHTS);
     expect(pairs.map(({ id, firstPreferred, weight }) => ({ id, firstPreferred, weight }))).toEqual([
       { id: 'i1:pair', firstPreferred: 1, weight: 1 },
@@ -48,7 +69,15 @@ describe('feedback labels', () => {
   });
 
   it('weighs each kind of feedback as its option says', () => {
-    const weights: LabelWeights = { takeoverPairWeight: 2, afterTakeoverGoodWeight: 0.75, beforeTakeoverBadWeight: 0.5, preferencePairWeight: 3, ratingRadiusTicks: 1, ratedTickWeight: 4, ratingNeighbourWeight: 0.125 };
+    const weights: LabelWeights = {
+      takeoverPairWeight: 2,
+      afterTakeoverGoodWeight: 0.75,
+      beforeTakeoverBadWeight: 0.5,
+      preferencePairWeight: 3,
+      ratingRadiusTicks: 1,
+      ratedTickWeight: 4,
+      ratingNeighbourWeight: 0.125,
+    };
     const { pairs, weightsOf } = items(weights);
     expect(pairs.map((pair) => pair.weight)).toEqual([2, 3]);
     expect(weightsOf('i1:')).toEqual([0.75, 0.75, 0.75, 0.75]);

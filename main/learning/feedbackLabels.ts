@@ -43,7 +43,8 @@ export function checkLabelWeights(weights: LabelWeights): void {
   for (const [name, value] of Object.entries(weights)) {
     if (!(Number.isFinite(value) && value >= 0)) throw new RangeError(`label weights: ${name} must be a finite number ≥ 0, got ${value}`);
   }
-  if (!Number.isInteger(weights.ratingRadiusTicks)) throw new RangeError(`label weights: ratingRadiusTicks must be a whole number of ticks, got ${weights.ratingRadiusTicks}`);
+  if (!Number.isInteger(weights.ratingRadiusTicks))
+    throw new RangeError(`label weights: ratingRadiusTicks must be a whole number of ticks, got ${weights.ratingRadiusTicks}`);
 }
 
 /** How far around a takeover its marks reach (options of the learner, shared with imitation). */
@@ -92,7 +93,13 @@ const TIE = 0.5;
  * among the ticks held now (`held`), as the ensemble's bootstrap split reads it; a tick labelled twice
  * keeps its last label.
  */
-export function rewardItems(buffer: TickBuffer, signals: FeedbackSignals, held: readonly number[], marks: Pick<TakeoverMarks, 'beforeTakeover'>, weights: LabelWeights): RewardItems {
+export function rewardItems(
+  buffer: TickBuffer,
+  signals: FeedbackSignals,
+  held: readonly number[],
+  marks: Pick<TakeoverMarks, 'beforeTakeover'>,
+  weights: LabelWeights,
+): RewardItems {
   const placeOf = new Map(held.map((slot, place) => [slot, place]));
   const slots = (segment: Segment | undefined): number[] | undefined => (segment === undefined ? undefined : buffer.segmentSlots(segment));
   const pairs: PairItem[] = [];
@@ -112,12 +119,24 @@ export function rewardItems(buffer: TickBuffer, signals: FeedbackSignals, held: 
     const first = slots(preference.first);
     const second = slots(preference.second);
     if (first === undefined || second === undefined) continue;
-    pairs.push({ id: preference.id, first, second, firstPreferred: preference.answer === 'first' ? 1 : preference.answer === 'second' ? 0 : TIE, weight: weights.preferencePairWeight });
+    pairs.push({
+      id: preference.id,
+      first,
+      second,
+      firstPreferred: preference.answer === 'first' ? 1 : preference.answer === 'second' ? 0 : TIE,
+      weight: weights.preferencePairWeight,
+    });
   }
   for (const rating of signals.ratings) {
     for (let step = rating.step - weights.ratingRadiusTicks; step <= rating.step + weights.ratingRadiusTicks; step++) {
       const slot = buffer.slotOf(rating.episodeId, step);
-      if (slot !== undefined) labels.push({ id: `${rating.id}:${step}`, row: slot, good: rating.rating > 0 ? 1 : 0, weight: step === rating.step ? weights.ratedTickWeight : weights.ratingNeighbourWeight });
+      if (slot !== undefined)
+        labels.push({
+          id: `${rating.id}:${step}`,
+          row: slot,
+          good: rating.rating > 0 ? 1 : 0,
+          weight: step === rating.step ? weights.ratedTickWeight : weights.ratingNeighbourWeight,
+        });
     }
   }
   return { pairs, labels: dedupeLabels(labels) };

@@ -54,7 +54,9 @@ describe('interventions', () => {
     ticks('operator', 4);
     ticks('policy', 1);
     await ledger.flush();
-    expect(rows).toEqual([expect.objectContaining({ kind: 'intervention', spanStartStep: 3, spanEndStep: 6, otherSpanStartStep: 0, otherSpanEndStep: 2, answeredBy: 'operator' })]);
+    expect(rows).toEqual([
+      expect.objectContaining({ kind: 'intervention', spanStartStep: 3, spanEndStep: 6, otherSpanStartStep: 0, otherSpanEndStep: 2, answeredBy: 'operator' }),
+    ]);
   });
 });
 

@@ -146,7 +146,16 @@ export class FeedbackLedger {
     const accepted = { rating, tick };
     this.ratings.set(rating.id, accepted);
     this.undoStack.push({ kind: 'rating', id: rating.id });
-    this.write({ correctionId: rating.id, kind: 'rating', atMs: nowMs, episodeId: tick.episodeId, spanStartStep: tick.step, spanEndStep: tick.step, rating: rating.rating, answeredBy: this.options.answeredBy });
+    this.write({
+      correctionId: rating.id,
+      kind: 'rating',
+      atMs: nowMs,
+      episodeId: tick.episodeId,
+      spanStartStep: tick.step,
+      spanEndStep: tick.step,
+      rating: rating.rating,
+      answeredBy: this.options.answeredBy,
+    });
     this.changed();
     const when = target === undefined ? 'this moment' : `step ${tick.step}`;
     return { ok: true, message: `Rated ${when} ${value}`, value: accepted };
@@ -182,7 +191,8 @@ export class FeedbackLedger {
    * again replaces the earlier answer, and the message says so; `unsure` (skip) teaches nothing.
    */
   answer(first: Segment, second: Segment, answer: PreferenceAnswer | 'unsure', question: string): LedgerResult<PreferenceSignal | undefined> {
-    if (!this.keepsSegment(first) || !this.keepsSegment(second)) return { ok: false, message: 'The clips of this question are no longer kept: it cannot be answered' };
+    if (!this.keepsSegment(first) || !this.keepsSegment(second))
+      return { ok: false, message: 'The clips of this question are no longer kept: it cannot be answered' };
     const nowMs = this.options.clock();
     const id = this.newId('preference');
     const row: CorrectionRow = {
@@ -202,9 +212,18 @@ export class FeedbackLedger {
     const earlier = [...this.preferences.values()].find((other) => samePair(other, first, second));
     if (earlier) {
       this.preferences.delete(earlier.id);
-      this.write({ correctionId: this.newId('undo'), kind: 'undo', atMs: nowMs, ...spanColumns(earlier.first, earlier.second), undoesCorrectionId: earlier.id, answeredBy: this.options.answeredBy });
+      this.write({
+        correctionId: this.newId('undo'),
+        kind: 'undo',
+        atMs: nowMs,
+        ...spanColumns(earlier.first, earlier.second),
+        undoesCorrectionId: earlier.id,
+        answeredBy: this.options.answeredBy,
+      });
       const flipped = orientedAnswer(earlier, first) !== answer;
-      message += flipped ? ' — this contradicts your earlier answer for the same pair, which it replaces' : ' — replacing your earlier answer for the same pair';
+      message += flipped
+        ? ' — this contradicts your earlier answer for the same pair, which it replaces'
+        : ' — replacing your earlier answer for the same pair';
     }
     const signal: PreferenceSignal = { id, first: { ...first }, second: { ...second }, answer };
     this.preferences.set(id, signal);
@@ -226,14 +245,34 @@ export class FeedbackLedger {
         if (!accepted) continue;
         this.ratings.delete(entry.id);
         const { rating } = accepted;
-        this.write({ correctionId: this.newId('undo'), kind: 'undo', atMs: nowMs, episodeId: rating.episodeId, spanStartStep: rating.step, spanEndStep: rating.step, undoesCorrectionId: rating.id, answeredBy: this.options.answeredBy });
+        this.write({
+          correctionId: this.newId('undo'),
+          kind: 'undo',
+          atMs: nowMs,
+          episodeId: rating.episodeId,
+          spanStartStep: rating.step,
+          spanEndStep: rating.step,
+          undoesCorrectionId: rating.id,
+          answeredBy: this.options.answeredBy,
+        });
         this.changed();
-        return { ok: true, message: `Undid the ${rating.rating > 0 ? 'good' : 'bad'} rating of step ${rating.step}`, value: { kind: 'rating', rating, tick: accepted.tick } };
+        return {
+          ok: true,
+          message: `Undid the ${rating.rating > 0 ? 'good' : 'bad'} rating of step ${rating.step}`,
+          value: { kind: 'rating', rating, tick: accepted.tick },
+        };
       }
       const preference = this.preferences.get(entry.id);
       if (!preference) continue;
       this.preferences.delete(entry.id);
-      this.write({ correctionId: this.newId('undo'), kind: 'undo', atMs: nowMs, ...spanColumns(preference.first, preference.second), undoesCorrectionId: preference.id, answeredBy: this.options.answeredBy });
+      this.write({
+        correctionId: this.newId('undo'),
+        kind: 'undo',
+        atMs: nowMs,
+        ...spanColumns(preference.first, preference.second),
+        undoesCorrectionId: preference.id,
+        answeredBy: this.options.answeredBy,
+      });
       this.changed();
       return { ok: true, message: 'Undid your last answer', value: { kind: 'preference', preference } };
     }
@@ -248,7 +287,11 @@ export class FeedbackLedger {
 
   signals(): FeedbackSignals {
     return {
-      interventions: this.interventions.map((signal) => ({ ...signal, operatorSegment: { ...signal.operatorSegment }, policySegment: signal.policySegment && { ...signal.policySegment } })),
+      interventions: this.interventions.map((signal) => ({
+        ...signal,
+        operatorSegment: { ...signal.operatorSegment },
+        policySegment: signal.policySegment && { ...signal.policySegment },
+      })),
       preferences: [...this.preferences.values()],
       ratings: [...this.ratings.values()].map((accepted) => accepted.rating),
     };
@@ -323,7 +366,9 @@ export class FeedbackLedger {
       episodeId: signal.episodeId,
       spanStartStep: signal.operatorSegment.startStep,
       spanEndStep: signal.operatorSegment.endStep,
-      ...(signal.policySegment ? { otherEpisodeId: signal.policySegment.episodeId, otherSpanStartStep: signal.policySegment.startStep, otherSpanEndStep: signal.policySegment.endStep } : {}),
+      ...(signal.policySegment
+        ? { otherEpisodeId: signal.policySegment.episodeId, otherSpanStartStep: signal.policySegment.startStep, otherSpanEndStep: signal.policySegment.endStep }
+        : {}),
       answeredBy: this.options.answeredBy,
     });
     this.changed();
@@ -378,7 +423,10 @@ function sameSegment(a: Segment, b: Segment): boolean {
 }
 
 function samePair(preference: PreferenceSignal, first: Segment, second: Segment): boolean {
-  return (sameSegment(preference.first, first) && sameSegment(preference.second, second)) || (sameSegment(preference.first, second) && sameSegment(preference.second, first));
+  return (
+    (sameSegment(preference.first, first) && sameSegment(preference.second, second)) ||
+    (sameSegment(preference.first, second) && sameSegment(preference.second, first))
+  );
 }
 
 /** An earlier answer as it reads with `first` on the left. */

@@ -97,11 +97,19 @@ export class ImaginedCritic {
     if (!(Number.isInteger(rollouts) && rollouts >= 0)) throw new RangeError(`imagination: rollouts must be a whole number ≥ 0, got ${rollouts}`);
     if (!(Number.isInteger(warmupTicks) && warmupTicks >= 1)) throw new RangeError(`imagination: warmupTicks must be a whole number ≥ 1, got ${warmupTicks}`);
     if (!(Number.isInteger(horizon) && horizon >= 1)) throw new RangeError(`imagination: horizon must be a whole number ≥ 1, got ${horizon}`);
-    if (!(Number.isInteger(everyActorSteps) && everyActorSteps >= 1)) throw new RangeError(`imagination: everyActorSteps must be a whole number ≥ 1, got ${everyActorSteps}`);
-    for (const [name, value] of [['discount', discount], ['lambda', lambda]] as const) {
+    if (!(Number.isInteger(everyActorSteps) && everyActorSteps >= 1))
+      throw new RangeError(`imagination: everyActorSteps must be a whole number ≥ 1, got ${everyActorSteps}`);
+    for (const [name, value] of [
+      ['discount', discount],
+      ['lambda', lambda],
+    ] as const) {
       if (!(value >= 0 && value <= 1)) throw new RangeError(`imagination: ${name} must be within [0, 1], got ${value}`);
     }
-    this.critic = initialMlpWeights({ inputs: featureSize, hidden: this.options.criticHidden, layers: this.options.criticLayers, outputs: 1 }, seed * 31 + 5, 0.1);
+    this.critic = initialMlpWeights(
+      { inputs: featureSize, hidden: this.options.criticHidden, layers: this.options.criticLayers, outputs: 1 },
+      seed * 31 + 5,
+      0.1,
+    );
     this.criticStep = new ClippedAdamStep(this.critic, this.options.criticLearningRate, 100);
   }
 
@@ -118,8 +126,10 @@ export class ImaginedCritic {
     const { horizon, discount, lambda, uncertaintyPenalty } = this.options;
     const count = starts.count;
     const warmup = starts.embeddings.length / (count * rssm.config.embeddingSize);
-    if (!(count >= 1 && Number.isInteger(warmup) && warmup >= 1)) throw new RangeError(`imagination: ${starts.embeddings.length} embedding values do not make ${count} starts of whole ticks`);
-    if (starts.previousActions.length !== count * warmup * rssm.config.actionSize) throw new RangeError(`imagination: ${starts.previousActions.length} action values for ${count} × ${warmup} ticks of ${rssm.config.actionSize}`);
+    if (!(count >= 1 && Number.isInteger(warmup) && warmup >= 1))
+      throw new RangeError(`imagination: ${starts.embeddings.length} embedding values do not make ${count} starts of whole ticks`);
+    if (starts.previousActions.length !== count * warmup * rssm.config.actionSize)
+      throw new RangeError(`imagination: ${starts.previousActions.length} action values for ${count} × ${warmup} ticks of ${rssm.config.actionSize}`);
 
     const rolled = tf.tidy(() => {
       const embeddingSize = rssm.config.embeddingSize;
@@ -129,7 +139,8 @@ export class ImaginedCritic {
         return tf.tensor2d(rows, [count, width]);
       };
       let state = rssm.initial(count);
-      for (let t = 0; t < warmup; t++) state = rssm.observe(state, tick(starts.previousActions, rssm.config.actionSize, t), tick(starts.embeddings, embeddingSize, t)).state;
+      for (let t = 0; t < warmup; t++)
+        state = rssm.observe(state, tick(starts.previousActions, rssm.config.actionSize, t), tick(starts.embeddings, embeddingSize, t)).state;
       let embedding = tick(starts.embeddings, embeddingSize, warmup - 1);
       const features: tf.Tensor2D[] = [];
       const unsquashed: tf.Tensor2D[] = [];
@@ -203,7 +214,8 @@ export class ImaginedCritic {
  * the action at t led to; values hold horizon + 1 rows, the last the bootstrap.
  */
 export function lambdaReturns(rewards: Float32Array, values: Float32Array, count: number, horizon: number, discount: number, lambda: number): Float32Array {
-  if (rewards.length !== count * horizon || values.length !== count * (horizon + 1)) throw new RangeError(`λ-returns: ${rewards.length} rewards and ${values.length} values for ${count} rollouts of ${horizon}`);
+  if (rewards.length !== count * horizon || values.length !== count * (horizon + 1))
+    throw new RangeError(`λ-returns: ${rewards.length} rewards and ${values.length} values for ${count} rollouts of ${horizon}`);
   const returns = new Float32Array(count * horizon);
   for (let i = 0; i < count; i++) {
     let next = values[horizon * count + i]!;

@@ -31,7 +31,14 @@ export class ImaginedUpdates {
    * One imagined update of the actor and critic from runs of held ticks; the mean reward its rollouts
    * earned, or undefined when no run of current ticks could start one.
    */
-  step(rssm: Rssm, reward: RewardEnsemble, actor: ActorTrainer, held: readonly number[], norm: FeatureNorm, current: (slot: number) => boolean): number | undefined {
+  step(
+    rssm: Rssm,
+    reward: RewardEnsemble,
+    actor: ActorTrainer,
+    held: readonly number[],
+    norm: FeatureNorm,
+    current: (slot: number) => boolean,
+  ): number | undefined {
     const critic = this.critic;
     const starts = this.rolloutStarts(held, rssm, current);
     if (starts === undefined) return undefined;

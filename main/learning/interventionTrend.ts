@@ -29,7 +29,8 @@ export class InterventionTrend {
   constructor(options: Partial<InterventionTrendOptions> = {}) {
     this.options = { ...DEFAULT_INTERVENTION_TREND_OPTIONS, ...options };
     const { stretchSecs, keep } = this.options;
-    if (!(Number.isFinite(stretchSecs) && stretchSecs > 0)) throw new RangeError(`an intervention trend's stretch must be a positive number of seconds, got ${stretchSecs}`);
+    if (!(Number.isFinite(stretchSecs) && stretchSecs > 0))
+      throw new RangeError(`an intervention trend's stretch must be a positive number of seconds, got ${stretchSecs}`);
     if (!(Number.isInteger(keep) && keep >= 1)) throw new RangeError(`an intervention trend keeps a whole number ≥ 1 of stretches, got ${keep}`);
   }
 

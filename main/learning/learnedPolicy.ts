@@ -26,7 +26,10 @@ export class LearnedPolicy implements Policy {
   nonFiniteOutputs = 0;
 
   constructor(readonly snapshot: ActorSnapshot) {
-    if (snapshot.norm.mean.length !== snapshot.shape.inputs) throw new RangeError(`policy ${snapshot.version}: feature statistics for ${snapshot.norm.mean.length} inputs, the network reads ${snapshot.shape.inputs}`);
+    if (snapshot.norm.mean.length !== snapshot.shape.inputs)
+      throw new RangeError(
+        `policy ${snapshot.version}: feature statistics for ${snapshot.norm.mean.length} inputs, the network reads ${snapshot.shape.inputs}`,
+      );
     this.version = snapshot.version;
     this.weights = frozenWeights(snapshot.shape, snapshot.weights);
     this.features = new Float32Array(snapshot.shape.inputs);

@@ -22,7 +22,18 @@ function loopForTest() {
   const tick = (driver: Driver, count = 1, values: readonly number[] = [0, 0]) => {
     for (let i = 0; i < count; i++) {
       nowMs += 100;
-      const report: TickReport = { frame: { timeMs: nowMs, missing: [] }, embedding: { values: Float32Array.from(values), mask: { camera: true, lidar: true, proprio: true } }, belief: undefined, driver, sent: undefined, durationMs: 1, policyVersion: loop.policy?.version ?? 'v1', autonomous: autonomy, commandInEffect: undefined, worldModelVersion: undefined };
+      const report: TickReport = {
+        frame: { timeMs: nowMs, missing: [] },
+        embedding: { values: Float32Array.from(values), mask: { camera: true, lidar: true, proprio: true } },
+        belief: undefined,
+        driver,
+        sent: undefined,
+        durationMs: 1,
+        policyVersion: loop.policy?.version ?? 'v1',
+        autonomous: autonomy,
+        commandInEffect: undefined,
+        worldModelVersion: undefined,
+      };
       for (const listener of listeners) listener(report);
     }
   };
@@ -77,7 +88,12 @@ describe('LearningSession', () => {
     const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), episodeId: 'e', autoPromote: true });
     tick('policy', 10);
     expect(session.rate('good')).toMatchObject({ ok: true });
-    expect(session.status()).toMatchObject({ learning: false, note: expect.stringMatching(/Learning is off/), counts: { ratings: 1 }, versions: [{ number: 1, driving: true, good: 1 }] });
+    expect(session.status()).toMatchObject({
+      learning: false,
+      note: expect.stringMatching(/Learning is off/),
+      counts: { ratings: 1 },
+      versions: [{ number: 1, driving: true, good: 1 }],
+    });
   });
 
   it('turns a takeover into a new driving version with auto-promote, and rolls back to the one before', () => {
@@ -89,7 +105,12 @@ describe('LearningSession', () => {
     tick('operator', 5);
     tick('policy', 5);
     expect(improver.observed).toBe(30);
-    expect(session.status()).toMatchObject({ counts: { interventions: 1 }, drivingVersion: 2, versionCount: 2, lastMessage: { text: expect.stringMatching(/v2 is ready and drives now/) } });
+    expect(session.status()).toMatchObject({
+      counts: { interventions: 1 },
+      drivingVersion: 2,
+      versionCount: 2,
+      lastMessage: { text: expect.stringMatching(/v2 is ready and drives now/) },
+    });
     expect(loop.policy?.version).toBe('learned-1');
     expect(session.rollback()).toMatchObject({ ok: true });
     expect(loop.policy).toBe(initial);
@@ -101,7 +122,13 @@ describe('LearningSession', () => {
 
   it('leaves a new version waiting for approval without auto-promote', () => {
     const { loop, tick } = loopForTest();
-    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver: new VersionPerIntervention(), episodeId: 'e', autoPromote: false });
+    const session = new LearningSession({
+      loop,
+      initialPolicy: new ReactiveBaselinePolicy(),
+      improver: new VersionPerIntervention(),
+      episodeId: 'e',
+      autoPromote: false,
+    });
     tick('policy', 20);
     tick('operator', 5);
     tick('policy', 1);
@@ -114,14 +141,24 @@ describe('LearningSession', () => {
   it('asks a question while the policy drives, takes one answer to it, and tells the learner', () => {
     const { loop, tick, now } = loopForTest();
     const improver = new VersionPerIntervention();
-    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver, episodeId: 'e', autoPromote: true, clock: now, picker: { everySecs: 5, segmentTicks: 10, settleSecs: 0 } });
+    const session = new LearningSession({
+      loop,
+      initialPolicy: new ReactiveBaselinePolicy(),
+      improver,
+      episodeId: 'e',
+      autoPromote: true,
+      clock: now,
+      picker: { everySecs: 5, segmentTicks: 10, settleSecs: 0 },
+    });
     tick('policy', 60);
     const question = session.status().question!;
     expect(question).toBeDefined();
     expect(session.answer(question.id, 'left')).toMatchObject({ ok: true, message: 'Recorded: left is better' });
     expect(session.answer(question.id, 'right')).toEqual({ ok: false, message: 'That question was already answered' });
     expect(session.answer('question-never', 'left')).toEqual({ ok: false, message: 'No such question was asked' });
-    expect(improver.seen.at(-1)!.preferences).toEqual([expect.objectContaining({ first: expect.objectContaining({ startStep: question.left.startStep }), answer: 'first' })]);
+    expect(improver.seen.at(-1)!.preferences).toEqual([
+      expect.objectContaining({ first: expect.objectContaining({ startStep: question.left.startStep }), answer: 'first' }),
+    ]);
     expect(session.undo()).toMatchObject({ ok: true });
     expect(improver.seen.at(-1)!.preferences).toEqual([]);
   });
@@ -142,21 +179,36 @@ describe('LearningSession', () => {
     let problem: string | undefined = 'the thread failed: out of memory';
     const improver = Object.assign(new VersionPerIntervention(), { problem: () => problem });
     const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver, episodeId: 'e', autoPromote: true });
-    expect(session.alerts()).toEqual([expect.objectContaining({ key: 'learning-stalled', message: expect.stringMatching(/not learning: the thread failed: out of memory/) })]);
+    expect(session.alerts()).toEqual([
+      expect.objectContaining({ key: 'learning-stalled', message: expect.stringMatching(/not learning: the thread failed: out of memory/) }),
+    ]);
     problem = undefined;
     expect(session.alerts()).toEqual([]);
   });
 
   it('retrains from memory when the operator asks, once at a time, and says what came of it', async () => {
     const { loop, tick } = loopForTest();
-    const without = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver: new VersionPerIntervention(), episodeId: 'e', autoPromote: true });
+    const without = new LearningSession({
+      loop,
+      initialPolicy: new ReactiveBaselinePolicy(),
+      improver: new VersionPerIntervention(),
+      episodeId: 'e',
+      autoPromote: true,
+    });
     expect(without.retrainFromMemory()).toEqual({ ok: false, message: 'This session keeps no memory (or has no learner): there is nothing to retrain from' });
     expect(without.status().slowPath).toBeUndefined();
 
     let finish!: (outcome: RetrainOutcome) => void;
     let retrains = 0;
     const slowPath = new SlowPath(() => (retrains++, new Promise<RetrainOutcome>((resolve) => (finish = resolve))), { firstAfterMs: 3_600_000, everyMs: 0 });
-    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver: new VersionPerIntervention(), episodeId: 'e', autoPromote: true, slowPath });
+    const session = new LearningSession({
+      loop,
+      initialPolicy: new ReactiveBaselinePolicy(),
+      improver: new VersionPerIntervention(),
+      episodeId: 'e',
+      autoPromote: true,
+      slowPath,
+    });
     tick('operator', 3);
     expect(session.retrainFromMemory()).toEqual({ ok: true, message: 'Retraining from memory: the new version is offered when it is ready' });
     expect(session.retrainFromMemory()).toEqual({ ok: false, message: 'A retrain from memory is already running: its version is offered when it is ready' });
@@ -170,7 +222,14 @@ describe('LearningSession', () => {
   it('warns while the policy drives where the reward is unknown, and stops when the operator takes over', () => {
     const { loop, tick, now } = loopForTest();
     const improver = new SpreadInTheEmbedding();
-    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver, episodeId: 'e', autoPromote: false, rewardDrift: { windowTicks: 5, warnAboveRatio: 2, clearBelowRatio: 1.5 } });
+    const session = new LearningSession({
+      loop,
+      initialPolicy: new ReactiveBaselinePolicy(),
+      improver,
+      episodeId: 'e',
+      autoPromote: false,
+      rewardDrift: { windowTicks: 5, warnAboveRatio: 2, clearBelowRatio: 1.5 },
+    });
     tick('operator', 10, [5, 0]);
     expect(improver.scored).toBe(0);
     expect(session.status().rewardDrift).toBeUndefined();
@@ -181,7 +240,14 @@ describe('LearningSession', () => {
     // The second of those ticks takes the 5-tick mean to 0.22, past 2× the taught 0.1.
     const warnedAtMs = now() - 300;
     expect(session.status().rewardDrift).toEqual({ recentSpread: expect.closeTo(0.4, 6), taughtSpread: 0.1, drifting: true, sinceMs: warnedAtMs });
-    expect(session.alerts()).toContainEqual(expect.objectContaining({ key: 'reward-unknown', severity: 'warn', message: expect.stringMatching(/reward model is unsure.*4\.0×/), hint: expect.stringMatching(/teaches the most.*not a collision warning/) }));
+    expect(session.alerts()).toContainEqual(
+      expect.objectContaining({
+        key: 'reward-unknown',
+        severity: 'warn',
+        message: expect.stringMatching(/reward model is unsure.*4\.0×/),
+        hint: expect.stringMatching(/teaches the most.*not a collision warning/),
+      }),
+    );
     // The robot is still the policy's to drive: the warning holds back nothing.
     expect(loop.policy).toBeUndefined();
     tick('operator', 1, [0.4, 0]);
@@ -191,7 +257,13 @@ describe('LearningSession', () => {
 
   it('has no drift to report from a learner that cannot score the reward', () => {
     const { loop, tick } = loopForTest();
-    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver: new VersionPerIntervention(), episodeId: 'e', autoPromote: true });
+    const session = new LearningSession({
+      loop,
+      initialPolicy: new ReactiveBaselinePolicy(),
+      improver: new VersionPerIntervention(),
+      episodeId: 'e',
+      autoPromote: true,
+    });
     tick('policy', 30, [9, 9]);
     expect(session.status().rewardDrift).toBeUndefined();
     expect(session.alerts()).toEqual([]);

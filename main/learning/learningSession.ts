@@ -73,7 +73,12 @@ export class LearningSession {
   constructor(private readonly options: LearningSessionOptions) {
     this.clock = options.clock ?? Date.now;
     this.ledger = new FeedbackLedger({ ...options.ledger, clock: this.clock, ...(options.sink ? { sink: options.sink } : {}) });
-    this.versions = new PolicyVersions(options.initialPolicy, { autoPromote: options.autoPromote, clock: this.clock, ...(options.minDrivingSecsForRate === undefined ? {} : { minDrivingSecsForRate: options.minDrivingSecsForRate }), trend: options.trend ?? {} });
+    this.versions = new PolicyVersions(options.initialPolicy, {
+      autoPromote: options.autoPromote,
+      clock: this.clock,
+      ...(options.minDrivingSecsForRate === undefined ? {} : { minDrivingSecsForRate: options.minDrivingSecsForRate }),
+      trend: options.trend ?? {},
+    });
     this.picker = new QuestionPicker(options.picker);
     this.rewardDrift = new RewardDriftWatch(options.rewardDrift);
     this.stops.push(
@@ -164,7 +169,10 @@ export class LearningSession {
     if (!source) return { ok: false, message: 'This session is not recorded: there are no clips to show' };
     if (this.clipCache?.questionId !== questionId) {
       const topics = source.topics();
-      const read = async () => ({ left: await readClip(source.recording, topics, question.firstSpanMs), right: await readClip(source.recording, topics, question.secondSpanMs) });
+      const read = async () => ({
+        left: await readClip(source.recording, topics, question.firstSpanMs),
+        right: await readClip(source.recording, topics, question.secondSpanMs),
+      });
       this.clipCache = { questionId, clips: read() };
     }
     const cache = this.clipCache;
@@ -204,7 +212,12 @@ export class LearningSession {
       autoPromote: this.versions.autoPromotes(),
       interventionTrend: {
         stretchSecs: this.versions.trend.options.stretchSecs,
-        stretches: this.versions.trend.stretches().map((stretch) => ({ firstVersion: stretch.firstVersion, lastVersion: stretch.lastVersion, interventions: stretch.interventions, ratePerMin: stretchRatePerMin(stretch) })),
+        stretches: this.versions.trend.stretches().map((stretch) => ({
+          firstVersion: stretch.firstVersion,
+          lastVersion: stretch.lastVersion,
+          interventions: stretch.interventions,
+          ratePerMin: stretchRatePerMin(stretch),
+        })),
       },
       ...(drift ? { rewardDrift: drift } : {}),
       ...(this.options.slowPath ? { slowPath: this.options.slowPath.status() } : {}),
@@ -215,7 +228,14 @@ export class LearningSession {
   alerts(): CoreAlert[] {
     const learnerProblem = this.options.improver?.problem?.();
     const learner: CoreAlert[] = learnerProblem
-      ? [{ key: 'learning-stalled', severity: 'warn', message: `The policy learner is not learning: ${learnerProblem}`, hint: 'Driving and feedback are unaffected; the driving version stays. Restart the core if this persists.' }]
+      ? [
+          {
+            key: 'learning-stalled',
+            severity: 'warn',
+            message: `The policy learner is not learning: ${learnerProblem}`,
+            hint: 'Driving and feedback are unaffected; the driving version stays. Restart the core if this persists.',
+          },
+        ]
       : [];
     return [...this.ledger.alerts(), ...this.problems.values(), ...learner, ...this.driftAlert()];
   }
@@ -234,14 +254,29 @@ export class LearningSession {
   private onTick(report: Readonly<TickReport>): void {
     const { improver, episodeId } = this.options;
     const timeMs = report.frame.timeMs;
-    const tick: LedgerTick = { episodeId, step: this.step++, timeMs, driver: report.driver, autonomy: report.autonomous, drivingVersion: this.versions.driving().number };
+    const tick: LedgerTick = {
+      episodeId,
+      step: this.step++,
+      timeMs,
+      driver: report.driver,
+      autonomy: report.autonomous,
+      drivingVersion: this.versions.driving().number,
+    };
     this.ledger.noteTick(tick);
     this.versions.noteTick(timeMs, report.driver === 'policy', tick.drivingVersion);
     this.picker.noteTick(tick);
     if (report.driver === 'operator') this.options.slowPath?.noteNew();
     if (!improver) return;
     this.guard('observe', () =>
-      improver.observe({ episodeId, step: tick.step, timeMs, embedding: report.embedding.values, latent: report.belief?.latent, action: report.commandInEffect?.command ?? ZERO_DRIVE, driver: report.driver }),
+      improver.observe({
+        episodeId,
+        step: tick.step,
+        timeMs,
+        embedding: report.embedding.values,
+        latent: report.belief?.latent,
+        action: report.commandInEffect?.command ?? ZERO_DRIVE,
+        driver: report.driver,
+      }),
     );
     this.guard('reward-drift', () => {
       // Scored only while the policy drives: that is where the warning means something.

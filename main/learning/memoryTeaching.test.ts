@@ -28,10 +28,21 @@ describe('readMemoryTeaching', () => {
   it('reads the newest driven ticks oldest first, up to the bound, with their commands', async () => {
     const store = await memory.ticks(SPACE);
     // Two sessions, written newest first so that the table's order is not the time order.
-    for (const [episodeId, startMs] of [['ep-2', 10_000], ['ep-1', 0]] as const) {
+    for (const [episodeId, startMs] of [
+      ['ep-2', 10_000],
+      ['ep-1', 0],
+    ] as const) {
       await store.write(
         Array.from({ length: 40 }, (_, step) =>
-          tickRow({ episodeId, step, timeMs: startMs + step * 100, embedding: Float32Array.of(step, startMs, 0, 1), actedBy: DRIVERS[step % 4]!, actionLinearMps: step / 100, actionAngularRadps: -step / 100 }),
+          tickRow({
+            episodeId,
+            step,
+            timeMs: startMs + step * 100,
+            embedding: Float32Array.of(step, startMs, 0, 1),
+            actedBy: DRIVERS[step % 4]!,
+            actionLinearMps: step / 100,
+            actionAngularRadps: -step / 100,
+          }),
         ),
       );
     }
@@ -68,7 +79,17 @@ describe('readMemoryTeaching', () => {
     const store = await memory.ticks(SPACE);
     const base = { answeredBy: 'operator', episodeId: 'ep-1' } as const;
     const rows: CorrectionRow[] = [
-      { ...base, correctionId: 'i1', kind: 'intervention', atMs: 1, spanStartStep: 20, spanEndStep: 35, otherEpisodeId: 'ep-1', otherSpanStartStep: 0, otherSpanEndStep: 19 },
+      {
+        ...base,
+        correctionId: 'i1',
+        kind: 'intervention',
+        atMs: 1,
+        spanStartStep: 20,
+        spanEndStep: 35,
+        otherEpisodeId: 'ep-1',
+        otherSpanStartStep: 0,
+        otherSpanEndStep: 19,
+      },
       { ...base, correctionId: 'r1', kind: 'rating', atMs: 2, spanStartStep: 5, spanEndStep: 5, rating: 1 },
     ];
     for (const row of rows) await memory.records.addCorrection(row);
@@ -83,11 +104,57 @@ describe('signalsFromCorrections', () => {
 
   it('turns interventions, answers and ratings into signals, leaving out what was undone or skipped', () => {
     const rows: CorrectionRow[] = [
-      { ...base, correctionId: 'i1', kind: 'intervention', atMs: 1, spanStartStep: 20, spanEndStep: 35, otherEpisodeId: 'ep-1', otherSpanStartStep: 0, otherSpanEndStep: 19 },
+      {
+        ...base,
+        correctionId: 'i1',
+        kind: 'intervention',
+        atMs: 1,
+        spanStartStep: 20,
+        spanEndStep: 35,
+        otherEpisodeId: 'ep-1',
+        otherSpanStartStep: 0,
+        otherSpanEndStep: 19,
+      },
       { ...base, correctionId: 'i2', kind: 'intervention', atMs: 2, spanStartStep: 0, spanEndStep: 4 },
-      { ...base, correctionId: 'p1', kind: 'preference', atMs: 3, spanStartStep: 40, spanEndStep: 59, otherEpisodeId: 'ep-2', otherSpanStartStep: 0, otherSpanEndStep: 19, question: 'q1', answer: 'second' },
-      { ...base, correctionId: 'p2', kind: 'preference', atMs: 4, spanStartStep: 60, spanEndStep: 79, otherEpisodeId: 'ep-2', otherSpanStartStep: 20, otherSpanEndStep: 39, question: 'q2', answer: 'unsure' },
-      { ...base, correctionId: 'p3', kind: 'preference', atMs: 5, spanStartStep: 80, spanEndStep: 99, otherEpisodeId: 'ep-2', otherSpanStartStep: 40, otherSpanEndStep: 59, question: 'q3', answer: 'first' },
+      {
+        ...base,
+        correctionId: 'p1',
+        kind: 'preference',
+        atMs: 3,
+        spanStartStep: 40,
+        spanEndStep: 59,
+        otherEpisodeId: 'ep-2',
+        otherSpanStartStep: 0,
+        otherSpanEndStep: 19,
+        question: 'q1',
+        answer: 'second',
+      },
+      {
+        ...base,
+        correctionId: 'p2',
+        kind: 'preference',
+        atMs: 4,
+        spanStartStep: 60,
+        spanEndStep: 79,
+        otherEpisodeId: 'ep-2',
+        otherSpanStartStep: 20,
+        otherSpanEndStep: 39,
+        question: 'q2',
+        answer: 'unsure',
+      },
+      {
+        ...base,
+        correctionId: 'p3',
+        kind: 'preference',
+        atMs: 5,
+        spanStartStep: 80,
+        spanEndStep: 99,
+        otherEpisodeId: 'ep-2',
+        otherSpanStartStep: 40,
+        otherSpanEndStep: 59,
+        question: 'q3',
+        answer: 'first',
+      },
       { ...base, correctionId: 'u1', kind: 'undo', atMs: 6, spanStartStep: 80, spanEndStep: 99, undoesCorrectionId: 'p3' },
       { ...base, correctionId: 'r1', kind: 'rating', atMs: 7, spanStartStep: 12, spanEndStep: 12, rating: -1 },
       { ...base, correctionId: 'r2', kind: 'rating', atMs: 8, spanStartStep: 13, spanEndStep: 13, rating: 1 },
@@ -95,10 +162,18 @@ describe('signalsFromCorrections', () => {
     ];
     expect(signalsFromCorrections(rows)).toEqual({
       interventions: [
-        { id: 'i1', atStep: 20, episodeId: 'ep-1', policySegment: { episodeId: 'ep-1', startStep: 0, endStep: 19 }, operatorSegment: { episodeId: 'ep-1', startStep: 20, endStep: 35 } },
+        {
+          id: 'i1',
+          atStep: 20,
+          episodeId: 'ep-1',
+          policySegment: { episodeId: 'ep-1', startStep: 0, endStep: 19 },
+          operatorSegment: { episodeId: 'ep-1', startStep: 20, endStep: 35 },
+        },
         { id: 'i2', atStep: 0, episodeId: 'ep-1', policySegment: undefined, operatorSegment: { episodeId: 'ep-1', startStep: 0, endStep: 4 } },
       ],
-      preferences: [{ id: 'p1', first: { episodeId: 'ep-1', startStep: 40, endStep: 59 }, second: { episodeId: 'ep-2', startStep: 0, endStep: 19 }, answer: 'second' }],
+      preferences: [
+        { id: 'p1', first: { episodeId: 'ep-1', startStep: 40, endStep: 59 }, second: { episodeId: 'ep-2', startStep: 0, endStep: 19 }, answer: 'second' },
+      ],
       ratings: [{ id: 'r1', episodeId: 'ep-1', step: 12, rating: -1 }],
     });
   });

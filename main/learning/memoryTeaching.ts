@@ -31,7 +31,11 @@ export interface MemoryTeaching {
 const DRIVEN = ['operator', 'policy'] as const;
 
 /** Reads the newest `maxTicks` driven ticks and every standing correction. */
-export async function readMemoryTeaching(store: TickStore, records: Pick<RecordTables, 'listCorrections' | 'corrections'>, maxTicks: number): Promise<MemoryTeaching> {
+export async function readMemoryTeaching(
+  store: TickStore,
+  records: Pick<RecordTables, 'listCorrections' | 'corrections'>,
+  maxTicks: number,
+): Promise<MemoryTeaching> {
   if (!(Number.isInteger(maxTicks) && maxTicks >= 1)) throw new RangeError(`maxTicks must be a whole number ≥ 1, got ${maxTicks}`);
   // Other connections write these tables (the tick writer, the feedback ledger): read their newest commits.
   await store.table.checkoutLatest();
@@ -40,7 +44,8 @@ export async function readMemoryTeaching(store: TickStore, records: Pick<RecordT
   // Times first (one column), so that only the newest ticks' embeddings are read.
   const times = (await store.table.query().where(driven).select(['timeMs']).toArrow()).getChild('timeMs')?.toArray() as Float64Array | undefined;
   const held = times?.length ?? 0;
-  if (times === undefined || held === 0) return { ticks: packTicks(undefined, [], store.space.embeddingSize), signals: signalsFromCorrections(await records.listCorrections()), drivenTicksHeld: 0 };
+  if (times === undefined || held === 0)
+    return { ticks: packTicks(undefined, [], store.space.embeddingSize), signals: signalsFromCorrections(await records.listCorrections()), drivenTicksHeld: 0 };
   let where = driven;
   if (held > maxTicks) {
     const newest = Float64Array.from(times).sort().reverse();
@@ -70,7 +75,11 @@ function packTicks(table: ArrowTable | undefined, rows: readonly number[], embed
   if (table === undefined) return packed;
   const column = (name: string) => table.getChild(name)!;
   const [episodeIds, actedBy, embeddings] = [column('episodeId'), column('actedBy'), column('embedding')];
-  const [steps, linear, angular] = [column('step').toArray() as Int32Array, column('actionLinearMps').toArray() as Float32Array, column('actionAngularRadps').toArray() as Float32Array];
+  const [steps, linear, angular] = [
+    column('step').toArray() as Int32Array,
+    column('actionLinearMps').toArray() as Float32Array,
+    column('actionAngularRadps').toArray() as Float32Array,
+  ];
   rows.forEach((row, index) => {
     packed.embeddings.set((embeddings.get(row) as { toArray(): Float32Array }).toArray(), index * embeddingSize);
     packed.actions[index * 2] = linear[row]!;

@@ -106,7 +106,9 @@ export class ClippedAdamStep {
       const norm = tf.sqrt(tf.addN(complete.map((gradient) => tf.sum(tf.square(gradient))))).dataSync()[0]!;
       if (!Number.isFinite(norm) || !Number.isFinite(lossValue)) return false;
       const scale = norm > this.clipNorm ? this.clipNorm / norm : 1;
-      this.adam.applyGradients(this.variables.map((variable, index) => ({ name: variable.name, tensor: scale === 1 ? complete[index]! : tf.mul(complete[index]!, scale) })));
+      this.adam.applyGradients(
+        this.variables.map((variable, index) => ({ name: variable.name, tensor: scale === 1 ? complete[index]! : tf.mul(complete[index]!, scale) })),
+      );
       return true;
     });
     tf.dispose([value, ...Object.values(grads)]);

@@ -78,7 +78,8 @@ export class OnlineImprover implements PolicyImprover {
   constructor(options: Pick<OnlineImproverOptions, 'embeddingSize' | 'limits'> & Partial<OnlineImproverOptions>) {
     this.options = { ...DEFAULT_ONLINE_IMPROVER_OPTIONS, ...options };
     if (!(this.options.updateEverySecs > 0)) throw new RangeError(`updateEverySecs must be > 0, got ${this.options.updateEverySecs}`);
-    if (!(Number.isInteger(this.options.stepsPerUpdate) && this.options.stepsPerUpdate >= 1)) throw new RangeError(`stepsPerUpdate must be a whole number ≥ 1, got ${this.options.stepsPerUpdate}`);
+    if (!(Number.isInteger(this.options.stepsPerUpdate) && this.options.stepsPerUpdate >= 1))
+      throw new RangeError(`stepsPerUpdate must be a whole number ≥ 1, got ${this.options.stepsPerUpdate}`);
     this.buffer = new TickBuffer(this.options.capacityTicks, this.options.embeddingSize);
     const learner: Partial<PolicyLearnerOptions> = { ...this.options.learner, limits: this.options.limits };
     this.reward = new RewardEnsemble(this.options.embeddingSize, { seed: learner.seed ?? DEFAULT_POLICY_LEARNER_OPTIONS.seed, ...learner.reward });
@@ -116,7 +117,13 @@ export class OnlineImprover implements PolicyImprover {
   observe(tick: LearningTick): void {
     if (this.closed || (tick.driver !== 'operator' && tick.driver !== 'policy')) return;
     if (tick.embedding.length !== this.options.embeddingSize || !tick.embedding.every(Number.isFinite)) return;
-    const buffered: BufferedTick = { episodeId: tick.episodeId, step: tick.step, embedding: tick.embedding.slice(), action: { ...tick.action }, driver: tick.driver };
+    const buffered: BufferedTick = {
+      episodeId: tick.episodeId,
+      step: tick.step,
+      embedding: tick.embedding.slice(),
+      action: { ...tick.action },
+      driver: tick.driver,
+    };
     this.buffer.add(buffered);
     this.unsent.push(buffered);
     if (this.unsent.length >= TICK_BATCH) this.flush();
@@ -225,7 +232,12 @@ export class OnlineImprover implements PolicyImprover {
       this.somethingNew = true;
       return;
     }
-    this.accept(result, { interventions: signals.interventions.length, preferences: signals.preferences.length, ratings: signals.ratings.length, operatorTicks: result.operatorTicks });
+    this.accept(result, {
+      interventions: signals.interventions.length,
+      preferences: signals.preferences.length,
+      ratings: signals.ratings.length,
+      operatorTicks: result.operatorTicks,
+    });
   }
 
   /**
@@ -242,14 +254,21 @@ export class OnlineImprover implements PolicyImprover {
       const ticks = teaching.ticks.count;
       if (this.closed) return { ok: false, reason: 'the learner has closed', ticks };
       if (ticks === 0) return { ok: false, reason: 'the memory holds no driven ticks of these encoders yet', ticks };
-      if (teaching.ticks.embeddingSize !== this.options.embeddingSize) return { ok: false, reason: `the memory's embeddings have ${teaching.ticks.embeddingSize} values, the encoders ${this.options.embeddingSize}`, ticks };
+      if (teaching.ticks.embeddingSize !== this.options.embeddingSize)
+        return { ok: false, reason: `the memory's embeddings have ${teaching.ticks.embeddingSize} values, the encoders ${this.options.embeddingSize}`, ticks };
       const id = ++this.rounds;
       const { signals } = teaching;
       const transfer = [teaching.ticks.embeddings.buffer, teaching.ticks.actions.buffer, teaching.ticks.steps.buffer] as ArrayBuffer[];
       const result = await this.ask(id, { type: 'retrain', id, ticks: teaching.ticks, signals, steps, version: this.nextVersionName() }, transfer);
       if (this.closed) return { ok: false, reason: 'the learner has closed', ticks };
       if (result === undefined) return { ok: false, reason: this.lastReason ?? 'nothing learned', ticks };
-      const trainedOn = { interventions: signals.interventions.length, preferences: signals.preferences.length, ratings: signals.ratings.length, operatorTicks: result.operatorTicks, fromMemory: true };
+      const trainedOn = {
+        interventions: signals.interventions.length,
+        preferences: signals.preferences.length,
+        ratings: signals.ratings.length,
+        operatorTicks: result.operatorTicks,
+        fromMemory: true,
+      };
       this.accept(result, trainedOn);
       return { ok: true, version: result.snapshot.version, ticks, trainedOn };
     };
@@ -259,10 +278,12 @@ export class OnlineImprover implements PolicyImprover {
       if (this.closed) return { ok: false as const, reason: 'the learner has closed', ticks: 0 };
       const outcome = retrain();
       // A failed retrain is the caller's to report (SlowPath: the status and the log); the fast path goes on.
-      this.running = outcome.then(
-        () => undefined,
-        () => undefined,
-      ).finally(() => (this.running = undefined));
+      this.running = outcome
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .finally(() => (this.running = undefined));
       return outcome;
     })();
     return run;
@@ -301,7 +322,10 @@ export class OnlineImprover implements PolicyImprover {
   async restore(): Promise<{ restored: string | undefined; refused: string[] }> {
     const where = this.options.checkpoints;
     if (where === undefined || this.closed) return { restored: undefined, refused: [] };
-    const { checkpoint, refused } = await newestPolicyCheckpoint(where.folder, { encoderVersion: where.encoderVersion, embeddingSize: this.options.embeddingSize });
+    const { checkpoint, refused } = await newestPolicyCheckpoint(where.folder, {
+      encoderVersion: where.encoderVersion,
+      embeddingSize: this.options.embeddingSize,
+    });
     if (checkpoint === undefined) return { restored: undefined, refused };
     await this.ready;
     const policy = new LearnedPolicy(checkpoint.snapshot);
@@ -322,7 +346,15 @@ export class OnlineImprover implements PolicyImprover {
     const where = this.options.checkpoints;
     if (where === undefined) return;
     this.saving = this.saving
-      .then(() => writePolicyCheckpoint(where.folder, { snapshot: result.snapshot, reward: result.reward, encoderVersion: where.encoderVersion, createdAtMs: Date.now(), trainedOn }))
+      .then(() =>
+        writePolicyCheckpoint(where.folder, {
+          snapshot: result.snapshot,
+          reward: result.reward,
+          encoderVersion: where.encoderVersion,
+          createdAtMs: Date.now(),
+          trainedOn,
+        }),
+      )
       .then(
         () => undefined,
         (error: unknown) => {

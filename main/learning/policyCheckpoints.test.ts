@@ -6,7 +6,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { actorShape } from './actor.ts';
 import { mlpWeightShapes } from './networks.ts';
-import { KEPT_POLICY_CHECKPOINTS, newestPolicyCheckpoint, policyCheckpointFolder, readPolicyCheckpoint, writePolicyCheckpoint, type PolicyCheckpoint } from './policyCheckpoints.ts';
+import {
+  KEPT_POLICY_CHECKPOINTS,
+  newestPolicyCheckpoint,
+  policyCheckpointFolder,
+  readPolicyCheckpoint,
+  writePolicyCheckpoint,
+  type PolicyCheckpoint,
+} from './policyCheckpoints.ts';
 
 const folders: string[] = [];
 afterEach(() => folders.splice(0).forEach((folder) => rmSync(folder, { recursive: true, force: true })));
@@ -19,7 +26,9 @@ function folder(): string {
 
 function checkpoint(version: string, createdAtMs: number, inputs = 6): PolicyCheckpoint {
   const shape = actorShape(inputs, 4, 1);
-  const weights = mlpWeightShapes(shape).map((dims, index) => Float32Array.from({ length: dims.reduce((a, b) => a * b, 1) }, (_, i) => Math.sin(index * 10 + i)));
+  const weights = mlpWeightShapes(shape).map((dims, index) =>
+    Float32Array.from({ length: dims.reduce((a, b) => a * b, 1) }, (_, i) => Math.sin(index * 10 + i)),
+  );
   return {
     snapshot: { version, shape, weights, norm: { mean: new Float32Array(inputs).fill(0.5), scale: new Float32Array(inputs).fill(2) }, limits: [0.5, 1.5] },
     reward: [0, 1].map((member) => [Float32Array.of(member, 1, 2), Float32Array.of(3 + member)]),

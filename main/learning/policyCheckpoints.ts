@@ -22,7 +22,12 @@ const headerSchema = z.object({
   shape: z.object({ inputs: z.number().int().min(1), hidden: z.number().int().min(1), layers: z.number().int().min(1), outputs: z.number().int().min(1) }),
   limits: z.tuple([z.number().positive(), z.number().positive()]),
   createdAtMs: z.number(),
-  trainedOn: z.object({ interventions: z.number().int().min(0), preferences: z.number().int().min(0), ratings: z.number().int().min(0), operatorTicks: z.number().int().min(0) }),
+  trainedOn: z.object({
+    interventions: z.number().int().min(0),
+    preferences: z.number().int().min(0),
+    ratings: z.number().int().min(0),
+    operatorTicks: z.number().int().min(0),
+  }),
   /** Members of the reward ensemble stored (0 when it had learned nothing). */
   rewardMembers: z.number().int().min(0),
 });
@@ -50,12 +55,23 @@ export async function writePolicyCheckpoint(folder: string, checkpoint: PolicyCh
     { name: 'norm.mean', shape: [snapshot.norm.mean.length], values: snapshot.norm.mean },
     { name: 'norm.scale', shape: [snapshot.norm.scale.length], values: snapshot.norm.scale },
   ];
-  const rewardArrays: NamedArray[] = (reward ?? []).flatMap((member, m) => member.map((values, index) => ({ name: `reward.${m}.${index}`, shape: [values.length], values })));
+  const rewardArrays: NamedArray[] = (reward ?? []).flatMap((member, m) =>
+    member.map((values, index) => ({ name: `reward.${m}.${index}`, shape: [values.length], values })),
+  );
   const path = join(folder, `${snapshot.version}${SUFFIX}`);
   await writeTensorFile(
     path,
     MAGIC,
-    { format: POLICY_CHECKPOINT_FORMAT, version: snapshot.version, encoderVersion: checkpoint.encoderVersion, shape: snapshot.shape, limits: [...snapshot.limits], createdAtMs: checkpoint.createdAtMs, trainedOn: checkpoint.trainedOn, rewardMembers: reward?.length ?? 0 },
+    {
+      format: POLICY_CHECKPOINT_FORMAT,
+      version: snapshot.version,
+      encoderVersion: checkpoint.encoderVersion,
+      shape: snapshot.shape,
+      limits: [...snapshot.limits],
+      createdAtMs: checkpoint.createdAtMs,
+      trainedOn: checkpoint.trainedOn,
+      rewardMembers: reward?.length ?? 0,
+    },
     { actor, norm, reward: rewardArrays },
   );
   await prune(folder);
@@ -63,16 +79,28 @@ export async function writePolicyCheckpoint(folder: string, checkpoint: PolicyCh
 }
 
 export async function readPolicyCheckpoint(path: string): Promise<PolicyCheckpoint> {
-  const { header, groups } = await readTensorFile(path, { magic: MAGIC, kind: 'policy checkpoint', format: POLICY_CHECKPOINT_FORMAT, groups: ['actor', 'norm', 'reward'] }, headerSchema);
+  const { header, groups } = await readTensorFile(
+    path,
+    { magic: MAGIC, kind: 'policy checkpoint', format: POLICY_CHECKPOINT_FORMAT, groups: ['actor', 'norm', 'reward'] },
+    headerSchema,
+  );
   const shapes = mlpWeightShapes(header.shape);
   const actor = groups.actor!;
-  if (actor.length !== shapes.length || actor.some((array, index) => array.values.length !== shapes[index]!.reduce((a, b) => a * b, 1))) throw new CheckpointError(`${path}: the actor's weights do not fit its shape`);
+  if (actor.length !== shapes.length || actor.some((array, index) => array.values.length !== shapes[index]!.reduce((a, b) => a * b, 1)))
+    throw new CheckpointError(`${path}: the actor's weights do not fit its shape`);
   const [mean, scale] = groups.norm!;
-  if (mean === undefined || scale === undefined || mean.values.length !== header.shape.inputs || scale.values.length !== header.shape.inputs) throw new CheckpointError(`${path}: the feature statistics do not fit the actor`);
+  if (mean === undefined || scale === undefined || mean.values.length !== header.shape.inputs || scale.values.length !== header.shape.inputs)
+    throw new CheckpointError(`${path}: the feature statistics do not fit the actor`);
   const rewardArrays = groups.reward!;
-  if (header.rewardMembers > 0 && rewardArrays.length % header.rewardMembers !== 0) throw new CheckpointError(`${path}: the reward ensemble's weights do not split into ${header.rewardMembers} members`);
+  if (header.rewardMembers > 0 && rewardArrays.length % header.rewardMembers !== 0)
+    throw new CheckpointError(`${path}: the reward ensemble's weights do not split into ${header.rewardMembers} members`);
   const perMember = header.rewardMembers > 0 ? rewardArrays.length / header.rewardMembers : 0;
-  const reward = header.rewardMembers > 0 ? Array.from({ length: header.rewardMembers }, (_, m) => rewardArrays.slice(m * perMember, (m + 1) * perMember).map((array) => Float32Array.from(array.values))) : undefined;
+  const reward =
+    header.rewardMembers > 0
+      ? Array.from({ length: header.rewardMembers }, (_, m) =>
+          rewardArrays.slice(m * perMember, (m + 1) * perMember).map((array) => Float32Array.from(array.values)),
+        )
+      : undefined;
   return {
     snapshot: {
       version: header.version,
@@ -92,14 +120,19 @@ export async function readPolicyCheckpoint(path: string): Promise<PolicyCheckpoi
  * The newest checkpoint in the folder that this session can use (same encoders, same embedding size);
  * the files it could not use, each with the reason, for the operator.
  */
-export async function newestPolicyCheckpoint(folder: string, expect: { encoderVersion: string; embeddingSize: number }): Promise<{ checkpoint: PolicyCheckpoint | undefined; refused: string[] }> {
+export async function newestPolicyCheckpoint(
+  folder: string,
+  expect: { encoderVersion: string; embeddingSize: number },
+): Promise<{ checkpoint: PolicyCheckpoint | undefined; refused: string[] }> {
   const refused: string[] = [];
   let newest: PolicyCheckpoint | undefined;
   for (const name of await policyFiles(folder)) {
     try {
       const checkpoint = await readPolicyCheckpoint(join(folder, name));
-      if (checkpoint.encoderVersion !== expect.encoderVersion) throw new CheckpointError(`${name} learned from encoders ${checkpoint.encoderVersion}, these are ${expect.encoderVersion}`);
-      if (checkpoint.snapshot.shape.inputs !== expect.embeddingSize) throw new CheckpointError(`${name} reads ${checkpoint.snapshot.shape.inputs} features, the embedding has ${expect.embeddingSize}`);
+      if (checkpoint.encoderVersion !== expect.encoderVersion)
+        throw new CheckpointError(`${name} learned from encoders ${checkpoint.encoderVersion}, these are ${expect.encoderVersion}`);
+      if (checkpoint.snapshot.shape.inputs !== expect.embeddingSize)
+        throw new CheckpointError(`${name} reads ${checkpoint.snapshot.shape.inputs} features, the embedding has ${expect.embeddingSize}`);
       if (newest === undefined || checkpoint.createdAtMs > newest.createdAtMs) newest = checkpoint;
     } catch (error) {
       refused.push((error as Error).message);

@@ -29,8 +29,7 @@ export interface PolicyCandidate {
 
 /** What a retrain from memory did: the version it offered, or why there is none. */
 export type RetrainOutcome =
-  | { ok: true; version: string; ticks: number; trainedOn: PolicyCandidate['trainedOn'] }
-  | { ok: false; reason: string; ticks: number };
+  { ok: true; version: string; ticks: number; trainedOn: PolicyCandidate['trainedOn'] } | { ok: false; reason: string; ticks: number };
 
 export interface PolicyImprover {
   /** Keeps a tick for learning. Never blocks the control loop. */

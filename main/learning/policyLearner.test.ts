@@ -112,7 +112,10 @@ describe('PolicyLearner', () => {
   it('learns a reward from preferences: the preferred segments score higher than the others', () => {
     const buffer = new TickBuffer(2000, SIZE);
     // Episode "good" ticks have feature 1 high, "bad" ticks low; the operator prefers good segments.
-    for (const [episodeId, level] of [['good', 0.9], ['bad', -0.9]] as const) {
+    for (const [episodeId, level] of [
+      ['good', 0.9],
+      ['bad', -0.9],
+    ] as const) {
       for (let step = 0; step < 300; step++) {
         const embedding = Float32Array.from({ length: SIZE }, (_, k) => (k === 1 ? level + (step % 7) * 0.01 : Math.sin(step * (k + 1))));
         buffer.add({ episodeId, step, embedding, action: { linearMps: 0.2, angularRadps: 0 }, driver: 'policy' });
@@ -125,7 +128,15 @@ describe('PolicyLearner', () => {
       answer: (i % 2 === 0 ? 'first' : 'second') as 'first' | 'second',
     }));
     const signals: FeedbackSignals = { interventions: [], preferences, ratings: [] };
-    const learner = new PolicyLearner(buffer, { method: 'reins', hidden: 16, layers: 1, minTicksToFit: 50, rewardStepsPerActorStep: 1, seed: 5, reward: { hidden: 16, layers: 1, learningRate: 3e-3 } });
+    const learner = new PolicyLearner(buffer, {
+      method: 'reins',
+      hidden: 16,
+      layers: 1,
+      minTicksToFit: 50,
+      rewardStepsPerActorStep: 1,
+      seed: 5,
+      reward: { hidden: 16, layers: 1, learningRate: 3e-3 },
+    });
     learners.push(learner);
     const report = learner.train(60, signals);
     expect(report.rewardSteps).toBe(60);
@@ -161,21 +172,40 @@ describe('PolicyLearner', () => {
     const signals: FeedbackSignals = {
       // The same pair answered both ways, over and over; and pairs pointing at ticks that are gone.
       preferences: [
-        ...Array.from({ length: 40 }, (_, i) => ({ id: `flip${i}`, first: same, second: other, answer: (i % 2 === 0 ? 'first' : 'second') as 'first' | 'second' })),
+        ...Array.from({ length: 40 }, (_, i) => ({
+          id: `flip${i}`,
+          first: same,
+          second: other,
+          answer: (i % 2 === 0 ? 'first' : 'second') as 'first' | 'second',
+        })),
         { id: 'dangling', first: gone, second: same, answer: 'first' as const },
       ],
       // A flood of opposite ratings on one moment, and a rating of a tick that is gone.
-      ratings: [...Array.from({ length: 100 }, (_, i) => ({ id: `r${i}`, episodeId: 'e2', step: 50, rating: (i % 2 === 0 ? 1 : -1) as 1 | -1 })), { id: 'r-gone', episodeId: 'never-seen', step: 3, rating: 1 as const }],
+      ratings: [
+        ...Array.from({ length: 100 }, (_, i) => ({ id: `r${i}`, episodeId: 'e2', step: 50, rating: (i % 2 === 0 ? 1 : -1) as 1 | -1 })),
+        { id: 'r-gone', episodeId: 'never-seen', step: 3, rating: 1 as const },
+      ],
       interventions: [{ id: 'i1', atStep: 100, episodeId: 'e2', policySegment: { episodeId: 'e2', startStep: 80, endStep: 99 }, operatorSegment: gone }],
     };
-    const learner = new PolicyLearner(buffer, { method: 'reins', hidden: 16, layers: 1, minTicksToFit: 50, rewardStepsPerActorStep: 1, seed: 2, reward: { hidden: 16, layers: 1 } });
+    const learner = new PolicyLearner(buffer, {
+      method: 'reins',
+      hidden: 16,
+      layers: 1,
+      minTicksToFit: 50,
+      rewardStepsPerActorStep: 1,
+      seed: 2,
+      reward: { hidden: 16, layers: 1 },
+    });
     learners.push(learner);
     const report = learner.train(30, signals);
     expect(report.actorSteps).toBe(30);
     expect(report.rewardSteps).toBe(30);
     expect(Number.isFinite(report.rewardLoss) && Number.isFinite(report.bcLoss)).toBe(true);
     const policy = learner.candidate('v2');
-    const command = policy.act({ embedding: { values: new Float32Array(SIZE).fill(0.3), mask: { camera: true, lidar: true, proprio: true } }, frame: { timeMs: 0, missing: [] } } as never);
+    const command = policy.act({
+      embedding: { values: new Float32Array(SIZE).fill(0.3), mask: { camera: true, lidar: true, proprio: true } },
+      frame: { timeMs: 0, missing: [] },
+    } as never);
     expect(Number.isFinite(command.linearMps) && Number.isFinite(command.angularRadps)).toBe(true);
     expect(policy.nonFiniteOutputs).toBe(0);
     policy.dispose();
@@ -185,15 +215,34 @@ describe('PolicyLearner', () => {
     fill(buffer, 200, 'policy', 'p', 3);
     fill(buffer, 200, 'operator', 'o', 5);
     const signals: FeedbackSignals = {
-      interventions: [{ id: 'i1', atStep: 100, episodeId: 'p', policySegment: { episodeId: 'p', startStep: 80, endStep: 99 }, operatorSegment: { episodeId: 'o', startStep: 0, endStep: 60 } }],
+      interventions: [
+        {
+          id: 'i1',
+          atStep: 100,
+          episodeId: 'p',
+          policySegment: { episodeId: 'p', startStep: 80, endStep: 99 },
+          operatorSegment: { episodeId: 'o', startStep: 0, endStep: 60 },
+        },
+      ],
       preferences: [],
       ratings: [{ id: 'r1', episodeId: 'p', step: 150, rating: 1 }],
     };
     const rewardAfter = (labels: Partial<LabelWeights> | undefined) => {
-      const learner = new PolicyLearner(buffer, { hidden: 16, layers: 1, minTicksToFit: 50, rewardStepsPerActorStep: 1, seed: 6, reward: { hidden: 16, layers: 1 }, ...(labels === undefined ? {} : { labels }) });
+      const learner = new PolicyLearner(buffer, {
+        hidden: 16,
+        layers: 1,
+        minTicksToFit: 50,
+        rewardStepsPerActorStep: 1,
+        seed: 6,
+        reward: { hidden: 16, layers: 1 },
+        ...(labels === undefined ? {} : { labels }),
+      });
       learners.push(learner);
       learner.train(4, signals);
-      return learner.rewardWeights()!.flat().flatMap((values) => [...values]);
+      return learner
+        .rewardWeights()!
+        .flat()
+        .flatMap((values) => [...values]);
     };
     const unset = rewardAfter(undefined);
     expect(rewardAfter({ ...DEFAULT_LABEL_WEIGHTS })).toEqual(unset);
@@ -207,8 +256,22 @@ describe('PolicyLearner', () => {
     fill(buffer, 300, 'policy', 'e2', 9);
     const rssm = new Rssm(worldModelConfig('wm-xxs', { embeddingSize: SIZE }), 2);
     const imagination = { rollouts: 4, warmupTicks: 3, horizon: 3, everyActorSteps: 2 };
-    const options = { hidden: 16, layers: 1, operatorBatch: 32, minTicksToFit: 50, rewardStepsPerActorStep: 1, seed: 3, reward: { hidden: 16, layers: 1 }, imagination };
-    const preferences = Array.from({ length: 6 }, (_, i) => ({ id: `q${i}`, first: { episodeId: 'e1', startStep: i * 20, endStep: i * 20 + 9 }, second: { episodeId: 'e2', startStep: i * 20, endStep: i * 20 + 9 }, answer: 'first' as const }));
+    const options = {
+      hidden: 16,
+      layers: 1,
+      operatorBatch: 32,
+      minTicksToFit: 50,
+      rewardStepsPerActorStep: 1,
+      seed: 3,
+      reward: { hidden: 16, layers: 1 },
+      imagination,
+    };
+    const preferences = Array.from({ length: 6 }, (_, i) => ({
+      id: `q${i}`,
+      first: { episodeId: 'e1', startStep: i * 20, endStep: i * 20 + 9 },
+      second: { episodeId: 'e2', startStep: i * 20, endStep: i * 20 + 9 },
+      answer: 'first' as const,
+    }));
     const signals: FeedbackSignals = { interventions: [], preferences, ratings: [] };
     const reins = new PolicyLearner(buffer, options);
     const bc = new PolicyLearner(buffer, { ...options, method: 'bc' });

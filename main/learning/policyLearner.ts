@@ -13,7 +13,15 @@
 // candidate version.
 import * as tf from '@tensorflow/tfjs-core';
 import { ActorTrainer, type ActorTrainingOptions, type WeightedSlots } from './actorTraining.ts';
-import { checkLabelWeights, DEFAULT_LABEL_WEIGHTS, rewardItems, takeoverMarks, type LabelWeights, type RewardItems, type TakeoverWindows } from './feedbackLabels.ts';
+import {
+  checkLabelWeights,
+  DEFAULT_LABEL_WEIGHTS,
+  rewardItems,
+  takeoverMarks,
+  type LabelWeights,
+  type RewardItems,
+  type TakeoverWindows,
+} from './feedbackLabels.ts';
 import type { FeedbackSignals, Segment } from './feedbackTypes.ts';
 import { fitFeatureNorm, standardise, type FeatureNorm } from '../core/util/featureNorm.ts';
 import { LearnedPolicy, type ActorSnapshot } from './learnedPolicy.ts';
@@ -88,7 +96,16 @@ export interface TrainingRound {
 }
 
 function emptyReport(): TrainReport {
-  return { actorSteps: 0, rewardSteps: 0, bcLoss: Number.NaN, rewardLoss: Number.NaN, operatorTicks: 0, policyTicksImitated: 0, imaginedSteps: 0, imaginedReward: Number.NaN };
+  return {
+    actorSteps: 0,
+    rewardSteps: 0,
+    bcLoss: Number.NaN,
+    rewardLoss: Number.NaN,
+    operatorTicks: 0,
+    policyTicksImitated: 0,
+    imaginedSteps: 0,
+    imaginedReward: Number.NaN,
+  };
 }
 
 export class PolicyLearner {
@@ -138,7 +155,13 @@ export class PolicyLearner {
   snapshot(version: string): ActorSnapshot {
     const size = this.shape.inputs;
     const norm = this.norm ?? { mean: new Float32Array(size), scale: new Float32Array(size).fill(1) };
-    return { version, shape: this.shape, weights: readWeights(this.actor.weights), norm: { mean: norm.mean.slice(), scale: norm.scale.slice() }, limits: this.options.limits };
+    return {
+      version,
+      shape: this.shape,
+      weights: readWeights(this.actor.weights),
+      norm: { mean: norm.mean.slice(), scale: norm.scale.slice() },
+      limits: this.options.limits,
+    };
   }
 
   /** A frozen policy of the current weights; it also becomes the reference the next updates stay near. */
@@ -159,7 +182,8 @@ export class PolicyLearner {
    */
   restore(snapshot: ActorSnapshot, reward: readonly (readonly Float32Array[])[] | undefined): void {
     const fits = (['inputs', 'hidden', 'layers', 'outputs'] as const).every((key) => snapshot.shape[key] === this.shape[key]);
-    if (!fits) throw new RangeError(`policy ${snapshot.version}: its network (${JSON.stringify(snapshot.shape)}) is not this learner's (${JSON.stringify(this.shape)})`);
+    if (!fits)
+      throw new RangeError(`policy ${snapshot.version}: its network (${JSON.stringify(snapshot.shape)}) is not this learner's (${JSON.stringify(this.shape)})`);
     this.actor.load(frozenWeights(this.shape, snapshot.weights));
     this.norm = { mean: snapshot.norm.mean.slice(), scale: snapshot.norm.scale.slice() };
     if (reward !== undefined) this.reward?.load(reward);
@@ -267,9 +291,13 @@ export class PolicyLearner {
    * for "the policy drives where the reward is unknown"; undefined for `bc`, before the ensemble has
    * learned, or with fewer than `minTicks` taught ticks held.
    */
-  taughtRewardSpread(signals: FeedbackSignals, { minTicks = 20, maxTicks = 512, quantile = 0.75 }: { minTicks?: number; maxTicks?: number; quantile?: number } = {}): number | undefined {
+  taughtRewardSpread(
+    signals: FeedbackSignals,
+    { minTicks = 20, maxTicks = 512, quantile = 0.75 }: { minTicks?: number; maxTicks?: number; quantile?: number } = {},
+  ): number | undefined {
     if (!(quantile >= 0 && quantile <= 1)) throw new RangeError(`a quantile lies in [0, 1], got ${quantile}`);
-    if (!(Number.isInteger(minTicks) && minTicks >= 1 && Number.isInteger(maxTicks) && maxTicks >= 1)) throw new RangeError(`taught ticks: minTicks and maxTicks are whole numbers ≥ 1, got ${minTicks} and ${maxTicks}`);
+    if (!(Number.isInteger(minTicks) && minTicks >= 1 && Number.isInteger(maxTicks) && maxTicks >= 1))
+      throw new RangeError(`taught ticks: minTicks and maxTicks are whole numbers ≥ 1, got ${minTicks} and ${maxTicks}`);
     if (this.reward === undefined || !this.reward.trained || this.norm === undefined) return undefined;
     const held = this.buffer.slotsWhere(() => true);
     const { pairs, labels } = rewardItems(this.buffer, signals, held, takeoverMarks(this.buffer, signals, this.options), this.labelWeights);
@@ -292,7 +320,13 @@ export class PolicyLearner {
   }
 
   /** The reward ensemble's share of `count` actor steps, on batches sampled from the round's items. */
-  private rewardSteps(count: number, items: RewardItems, current: (slot: number) => boolean, features: (slots: readonly number[]) => tf.Tensor2D, report: TrainReport): void {
+  private rewardSteps(
+    count: number,
+    items: RewardItems,
+    current: (slot: number) => boolean,
+    features: (slots: readonly number[]) => tf.Tensor2D,
+    report: TrainReport,
+  ): void {
     if (this.reward === undefined || (items.pairs.length === 0 && items.labels.length === 0)) return;
     this.rewardCredit += count * this.options.rewardStepsPerActorStep;
     while (this.rewardCredit >= 1) {

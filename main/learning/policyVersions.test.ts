@@ -60,11 +60,19 @@ describe('PolicyVersions', () => {
     for (let n = 2; n <= 10; n++) versions.add({ policy: weighted(`learned-${n}`), trainedOn });
 
     // v1, the newest three (8–10, 10 driving) and three roll-back steps (9, 8, 7) keep theirs.
-    expect(versions.all().filter((version) => version.policy !== undefined).map((version) => version.number)).toEqual([1, 7, 8, 9, 10]);
+    expect(
+      versions
+        .all()
+        .filter((version) => version.policy !== undefined)
+        .map((version) => version.number),
+    ).toEqual([1, 7, 8, 9, 10]);
     expect(disposed).toEqual(['learned-2', 'learned-3', 'learned-4', 'learned-5', 'learned-6']);
     expect(versions.get(4)).toMatchObject({ name: 'learned-4', policy: undefined });
     versions.setAutoPromote(false);
-    expect(versions.promote(4)).toEqual({ ok: false, message: 'v4 is no longer kept: only the newest 3 versions, the last 3 roll-back steps and v1 can drive' });
+    expect(versions.promote(4)).toEqual({
+      ok: false,
+      message: 'v4 is no longer kept: only the newest 3 versions, the last 3 roll-back steps and v1 can drive',
+    });
     expect(versions.driving().number).toBe(10);
 
     expect(versions.rollback()).toEqual({ ok: true, message: 'Rolled back from v10 to v9' });

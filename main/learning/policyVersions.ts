@@ -62,7 +62,8 @@ export class PolicyVersions {
   constructor(initial: Policy, options: Partial<PolicyVersionsOptions> = {}) {
     this.options = { autoPromote: false, minDrivingSecsForRate: 10, clock: Date.now, keepPolicies: 20, trend: {}, ...options };
     this.trend = new InterventionTrend(this.options.trend);
-    if (!Number.isInteger(this.options.keepPolicies) || this.options.keepPolicies < 1) throw new RangeError(`keepPolicies must be a whole number ≥ 1, got ${this.options.keepPolicies}`);
+    if (!Number.isInteger(this.options.keepPolicies) || this.options.keepPolicies < 1)
+      throw new RangeError(`keepPolicies must be a whole number ≥ 1, got ${this.options.keepPolicies}`);
     this.versions.push(newVersion(1, initial, this.options.clock(), undefined));
   }
 
@@ -108,7 +109,10 @@ export class PolicyVersions {
     if (this.held) return { ok: false, message: 'Versions are held: release the hold before promoting' };
     if (number === this.drivingNumber) return { ok: false, message: `v${number} is already driving` };
     if (version.policy === undefined) {
-      return { ok: false, message: `v${number} is no longer kept: only the newest ${this.options.keepPolicies} versions, the last ${this.options.keepPolicies} roll-back steps and v1 can drive` };
+      return {
+        ok: false,
+        message: `v${number} is no longer kept: only the newest ${this.options.keepPolicies} versions, the last ${this.options.keepPolicies} roll-back steps and v1 can drive`,
+      };
     }
     this.drive(number, true);
     this.releaseUnreachable();

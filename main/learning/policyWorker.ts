@@ -24,7 +24,9 @@ let worldModel: Rssm | undefined;
 const send = (message: FromPolicyWorker) => port.postMessage(message);
 
 port.on('message', (message: ToPolicyWorker) => {
-  void handle(message).catch((error: unknown) => send({ type: 'failed', id: message.type === 'round' || message.type === 'retrain' ? message.id : undefined, message: (error as Error).message }));
+  void handle(message).catch((error: unknown) =>
+    send({ type: 'failed', id: message.type === 'round' || message.type === 'retrain' ? message.id : undefined, message: (error as Error).message }),
+  );
 });
 
 async function handle(message: ToPolicyWorker): Promise<void> {
@@ -49,12 +51,22 @@ async function handle(message: ToPolicyWorker): Promise<void> {
       if (learner === undefined) throw new Error('a round before init');
       const report = learner.train(message.steps, message.signals);
       if (report.actorSteps === 0) {
-        send({ type: 'round-done', id: message.id, candidate: undefined, reason: report.operatorTicks === 0 && learner.featureNorm !== undefined ? 'nothing to learn from yet' : 'too few ticks yet' });
+        send({
+          type: 'round-done',
+          id: message.id,
+          candidate: undefined,
+          reason: report.operatorTicks === 0 && learner.featureNorm !== undefined ? 'nothing to learn from yet' : 'too few ticks yet',
+        });
         return;
       }
       const snapshot = learner.publish(message.version);
       const taughtRewardSpread = learner.taughtRewardSpread(message.signals);
-      send({ type: 'round-done', id: message.id, candidate: { snapshot, reward: learner.rewardWeights(), operatorTicks: report.operatorTicks, taughtRewardSpread }, reason: undefined });
+      send({
+        type: 'round-done',
+        id: message.id,
+        candidate: { snapshot, reward: learner.rewardWeights(), operatorTicks: report.operatorTicks, taughtRewardSpread },
+        reason: undefined,
+      });
       return;
     }
     case 'world-model': {
@@ -87,7 +99,12 @@ async function handle(message: ToPolicyWorker): Promise<void> {
       learner.restore(retrained.snapshot, retrained.reward);
       // Measured on the live ticks this learner holds: where the memory's feedback reaches them.
       const taughtRewardSpread = learner.taughtRewardSpread(message.signals);
-      send({ type: 'round-done', id: message.id, candidate: { snapshot: retrained.snapshot, reward: retrained.reward, operatorTicks: retrained.report.operatorTicks, taughtRewardSpread }, reason: undefined });
+      send({
+        type: 'round-done',
+        id: message.id,
+        candidate: { snapshot: retrained.snapshot, reward: retrained.reward, operatorTicks: retrained.report.operatorTicks, taughtRewardSpread },
+        reason: undefined,
+      });
       return;
     }
   }

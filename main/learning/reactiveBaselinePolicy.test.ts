@@ -10,8 +10,21 @@ const embedding: Embedding = { values: new Float32Array(4), mask: { camera: fals
 function frameWithScan(rangeAt: (bearingRad: number) => number): ObservationFrame {
   const angleIncrementRad = (2 * Math.PI) / 360;
   const rangesM = Float32Array.from({ length: 360 }, (_, i) => rangeAt(-Math.PI + i * angleIncrementRad));
-  const scan: LaserScan = { kind: 'LaserScan', frameId: 'laser', angleMinRad: -Math.PI, angleMaxRad: Math.PI, angleIncrementRad, rangeMinM: 0.05, rangeMaxM: 8, rangesM };
-  return { timeMs: 0, missing: ['camera', 'joints', 'imu', 'odom'], scan: { received: { topic: '/scan', receiveTimeMs: 0, sourceTimeMs: 0, msg: scan }, ageMs: 0 } };
+  const scan: LaserScan = {
+    kind: 'LaserScan',
+    frameId: 'laser',
+    angleMinRad: -Math.PI,
+    angleMaxRad: Math.PI,
+    angleIncrementRad,
+    rangeMinM: 0.05,
+    rangeMaxM: 8,
+    rangesM,
+  };
+  return {
+    timeMs: 0,
+    missing: ['camera', 'joints', 'imu', 'odom'],
+    scan: { received: { topic: '/scan', receiveTimeMs: 0, sourceTimeMs: 0, msg: scan }, ageMs: 0 },
+  };
 }
 
 describe('ReactiveBaselinePolicy', () => {
@@ -39,6 +52,9 @@ describe('ReactiveBaselinePolicy', () => {
   });
 
   it('skips beams with no reading', () => {
-    expect(policy.act({ embedding, frame: frameWithScan((bearing) => (Math.abs(bearing) < 0.3 ? Number.NaN : Infinity)) })).toEqual({ linearMps: 0.3, angularRadps: 0 });
+    expect(policy.act({ embedding, frame: frameWithScan((bearing) => (Math.abs(bearing) < 0.3 ? Number.NaN : Infinity)) })).toEqual({
+      linearMps: 0.3,
+      angularRadps: 0,
+    });
   });
 });

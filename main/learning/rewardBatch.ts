@@ -13,7 +13,13 @@ export interface RewardBatch {
 }
 
 /** Up to `pairsPerStep` pairs, then up to `labelsPerStep` labels, drawn from `items` in that order. */
-export function rewardBatch(items: RewardItems, pairsPerStep: number, labelsPerStep: number, random: SeededRandom, current: (slot: number) => boolean): RewardBatch {
+export function rewardBatch(
+  items: RewardItems,
+  pairsPerStep: number,
+  labelsPerStep: number,
+  random: SeededRandom,
+  current: (slot: number) => boolean,
+): RewardBatch {
   const pairs = sampleItems(items.pairs, pairsPerStep, random);
   const labels = sampleItems(items.labels, labelsPerStep, random);
   return compactItems(pairs, labels, current);
@@ -34,7 +40,9 @@ function compactItems(pairs: readonly PairItem[], labels: readonly LabelItem[], 
     }
     return at;
   };
-  const keptPairs = pairs.filter((pair) => pair.first.every(current) && pair.second.every(current)).map((pair) => ({ ...pair, first: pair.first.map(row), second: pair.second.map(row) }));
+  const keptPairs = pairs
+    .filter((pair) => pair.first.every(current) && pair.second.every(current))
+    .map((pair) => ({ ...pair, first: pair.first.map(row), second: pair.second.map(row) }));
   const keptLabels = labels.filter((label) => current(label.row)).map((label) => ({ ...label, row: row(label.row) }));
   return { slots, pairs: keptPairs, labels: keptLabels };
 }

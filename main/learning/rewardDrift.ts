@@ -50,13 +50,22 @@ export class RewardDriftWatch {
   constructor(options: Partial<RewardDriftOptions> = {}) {
     this.options = { ...DEFAULT_REWARD_DRIFT_OPTIONS, ...options };
     const { windowTicks, warnAboveRatio, clearBelowRatio } = this.options;
-    if (!(Number.isInteger(windowTicks) && windowTicks >= 1)) throw new RangeError(`the reward drift window is a whole number of ticks ≥ 1, got ${windowTicks}`);
-    if (!(clearBelowRatio > 0 && warnAboveRatio >= clearBelowRatio)) throw new RangeError(`reward drift ratios need 0 < clearBelowRatio ≤ warnAboveRatio, got ${clearBelowRatio} and ${warnAboveRatio}`);
+    if (!(Number.isInteger(windowTicks) && windowTicks >= 1))
+      throw new RangeError(`the reward drift window is a whole number of ticks ≥ 1, got ${windowTicks}`);
+    if (!(clearBelowRatio > 0 && warnAboveRatio >= clearBelowRatio))
+      throw new RangeError(`reward drift ratios need 0 < clearBelowRatio ≤ warnAboveRatio, got ${clearBelowRatio} and ${warnAboveRatio}`);
     this.window = new Float64Array(windowTicks);
   }
 
   noteTick({ driver, timeMs, spread, taughtSpread }: RewardDriftTick): void {
-    const usable = driver === 'policy' && spread !== undefined && Number.isFinite(spread) && spread >= 0 && taughtSpread !== undefined && Number.isFinite(taughtSpread) && taughtSpread > 0;
+    const usable =
+      driver === 'policy' &&
+      spread !== undefined &&
+      Number.isFinite(spread) &&
+      spread >= 0 &&
+      taughtSpread !== undefined &&
+      Number.isFinite(taughtSpread) &&
+      taughtSpread > 0;
     if (!usable) {
       // Anyone else driving, or nothing to compare: the next stretch of policy driving starts afresh.
       this.reset();
@@ -77,7 +86,12 @@ export class RewardDriftWatch {
   /** Undefined unless the policy is driving and the ensemble's spread can be compared. */
   state(): RewardDriftState | undefined {
     if (this.count === 0 || this.taughtSpread === undefined) return undefined;
-    return { recentSpread: this.recentSpread(), taughtSpread: this.taughtSpread, drifting: this.sinceMs !== undefined, ...(this.sinceMs === undefined ? {} : { sinceMs: this.sinceMs }) };
+    return {
+      recentSpread: this.recentSpread(),
+      taughtSpread: this.taughtSpread,
+      drifting: this.sinceMs !== undefined,
+      ...(this.sinceMs === undefined ? {} : { sinceMs: this.sinceMs }),
+    };
   }
 
   private recentSpread(): number {

@@ -54,7 +54,8 @@ export class RewardEnsemble {
     options: Partial<RewardEnsembleOptions> = {},
   ) {
     this.options = { ...DEFAULT_REWARD_ENSEMBLE_OPTIONS, ...options };
-    if (!(Number.isInteger(this.options.members) && this.options.members >= 2)) throw new RangeError(`a reward ensemble needs at least 2 members, got ${this.options.members}`);
+    if (!(Number.isInteger(this.options.members) && this.options.members >= 2))
+      throw new RangeError(`a reward ensemble needs at least 2 members, got ${this.options.members}`);
     const shape: MlpShape = { inputs: featureSize, hidden: this.options.hidden, layers: this.options.layers, outputs: 1 };
     this.members = Array.from({ length: this.options.members }, (_, member) => initialMlpWeights(shape, this.options.seed * 100 + member, 0.1));
     this.steps = this.members.map((weights) => new ClippedAdamStep(weights, this.options.learningRate, 10));
@@ -99,10 +100,15 @@ export class RewardEnsemble {
       const weights = this.members[member]!;
       if (values.length !== weights.length) throw new RangeError(`reward ensemble: member ${member} has ${values.length} weights, expected ${weights.length}`);
       values.forEach((value, index) => {
-        if (value.length !== weights[index]!.size || !value.every(Number.isFinite)) throw new RangeError(`reward ensemble: member ${member} weight ${index} does not fit or is not finite`);
+        if (value.length !== weights[index]!.size || !value.every(Number.isFinite))
+          throw new RangeError(`reward ensemble: member ${member} weight ${index} does not fit or is not finite`);
       });
     });
-    tf.tidy(() => members.forEach((values, member) => values.forEach((value, index) => this.members[member]![index]!.assign(tf.tensor(value, this.members[member]![index]!.shape)))));
+    tf.tidy(() =>
+      members.forEach((values, member) =>
+        values.forEach((value, index) => this.members[member]![index]!.assign(tf.tensor(value, this.members[member]![index]!.shape))),
+      ),
+    );
     this.trainedSteps = Math.max(this.trainedSteps, 1);
   }
 

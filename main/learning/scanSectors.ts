@@ -14,7 +14,7 @@ export function scanSectorMinima(rangesM: Float32Array, angleMinRad: number, ang
     const range = rangesM[i]!;
     if (Number.isNaN(range)) continue;
     const angle = angleMinRad + i * angleIncrementRad;
-    const wrapped = ((((angle + Math.PI) % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI));
+    const wrapped = (((angle + Math.PI) % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
     const sector = Math.min(SCAN_SECTORS - 1, Math.floor(wrapped / sectorRad));
     const clipped = Math.min(range, rangeMaxM);
     if (clipped < sectors[sector]!) sectors[sector] = clipped;

@@ -4,7 +4,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RetrainOutcome } from './policyImprover.ts';
 import { SlowPath } from './slowPath.ts';
 
-const DONE: RetrainOutcome = { ok: true, version: 'learned-7', ticks: 1200, trainedOn: { interventions: 3, preferences: 2, ratings: 1, operatorTicks: 400, fromMemory: true } };
+const DONE: RetrainOutcome = {
+  ok: true,
+  version: 'learned-7',
+  ticks: 1200,
+  trainedOn: { interventions: 3, preferences: 2, ratings: 1, operatorTicks: 400, fromMemory: true },
+};
 
 describe('SlowPath', () => {
   beforeEach(() => vi.useFakeTimers());
@@ -47,7 +52,10 @@ describe('SlowPath', () => {
     expect(slowPath.status().running).toBe(true);
     finish({ ok: false, reason: 'the memory holds too few driven ticks', ticks: 12 });
     expect(await first).toEqual(await second);
-    expect(slowPath.status()).toMatchObject({ running: false, last: { ok: false, message: 'Retraining from memory gave no version: the memory holds too few driven ticks' } });
+    expect(slowPath.status()).toMatchObject({
+      running: false,
+      last: { ok: false, message: 'Retraining from memory gave no version: the memory holds too few driven ticks' },
+    });
 
     retrain.mockImplementationOnce(() => Promise.reject(new Error('memory unreachable')));
     expect(await slowPath.runNow()).toEqual({ ok: false, reason: 'memory unreachable', ticks: 0 });

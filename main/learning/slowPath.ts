@@ -37,7 +37,8 @@ export class SlowPath {
   ) {
     this.options = { ...DEFAULT_SLOW_PATH_OPTIONS, clock: Date.now, ...options };
     for (const key of ['firstAfterMs', 'everyMs'] as const) {
-      if (!(Number.isFinite(this.options[key]) && this.options[key] >= 0)) throw new RangeError(`slow path ${key} must be a finite number ≥ 0, got ${this.options[key]}`);
+      if (!(Number.isFinite(this.options[key]) && this.options[key] >= 0))
+        throw new RangeError(`slow path ${key} must be a finite number ≥ 0, got ${this.options[key]}`);
     }
   }
 

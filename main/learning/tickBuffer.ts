@@ -54,7 +54,8 @@ export class TickBuffer {
   }
 
   add(tick: BufferedTick): void {
-    if (tick.embedding.length !== this.embeddingSize) throw new RangeError(`tick buffer: embedding of ${tick.embedding.length} values, expected ${this.embeddingSize}`);
+    if (tick.embedding.length !== this.embeddingSize)
+      throw new RangeError(`tick buffer: embedding of ${tick.embedding.length} values, expected ${this.embeddingSize}`);
     const slot = this.added % this.capacity;
     if (this.added >= this.capacity) this.slots.delete(key(this.episodeIds[slot]!, this.steps[slot]!));
     this.embeddings.set(tick.embedding, slot * this.embeddingSize);

@@ -9,12 +9,32 @@ import { parseRobotAddress, RobotAddressError } from './robotAddress.ts';
 const addressText = fc.oneof(
   fc.string({ maxLength: 40, unit: 'binary' }),
   fc.constantFrom('', ' ', '\t\n'),
-  fc.tuple(fc.constantFrom('ws://', 'wss://', 'serial:', 'serial:/dev/', 'serial:COM', 'sim', 'http://', ''), fc.string({ maxLength: 30 })).map(([head, rest]) => head + rest),
-  fc.tuple(fc.constantFrom('serial:/dev/ttyACM0', 'serial:COM3'), fc.string({ maxLength: 20 }), fc.oneof(fc.integer(), fc.double(), fc.string({ maxLength: 8 }))).map(([port, key, baud]) => `${port}?${key === '' ? 'baud' : key}=${String(baud)}`),
+  fc
+    .tuple(fc.constantFrom('ws://', 'wss://', 'serial:', 'serial:/dev/', 'serial:COM', 'sim', 'http://', ''), fc.string({ maxLength: 30 }))
+    .map(([head, rest]) => head + rest),
+  fc
+    .tuple(
+      fc.constantFrom('serial:/dev/ttyACM0', 'serial:COM3'),
+      fc.string({ maxLength: 20 }),
+      fc.oneof(fc.integer(), fc.double(), fc.string({ maxLength: 8 })),
+    )
+    .map(([port, key, baud]) => `${port}?${key === '' ? 'baud' : key}=${String(baud)}`),
   fc.webUrl({ validSchemes: ['ws', 'wss'], withQueryParameters: true, withFragments: true }),
-  fc.tuple(fc.constantFrom('ws://', 'wss://'), fc.oneof(fc.domain(), fc.ipV4(), fc.ipV6().map((ip) => `[${ip}]`), fc.constant('')), fc.oneof(fc.integer({ min: -1, max: 70_000 }).map((port) => `:${port}`), fc.constantFrom('', ':', ':abc'))).map(
-    ([scheme, host, port]) => scheme + host + port,
-  ),
+  fc
+    .tuple(
+      fc.constantFrom('ws://', 'wss://'),
+      fc.oneof(
+        fc.domain(),
+        fc.ipV4(),
+        fc.ipV6().map((ip) => `[${ip}]`),
+        fc.constant(''),
+      ),
+      fc.oneof(
+        fc.integer({ min: -1, max: 70_000 }).map((port) => `:${port}`),
+        fc.constantFrom('', ':', ':abc'),
+      ),
+    )
+    .map(([scheme, host, port]) => scheme + host + port),
 );
 
 describe('robot addresses under generated text', () => {

@@ -4,10 +4,7 @@
 import type { Link } from '../core/link.ts';
 import { parseSerialUrl, SerialUrlError } from './serial/serialUrl.ts';
 
-export type RobotSpec =
-  | { kind: 'sim' }
-  | { kind: 'rosbridge'; url: string }
-  | { kind: 'serial'; path: string; baud: number };
+export type RobotSpec = { kind: 'sim' } | { kind: 'rosbridge'; url: string } | { kind: 'serial'; path: string; baud: number };
 
 export interface OpenedRobot {
   link: Link;

@@ -4,7 +4,17 @@
 // goes to the robot attached at that moment or is dropped. It does not own the robots it fronts:
 // whoever opened one closes it.
 import type { CoreAlert } from '../core/alert.ts';
-import { DEFAULT_TOPIC_MAP, type Link, type LinkCapabilities, type LinkEvents, type LinkPresence, type TopicInfo, type TopicMap, type TopicRole, type Unsubscribe } from '../core/link.ts';
+import {
+  DEFAULT_TOPIC_MAP,
+  type Link,
+  type LinkCapabilities,
+  type LinkEvents,
+  type LinkPresence,
+  type TopicInfo,
+  type TopicMap,
+  type TopicRole,
+  type Unsubscribe,
+} from '../core/link.ts';
 import { LinkEventHub } from './linkEventHub.ts';
 import type { Received, RobotMessage, Twist } from '../core/messages.ts';
 

@@ -8,7 +8,13 @@ import { SafetyFilter } from '../safety/safetyFilter.ts';
 import { ControlLoop } from './controlLoop.ts';
 
 function loopAt10Hz(): ControlLoop {
-  const parts = { link: new RecordingLink(), topics: DEFAULT_TOPIC_MAP, perception: new HeldPerception(), policy: new ReactiveBaselinePolicy(), safety: new SafetyFilter() };
+  const parts = {
+    link: new RecordingLink(),
+    topics: DEFAULT_TOPIC_MAP,
+    perception: new HeldPerception(),
+    policy: new ReactiveBaselinePolicy(),
+    safety: new SafetyFilter(),
+  };
   return new ControlLoop(parts, { rateHz: 10 });
 }
 

@@ -137,7 +137,12 @@ export class ControlLoop {
   }
 
   alerts(): CoreAlert[] {
-    return [...this.parts.link.alerts(), ...this.coreAlerts.values(), ...this.parts.perception.alerts(), ...[...this.alertSources].flatMap((source) => source())];
+    return [
+      ...this.parts.link.alerts(),
+      ...this.coreAlerts.values(),
+      ...this.parts.perception.alerts(),
+      ...[...this.alertSources].flatMap((source) => source()),
+    ];
   }
 
   driver(nowMs = this.options.clock()): Driver {
@@ -232,7 +237,12 @@ export class ControlLoop {
       try {
         listener(report);
       } catch (error) {
-        this.raise({ key: 'tick-listener', severity: 'warn', message: `A tick listener failed: ${(error as Error).message}`, hint: 'The robot is unaffected; this tick may be missing from memory.' });
+        this.raise({
+          key: 'tick-listener',
+          severity: 'warn',
+          message: `A tick listener failed: ${(error as Error).message}`,
+          hint: 'The robot is unaffected; this tick may be missing from memory.',
+        });
       }
     }
     return report;
@@ -247,7 +257,12 @@ export class ControlLoop {
       this.coreAlerts.delete('world-model');
       return belief;
     } catch (error) {
-      this.raise({ key: 'world-model', severity: 'warn', message: `The world model failed this tick: ${(error as Error).message}`, hint: 'Driving is unaffected; surprise and the latent state are missing until it recovers.' });
+      this.raise({
+        key: 'world-model',
+        severity: 'warn',
+        message: `The world model failed this tick: ${(error as Error).message}`,
+        hint: 'Driving is unaffected; surprise and the latent state are missing until it recovers.',
+      });
       return undefined;
     }
   }
@@ -273,23 +288,26 @@ export class ControlLoop {
     const periodMs = this.periodMs;
     let dueMs = this.options.clock() + periodMs;
     const schedule = () => {
-      this.tickTimer = setTimeout(() => {
-        const latenessMs = Math.max(0, this.options.clock() - dueMs);
-        if (this.tickInFlight) this.skippedCount++;
-        else {
-          if (latenessMs > periodMs) this.lateCount++;
-          this.timerLatenessMs = latenessMs;
-          this.tickInFlight = this.timedTick().finally(() => (this.tickInFlight = undefined));
-        }
-        const nowMs = this.options.clock();
-        dueMs += periodMs;
-        // After a stall, skip the missed ticks rather than running them back to back.
-        if (dueMs < nowMs) {
-          this.skippedCount += Math.floor((nowMs - dueMs) / periodMs) + 1;
-          dueMs = nowMs + periodMs;
-        }
-        schedule();
-      }, Math.max(0, dueMs - this.options.clock()));
+      this.tickTimer = setTimeout(
+        () => {
+          const latenessMs = Math.max(0, this.options.clock() - dueMs);
+          if (this.tickInFlight) this.skippedCount++;
+          else {
+            if (latenessMs > periodMs) this.lateCount++;
+            this.timerLatenessMs = latenessMs;
+            this.tickInFlight = this.timedTick().finally(() => (this.tickInFlight = undefined));
+          }
+          const nowMs = this.options.clock();
+          dueMs += periodMs;
+          // After a stall, skip the missed ticks rather than running them back to back.
+          if (dueMs < nowMs) {
+            this.skippedCount += Math.floor((nowMs - dueMs) / periodMs) + 1;
+            dueMs = nowMs + periodMs;
+          }
+          schedule();
+        },
+        Math.max(0, dueMs - this.options.clock()),
+      );
     };
     schedule();
     this.watchdog.loopTicked(this.options.clock());

@@ -106,7 +106,9 @@ describe('the memory location', () => {
     const memory = await open(folder);
     await memory.ticks(SPACE);
     await memory.close();
-    expect((await openError(folder, { ...SPACE, embeddingSize: 8 })).message).toMatch(/column embedding is FixedSizeList\[4\]<Float32>, expected FixedSizeList\[8\]<Float32>/);
+    expect((await openError(folder, { ...SPACE, embeddingSize: 8 })).message).toMatch(
+      /column embedding is FixedSizeList\[4\]<Float32>, expected FixedSizeList\[8\]<Float32>/,
+    );
   });
 
   it('keeps encoder versions apart, one table each, even when their names need escaping', async () => {
@@ -125,10 +127,30 @@ describe('the memory location', () => {
     const added = ['rewardEstimate', 'mcapFile', 'mcapLogTimeNs'];
     const metadata = new Map(current.metadata);
     metadata.set(SCHEMA_KEYS.schemaVersion, '0');
-    const older = new arrow.Schema(current.fields.filter((field) => !added.includes(field.name)), metadata);
+    const older = new arrow.Schema(
+      current.fields.filter((field) => !added.includes(field.name)),
+      metadata,
+    );
     const db = await lancedb.connect(folder);
     const table = await db.createEmptyTable(ticksTableName('enc-1'), older);
-    await table.add([{ episodeId: 'old', step: 0, timeMs: 1, embedding: [1, 2, 3, 4], latent: null, actionLinearMps: 0, actionAngularRadps: 0, actedBy: 'operator', surpriseNats: null, flags: 0, robotId: 'r', encoderVersion: 'enc-1', worldModelVersion: null, policyVersion: 'p' }]);
+    await table.add([
+      {
+        episodeId: 'old',
+        step: 0,
+        timeMs: 1,
+        embedding: [1, 2, 3, 4],
+        latent: null,
+        actionLinearMps: 0,
+        actionAngularRadps: 0,
+        actedBy: 'operator',
+        surpriseNats: null,
+        flags: 0,
+        robotId: 'r',
+        encoderVersion: 'enc-1',
+        worldModelVersion: null,
+        policyVersion: 'p',
+      },
+    ]);
     db.close();
 
     const memory = await open(folder);

@@ -58,7 +58,12 @@ export class Memory {
     maintenanceOptions: Partial<MaintenanceOptions>,
   ) {
     this.gate = gate;
-    this.maintenance = new MemoryMaintenance(() => this.openStores(), () => records.all, maintenanceOptions, (run) => gate.run(run));
+    this.maintenance = new MemoryMaintenance(
+      () => this.openStores(),
+      () => records.all,
+      maintenanceOptions,
+      (run) => gate.run(run),
+    );
   }
 
   /** Opens (creating if needed) the memory; throws a MemoryOpenError saying what is wrong and what to do. */
@@ -67,18 +72,32 @@ export class Memory {
     const path = localPath(uri);
     const connectUri = path === undefined ? uri : prepareLocalFolder(uri, path);
     const cache = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
-    const connect: Connect = () => lancedb.connect(connectUri, options.storageOptions ? { storageOptions: options.storageOptions } : {}, new lancedb.Session(BigInt(cache.index), BigInt(cache.metadata)));
+    const connect: Connect = () =>
+      lancedb.connect(
+        connectUri,
+        options.storageOptions ? { storageOptions: options.storageOptions } : {},
+        new lancedb.Session(BigInt(cache.index), BigInt(cache.metadata)),
+      );
     let db: lancedb.Connection;
     let existing: string[];
     try {
       db = await connect();
       existing = await db.tableNames();
     } catch (error) {
-      throw new MemoryOpenError(uri, `cannot be reached (${describeLanceError(error)})`, 'Check the memory location and, for object storage, its credentials.', { cause: error });
+      throw new MemoryOpenError(
+        uri,
+        `cannot be reached (${describeLanceError(error)})`,
+        'Check the memory location and, for object storage, its credentials.',
+        { cause: error },
+      );
     }
     try {
       if (existing.length > 0 && !existing.includes(META_TABLE)) {
-        throw new MemoryOpenError(uri, `is not a Reins memory: it holds tables (${existing.slice(0, 3).join(', ')}) but no ${META_TABLE}`, 'Choose an empty location or an existing Reins memory.');
+        throw new MemoryOpenError(
+          uri,
+          `is not a Reins memory: it holds tables (${existing.slice(0, 3).join(', ')}) but no ${META_TABLE}`,
+          'Choose an empty location or an existing Reins memory.',
+        );
       }
       // The marker first, so a location Reins has begun to fill is recognised as its own.
       (await openReinsTable(db, uri, { name: META_TABLE, kind: META_TABLE, version: META_SCHEMA_VERSION, schema: metaSchema() }, existing)).close();
@@ -103,9 +122,11 @@ export class Memory {
     if (this.closed) return Promise.reject(new Error('the memory is closed'));
     // The stores asked for so far move; one asked for from now on waits for this reconnect (connection()).
     const stores = [...this.stores.values()];
-    this.reconnecting ??= this.gate.exclusive(() => this.replaceConnection(stores)).finally(() => {
-      this.reconnecting = undefined;
-    });
+    this.reconnecting ??= this.gate
+      .exclusive(() => this.replaceConnection(stores))
+      .finally(() => {
+        this.reconnecting = undefined;
+      });
     return this.reconnecting;
   }
 

@@ -58,11 +58,17 @@ export function prepareLocalFolder(uri: string, path: string): string {
   const entries = readdirSync(path).filter((entry) => !LANCEDB_ENTRIES.has(entry));
   if (entries.length > 0 && !entries.includes(`${META_TABLE}.lance`)) {
     const shown = entries.slice(0, 3).join(', ') + (entries.length > 3 ? `, … (${entries.length} entries)` : '');
-    throw new MemoryOpenError(uri, `is not a Reins memory: the folder holds ${shown} and no ${META_TABLE} table`, 'Choose an empty folder, or the folder of an existing Reins memory.');
+    throw new MemoryOpenError(
+      uri,
+      `is not a Reins memory: the folder holds ${shown} and no ${META_TABLE} table`,
+      'Choose an empty folder, or the folder of an existing Reins memory.',
+    );
   }
   return path;
 }
 
 function unusable(uri: string, error: unknown): MemoryOpenError {
-  return new MemoryOpenError(uri, `cannot be used (${(error as Error).message})`, 'Check that the folder can be created and written by this user.', { cause: error });
+  return new MemoryOpenError(uri, `cannot be used (${(error as Error).message})`, 'Check that the folder can be created and written by this user.', {
+    cause: error,
+  });
 }

@@ -55,20 +55,23 @@ describe('memory maintenance', () => {
     expect(memory!.maintenance.status()).toMatchObject({ running: false, lastError: undefined });
   });
 
-  it.each(['ivf-flat', 'ivf-pq'] as const)('builds the %s index once the table is big enough, and retrains it when the table outgrows it', async (vectorIndex) => {
-    const store = await (await open({ periodMs: 0, indexMinRows: 400, vectorIndex })).ticks(SPACE);
-    await store.write(ticks(0, 399));
-    expect((await memory!.maintenance.runOnce()).vectorIndexes['ticks-enc-1']).toBe('too-small');
-    await store.write(ticks(399, 1));
-    expect((await memory!.maintenance.runOnce()).vectorIndexes['ticks-enc-1']).toBe('built');
-    expect((await store.table.listIndices()).map((index) => index.columns)).toContainEqual(['embedding']);
-    const query = ticks(123, 1)[0]!;
-    expect((await nearestMoments(store, { embedding: query.embedding }, { k: 1 }))[0]).toMatchObject({ step: 123 });
-    await store.write(ticks(400, 1000));
-    expect((await memory!.maintenance.runOnce()).vectorIndexes['ticks-enc-1']).toBe('current');
-    await store.write(ticks(1400, 200));
-    expect((await memory!.maintenance.runOnce()).vectorIndexes['ticks-enc-1']).toBe('retrained');
-  });
+  it.each(['ivf-flat', 'ivf-pq'] as const)(
+    'builds the %s index once the table is big enough, and retrains it when the table outgrows it',
+    async (vectorIndex) => {
+      const store = await (await open({ periodMs: 0, indexMinRows: 400, vectorIndex })).ticks(SPACE);
+      await store.write(ticks(0, 399));
+      expect((await memory!.maintenance.runOnce()).vectorIndexes['ticks-enc-1']).toBe('too-small');
+      await store.write(ticks(399, 1));
+      expect((await memory!.maintenance.runOnce()).vectorIndexes['ticks-enc-1']).toBe('built');
+      expect((await store.table.listIndices()).map((index) => index.columns)).toContainEqual(['embedding']);
+      const query = ticks(123, 1)[0]!;
+      expect((await nearestMoments(store, { embedding: query.embedding }, { k: 1 }))[0]).toMatchObject({ step: 123 });
+      await store.write(ticks(400, 1000));
+      expect((await memory!.maintenance.runOnce()).vectorIndexes['ticks-enc-1']).toBe('current');
+      await store.write(ticks(1400, 200));
+      expect((await memory!.maintenance.runOnce()).vectorIndexes['ticks-enc-1']).toBe('retrained');
+    },
+  );
 
   it('indexes the columns searches filter on, and filtered searches still find the right ticks', async () => {
     const store = await (await open({ periodMs: 0, scalarIndexMinRows: 300 })).ticks(SPACE);
@@ -77,7 +80,11 @@ describe('memory maintenance', () => {
     await store.write(ticks(299, 101).map((tick) => ({ ...tick, actedBy: 'operator', surpriseNats: 2 })));
     expect((await memory!.maintenance.runOnce()).scalarIndexes['ticks-enc-1']).toEqual(['episodeId', 'actedBy', 'timeMs', 'surpriseNats']);
     const query = ticks(123, 1)[0]!.embedding;
-    const found = await nearestMoments(store, { embedding: query }, { k: 3, filter: { actedBy: ['operator'], episodeIds: ['ep-3'], fromMs: 350, minSurpriseNats: 1 } });
+    const found = await nearestMoments(
+      store,
+      { embedding: query },
+      { k: 3, filter: { actedBy: ['operator'], episodeIds: ['ep-3'], fromMs: 350, minSurpriseNats: 1 } },
+    );
     expect(found.map((moment) => moment.step).every((step) => step >= 350 && step < 400)).toBe(true);
     expect(found).toHaveLength(3);
     expect((await memory!.maintenance.runOnce()).scalarIndexes['ticks-enc-1']).toEqual([]);

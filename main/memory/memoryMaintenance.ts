@@ -107,7 +107,10 @@ export class MemoryMaintenance {
       }
       for (const store of stores) {
         const { embeddingSize, distance } = store.space;
-        report.vectorIndexes[store.name] = await ensureVectorIndex(store.table, embeddingSize, distance, { kind: this.options.vectorIndex, minRows: this.options.indexMinRows });
+        report.vectorIndexes[store.name] = await ensureVectorIndex(store.table, embeddingSize, distance, {
+          kind: this.options.vectorIndex,
+          minRows: this.options.indexMinRows,
+        });
         report.scalarIndexes[store.name] = await ensureScalarIndexes(store.table, this.options.scalarIndexMinRows);
       }
       this.lastError = undefined;

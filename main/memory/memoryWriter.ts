@@ -53,7 +53,8 @@ export interface WriterStatus {
   lastError: string | undefined;
 }
 
-export type AppendResult = { accepted: true } | { accepted: false; reason: 'queue-full' | 'closed' } | { accepted: false; reason: 'invalid'; error: MemoryRowError };
+export type AppendResult =
+  { accepted: true } | { accepted: false; reason: 'queue-full' | 'closed' } | { accepted: false; reason: 'invalid'; error: MemoryRowError };
 
 const ACCEPTED: AppendResult = Object.freeze({ accepted: true });
 const QUEUE_FULL: AppendResult = Object.freeze({ accepted: false, reason: 'queue-full' });

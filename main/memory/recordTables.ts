@@ -30,11 +30,24 @@ export class RecordTables {
   }
 
   static async open(db: Connection, uri: string, existing: readonly string[], gate = new ConnectionGate()): Promise<RecordTables> {
-    return new RecordTables({
-      episodes: await openReinsTable(db, uri, { name: 'episodes', kind: 'episodes', version: EPISODES_SCHEMA_VERSION, schema: episodesSchema() }, existing),
-      corrections: await openReinsTable(db, uri, { name: 'corrections', kind: 'corrections', version: CORRECTIONS_SCHEMA_VERSION, schema: correctionsSchema() }, existing),
-      checkpoints: await openReinsTable(db, uri, { name: 'checkpoints', kind: 'checkpoints', version: CHECKPOINTS_SCHEMA_VERSION, schema: checkpointsSchema() }, existing),
-    }, gate);
+    return new RecordTables(
+      {
+        episodes: await openReinsTable(db, uri, { name: 'episodes', kind: 'episodes', version: EPISODES_SCHEMA_VERSION, schema: episodesSchema() }, existing),
+        corrections: await openReinsTable(
+          db,
+          uri,
+          { name: 'corrections', kind: 'corrections', version: CORRECTIONS_SCHEMA_VERSION, schema: correctionsSchema() },
+          existing,
+        ),
+        checkpoints: await openReinsTable(
+          db,
+          uri,
+          { name: 'checkpoints', kind: 'checkpoints', version: CHECKPOINTS_SCHEMA_VERSION, schema: checkpointsSchema() },
+          existing,
+        ),
+      },
+      gate,
+    );
   }
 
   /** Handles on these tables from another connection, for adopt() (Memory.reconnect()). */
@@ -57,12 +70,25 @@ export class RecordTables {
   async putEpisode(row: EpisodeRow): Promise<void> {
     const episode = parseRecordRow('episodes', episodeRowSchema, row);
     const columns = episodesSchema().fields.map((field) => field.name);
-    await this.gate.run(() => this.episodes.mergeInsert('episodeId').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute([withNulls(episode, columns)]));
+    await this.gate.run(() =>
+      this.episodes
+        .mergeInsert('episodeId')
+        .whenMatchedUpdateAll()
+        .whenNotMatchedInsertAll()
+        .execute([withNulls(episode, columns)]),
+    );
   }
 
   async addCorrection(row: CorrectionRow): Promise<void> {
     const correction = parseRecordRow('corrections', correctionRowSchema, row);
-    await this.gate.run(() => this.corrections.add([withNulls(correction, correctionsSchema().fields.map((field) => field.name))]));
+    await this.gate.run(() =>
+      this.corrections.add([
+        withNulls(
+          correction,
+          correctionsSchema().fields.map((field) => field.name),
+        ),
+      ]),
+    );
   }
 
   async addCheckpoint(row: CheckpointRow): Promise<void> {

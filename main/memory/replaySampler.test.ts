@@ -40,7 +40,10 @@ function majority(replay: ReplayIndex, ref: SequenceRef): Actor {
 
 describe('replay sampling', () => {
   // Episode "a" is 90% operator; "b" has a gap between steps 4 and 10 (rows lost in an overload).
-  const replay = index([episode('a', range(0, 100), (step) => (step < 90 ? 'operator' : 'policy')), episode('b', [...range(0, 5), ...range(10, 15)], () => 'policy')]);
+  const replay = index([
+    episode('a', range(0, 100), (step) => (step < 90 ? 'operator' : 'policy')),
+    episode('b', [...range(0, 5), ...range(10, 15)], () => 'policy'),
+  ]);
 
   it('draws fixed-length runs of consecutive steps within one episode, never across a gap', () => {
     const refs = new ReplaySampler(replay, { sequenceLength: 4, balanced: false, seed: 3 }).sample(500);
@@ -67,7 +70,14 @@ describe('replay sampling', () => {
   });
 
   it('prefers surprising stretches when prioritised by surprise in nats', () => {
-    const surprising = index([episode('s', range(0, 200), () => 'policy', (step) => (step >= 100 && step < 110 ? 5 : 0))]);
+    const surprising = index([
+      episode(
+        's',
+        range(0, 200),
+        () => 'policy',
+        (step) => (step >= 100 && step < 110 ? 5 : 0),
+      ),
+    ]);
     const refs = new ReplaySampler(surprising, { sequenceLength: 5, priority: 'surpriseNats', seed: 2 }).sample(1000);
     const overlapping = refs.filter((ref) => ref.startStep + 5 > 100 && ref.startStep < 110).length / refs.length;
     // 14 of 196 windows touch the surprising stretch; uniform sampling would give ~7%.
@@ -75,7 +85,10 @@ describe('replay sampling', () => {
   });
 
   it('prefers stretches near an intervention when prioritised by interventions', () => {
-    const withTakeover = index([episode('i', range(0, 400), (step) => (step >= 200 && step < 230 ? 'operator' : 'policy'))], new Map([['i', [{ startStep: 200, endStep: 229 }]]]));
+    const withTakeover = index(
+      [episode('i', range(0, 400), (step) => (step >= 200 && step < 230 ? 'operator' : 'policy'))],
+      new Map([['i', [{ startStep: 200, endStep: 229 }]]]),
+    );
     const refs = new ReplaySampler(withTakeover, { sequenceLength: 10, priority: 'intervention', balanced: false, seed: 4 }).sample(1000);
     const near = refs.filter((ref) => ref.startStep + 10 > 150 && ref.startStep < 280).length / refs.length;
     expect(near).toBeGreaterThan(0.8);
@@ -87,9 +100,23 @@ describe('replay sampling', () => {
     try {
       const store = await memory.ticks({ encoderVersion: 'enc-1', embeddingSize: 2, distance: 'l2' });
       const row = (step: number, actedBy: ActedBy): TickRow => ({
-        episodeId: 'ep-1', step, timeMs: step, embedding: Float32Array.from([step, -step]), latent: undefined, actionLinearMps: 0, actionAngularRadps: 0,
-        actedBy, surpriseNats: step === 3 ? 2 : undefined, rewardEstimate: undefined, flags: 0, robotId: 'sim', encoderVersion: 'enc-1',
-        worldModelVersion: undefined, policyVersion: 'p', mcapFile: undefined, mcapLogTimeNs: undefined,
+        episodeId: 'ep-1',
+        step,
+        timeMs: step,
+        embedding: Float32Array.from([step, -step]),
+        latent: undefined,
+        actionLinearMps: 0,
+        actionAngularRadps: 0,
+        actedBy,
+        surpriseNats: step === 3 ? 2 : undefined,
+        rewardEstimate: undefined,
+        flags: 0,
+        robotId: 'sim',
+        encoderVersion: 'enc-1',
+        worldModelVersion: undefined,
+        policyVersion: 'p',
+        mcapFile: undefined,
+        mcapLogTimeNs: undefined,
       });
       // Written out of order, in two batches: the index sorts by step.
       await store.write(range(10, 20).map((step) => row(step, 'operator')));
@@ -114,9 +141,15 @@ describe('replay sampling', () => {
         { episodeId: 'ep-1', startStep: 2, length: 3 },
         { episodeId: 'ep-1', startStep: 9, length: 2 },
       ]);
-      expect(batch.map((sequence) => sequence.map((tick) => tick.step))).toEqual([[8, 9, 10, 11], [2, 3, 4], [9, 10]]);
+      expect(batch.map((sequence) => sequence.map((tick) => tick.step))).toEqual([
+        [8, 9, 10, 11],
+        [2, 3, 4],
+        [9, 10],
+      ]);
       await expect(readSequences(store, [ref!, { episodeId: 'ep-2', startStep: 0, length: 2 }])).rejects.toThrow('episode ep-2 steps 0…1 hold 0 ticks, not 2');
-      await expect(readSequence(store, { episodeId: 'ep-1', startStep: 17, length: 6 })).rejects.toThrow('ticks-enc-1: episode ep-1 steps 17…22 hold 3 ticks, not 6');
+      await expect(readSequence(store, { episodeId: 'ep-1', startStep: 17, length: 6 })).rejects.toThrow(
+        'ticks-enc-1: episode ep-1 steps 17…22 hold 3 ticks, not 6',
+      );
     } finally {
       await memory.close();
       rmSync(folder, { recursive: true, force: true });

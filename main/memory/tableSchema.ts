@@ -30,7 +30,12 @@ export async function openReinsTable(db: Connection, uri: string, spec: TableSpe
   try {
     table = await db.openTable(spec.name);
   } catch (error) {
-    throw new MemoryOpenError(uri, `table ${spec.name} cannot be opened (${describeLanceError(error)})`, `The folder is damaged or not a Reins memory. ${FOREIGN_HINT}`, { cause: error });
+    throw new MemoryOpenError(
+      uri,
+      `table ${spec.name} cannot be opened (${describeLanceError(error)})`,
+      `The folder is damaged or not a Reins memory. ${FOREIGN_HINT}`,
+      { cause: error },
+    );
   }
   await checkSchema(table, uri, spec);
   return table;

@@ -63,13 +63,21 @@ describe('a control tick as a memory row', () => {
   });
 
   it('records an e-stop as safety acting, and idle as standing still', () => {
-    expect(tickRowFromReport(report({ driver: 'estopped', sent: sent({ driver: 'estopped', command: { linearMps: 0, angularRadps: 0 } }) }), context).actedBy).toBe('safety');
+    expect(
+      tickRowFromReport(report({ driver: 'estopped', sent: sent({ driver: 'estopped', command: { linearMps: 0, angularRadps: 0 } }) }), context).actedBy,
+    ).toBe('safety');
     const idle = tickRowFromReport(report({ driver: 'idle', sent: undefined, commandInEffect: sent() }), context);
     expect(idle).toMatchObject({ actedBy: 'idle', actionLinearMps: 0, actionAngularRadps: 0 });
   });
 
   it('flags missing modalities, a clipped command and one the link dropped', () => {
-    const row = tickRowFromReport(report({ embedding: { values: new Float32Array(3), mask: { camera: false, lidar: true, proprio: false } }, sent: sent({ clipped: true, delivered: false }) }), context);
+    const row = tickRowFromReport(
+      report({
+        embedding: { values: new Float32Array(3), mask: { camera: false, lidar: true, proprio: false } },
+        sent: sent({ clipped: true, delivered: false }),
+      }),
+      context,
+    );
     expect(row.flags).toBe(TICK_FLAGS.cameraMissing | TICK_FLAGS.proprioMissing | TICK_FLAGS.commandClipped | TICK_FLAGS.commandUndelivered);
   });
 });

@@ -23,7 +23,8 @@ const ACTED_BY_DRIVER: Readonly<Record<TickReport['driver'], ActedBy>> = Object.
 });
 
 export function tickRowFromReport(
-  report: Pick<TickReport, 'frame' | 'embedding' | 'driver' | 'sent' | 'policyVersion' | 'commandInEffect' | 'worldModelVersion'> & Partial<Pick<TickReport, 'belief'>>,
+  report: Pick<TickReport, 'frame' | 'embedding' | 'driver' | 'sent' | 'policyVersion' | 'commandInEffect' | 'worldModelVersion'> &
+    Partial<Pick<TickReport, 'belief'>>,
   context: TickContext,
 ): TickRow {
   // An operator's command goes out when it arrives, between ticks: a tick where the operator drives may send nothing itself.

@@ -33,14 +33,16 @@ export function checkTickRow(row: TickRow, space: TickSpace): void {
   if (!Number.isFinite(row.actionAngularRadps)) refuse('actionAngularRadps', `must be finite, got ${row.actionAngularRadps}`);
   if (!ACTED_BY_SET.has(row.actedBy)) refuse('actedBy', `must be one of ${ACTED_BY.join(', ')}, got ${String(row.actedBy)}`);
   if (row.surpriseNats !== undefined && !Number.isFinite(row.surpriseNats)) refuse('surpriseNats', `must be finite or undefined, got ${row.surpriseNats}`);
-  if (row.rewardEstimate !== undefined && !Number.isFinite(row.rewardEstimate)) refuse('rewardEstimate', `must be finite or undefined, got ${row.rewardEstimate}`);
+  if (row.rewardEstimate !== undefined && !Number.isFinite(row.rewardEstimate))
+    refuse('rewardEstimate', `must be finite or undefined, got ${row.rewardEstimate}`);
   if (!Number.isInteger(row.flags) || row.flags < 0 || row.flags > INT32_MAX) refuse('flags', `must be a bitmask ≥ 0, got ${row.flags}`);
   if (typeof row.robotId !== 'string' || row.robotId.length === 0) refuse('robotId', 'must be a non-empty string');
   if (row.encoderVersion !== space.encoderVersion) refuse('encoderVersion', `is ${row.encoderVersion}; this table holds ${space.encoderVersion} only`);
   if (typeof row.policyVersion !== 'string' || row.policyVersion.length === 0) refuse('policyVersion', 'must be a non-empty string');
   if (row.worldModelVersion !== undefined && typeof row.worldModelVersion !== 'string') refuse('worldModelVersion', 'must be a string or undefined');
   if (row.mcapFile !== undefined && typeof row.mcapFile !== 'string') refuse('mcapFile', 'must be a string or undefined');
-  if (row.mcapLogTimeNs !== undefined && (typeof row.mcapLogTimeNs !== 'bigint' || row.mcapLogTimeNs < 0n)) refuse('mcapLogTimeNs', 'must be a bigint ≥ 0 or undefined');
+  if (row.mcapLogTimeNs !== undefined && (typeof row.mcapLogTimeNs !== 'bigint' || row.mcapLogTimeNs < 0n))
+    refuse('mcapLogTimeNs', 'must be a bigint ≥ 0 or undefined');
 }
 
 function firstNonFinite(values: Float32Array): number {
@@ -65,8 +67,16 @@ export function tickBatch(rows: readonly TickRow[], space: TickSpace): ArrowTabl
     episodeId: utf8Column(pick((row) => row.episodeId)),
     step: makeData({ type: new arrow.Int32(), length: count, data: Int32Array.from(rows, (row) => row.step) }),
     timeMs: makeData({ type: new arrow.Float64(), length: count, data: Float64Array.from(rows, (row) => row.timeMs) }),
-    embedding: makeData({ type: embeddingType, length: count, nullCount: 0, child: makeData({ type: new arrow.Float32(), length: count * size, data: embeddings }) }),
-    latent: float32ListColumn(latentType, pick((row) => row.latent)),
+    embedding: makeData({
+      type: embeddingType,
+      length: count,
+      nullCount: 0,
+      child: makeData({ type: new arrow.Float32(), length: count * size, data: embeddings }),
+    }),
+    latent: float32ListColumn(
+      latentType,
+      pick((row) => row.latent),
+    ),
     actionLinearMps: float32Column(pick((row) => row.actionLinearMps)),
     actionAngularRadps: float32Column(pick((row) => row.actionAngularRadps)),
     actedBy: utf8Column(pick((row) => row.actedBy)),

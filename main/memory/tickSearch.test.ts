@@ -57,7 +57,10 @@ describe('nearest moments', () => {
   });
 
   it('filters by episode, by who acted, by time and by surprise', async () => {
-    expect(where(await nearestMoments(store, near(20), { k: 2, filter: { episodeIds: ['ep-c'] } }))).toEqual(['ep-c#20', expect.stringMatching(/^ep-c#(19|21)$/)]);
+    expect(where(await nearestMoments(store, near(20), { k: 2, filter: { episodeIds: ['ep-c'] } }))).toEqual([
+      'ep-c#20',
+      expect.stringMatching(/^ep-c#(19|21)$/),
+    ]);
     expect(where(await nearestMoments(store, near(20), { k: 2, filter: { excludeEpisodeIds: ['ep-a', 'ep-b'] } }))[0]).toBe('ep-c#20');
     const policy = await nearestMoments(store, near(20), { k: 6, filter: { actedBy: ['policy'] } });
     expect(new Set(policy.map((moment) => moment.step))).toEqual(new Set([19, 21]));
@@ -69,7 +72,9 @@ describe('nearest moments', () => {
   });
 
   it('refuses a query embedding that does not belong to this encoder', async () => {
-    await expect(nearestMoments(store, { embedding: new Float32Array(3) })).rejects.toThrow('query embedding has 3 values; ticks-enc-1 holds 4-float embeddings');
+    await expect(nearestMoments(store, { embedding: new Float32Array(3) })).rejects.toThrow(
+      'query embedding has 3 values; ticks-enc-1 holds 4-float embeddings',
+    );
     await expect(nearestMoments(store, { embedding: Float32Array.from([0, NaN, 0, 0]) })).rejects.toThrow('query embedding holds NaN at index 1');
   });
 

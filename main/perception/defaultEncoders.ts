@@ -40,21 +40,13 @@ export const DEFAULT_ENCODER_SHAPES: Readonly<Record<Modality, EncoderShape>> = 
     inputName: 'ranges',
     outputName: 'embedding',
     inputShape: [LIDAR_BINS * 3],
-    layers: [
-      { kind: 'dense', inSize: LIDAR_BINS * 3, outSize: 256 },
-      { kind: 'relu' },
-      { kind: 'dense', inSize: 256, outSize: DEFAULT_SLOTS.lidar },
-    ],
+    layers: [{ kind: 'dense', inSize: LIDAR_BINS * 3, outSize: 256 }, { kind: 'relu' }, { kind: 'dense', inSize: 256, outSize: DEFAULT_SLOTS.lidar }],
   },
   proprio: {
     inputName: 'proprio',
     outputName: 'embedding',
     inputShape: [7],
-    layers: [
-      { kind: 'dense', inSize: 7, outSize: 64 },
-      { kind: 'relu' },
-      { kind: 'dense', inSize: 64, outSize: DEFAULT_SLOTS.proprio },
-    ],
+    layers: [{ kind: 'dense', inSize: 7, outSize: 64 }, { kind: 'relu' }, { kind: 'dense', inSize: 64, outSize: DEFAULT_SLOTS.proprio }],
   },
 };
 

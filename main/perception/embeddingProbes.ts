@@ -23,7 +23,8 @@ export interface ProbeScores {
 export function scoreProbes(fit: readonly ProbeSample[], score: readonly ProbeSample[]): ProbeScores {
   const fitInView = fit.filter((s) => s.goalInView);
   const scoreInView = score.filter((s) => s.goalInView);
-  if (fitInView.length < 10 || scoreInView.length < 10) throw new Error(`too few views with the goal in sight to probe (${fitInView.length} to fit, ${scoreInView.length} to score)`);
+  if (fitInView.length < 10 || scoreInView.length < 10)
+    throw new Error(`too few views with the goal in sight to probe (${fitInView.length} to fit, ${scoreInView.length} to score)`);
   const [sinProbe, cosProbe, distanceProbe] = fitLinearProbes(
     fitInView.map((s) => s.embedding),
     [fitInView.map((s) => Math.sin(s.goalBearingRad)), fitInView.map((s) => Math.cos(s.goalBearingRad)), fitInView.map((s) => s.goalDistanceM)],
@@ -35,9 +36,27 @@ export function scoreProbes(fit: readonly ProbeSample[], score: readonly ProbeSa
   const inViewRows = scoreInView.map((s) => s.embedding);
   return {
     goalBearingR2:
-      (rSquared(sinProbe!, inViewRows, scoreInView.map((s) => Math.sin(s.goalBearingRad))) + rSquared(cosProbe!, inViewRows, scoreInView.map((s) => Math.cos(s.goalBearingRad)))) / 2,
-    goalDistanceR2: rSquared(distanceProbe!, inViewRows, scoreInView.map((s) => s.goalDistanceM)),
-    obstacleDistanceR2: rSquared(obstacleProbe!, score.map((s) => s.embedding), score.map((s) => s.nearestObstacleM)),
+      (rSquared(
+        sinProbe!,
+        inViewRows,
+        scoreInView.map((s) => Math.sin(s.goalBearingRad)),
+      ) +
+        rSquared(
+          cosProbe!,
+          inViewRows,
+          scoreInView.map((s) => Math.cos(s.goalBearingRad)),
+        )) /
+      2,
+    goalDistanceR2: rSquared(
+      distanceProbe!,
+      inViewRows,
+      scoreInView.map((s) => s.goalDistanceM),
+    ),
+    obstacleDistanceR2: rSquared(
+      obstacleProbe!,
+      score.map((s) => s.embedding),
+      score.map((s) => s.nearestObstacleM),
+    ),
     fittedOn: { inView: fitInView.length, all: fit.length },
     scoredOn: { inView: scoreInView.length, all: score.length },
   };

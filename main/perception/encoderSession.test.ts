@@ -62,7 +62,7 @@ describe('EncoderSession', () => {
     }
   });
 
-  it('refuses a file whose sha256 is not the manifest\'s, before loading it', async () => {
+  it("refuses a file whose sha256 is not the manifest's, before loading it", async () => {
     const { folder, entries } = randomSet();
     const actual = sha256(readFileSync(join(folder, 'camera.onnx')));
     const wrong = 'ab'.repeat(32);
@@ -87,10 +87,14 @@ describe('EncoderSession', () => {
     );
   });
 
-  it('refuses a model whose input shape is not the manifest\'s', async () => {
+  it("refuses a model whose input shape is not the manifest's", async () => {
     // The model takes NHWC images; the manifest (consistent in itself) says NCHW, as for a PyTorch export.
     const { folder, entries } = randomSet();
-    const nchw: EncoderEntry = { ...entries.camera, input: { ...entries.camera.input, shape: [1, 3, 48, 64] }, preprocessing: { ...(entries.camera.preprocessing as Extract<EncoderEntry['preprocessing'], { kind: 'image' }>), layout: 'nchw' } };
+    const nchw: EncoderEntry = {
+      ...entries.camera,
+      input: { ...entries.camera.input, shape: [1, 3, 48, 64] },
+      preprocessing: { ...(entries.camera.preprocessing as Extract<EncoderEntry['preprocessing'], { kind: 'image' }>), layout: 'nchw' },
+    };
     await expect(load(folder, 'camera', nchw)).rejects.toThrow(
       `encoder file ${join(folder, 'camera.onnx')} takes input "image" of shape [batch, 48, 64, 3], but the manifest gives it [1, 3, 48, 64]`,
     );
@@ -100,10 +104,12 @@ describe('EncoderSession', () => {
     const { folder, entries } = randomSet();
     const lidar: EncoderEntry = { ...entries.lidar, input: { ...entries.lidar.input, shape: [1, 180] } };
     const writes = rangesInputSize(DEFAULT_PREPROCESSING.lidar);
-    await expect(load(folder, 'lidar', lidar)).rejects.toThrow(new RegExp(`entry for lidar .*lidar\\.onnx\\): input shape \\[1, 180\\] does not fit its preprocessing, which writes \\[1, ${writes}\\]`));
+    await expect(load(folder, 'lidar', lidar)).rejects.toThrow(
+      new RegExp(`entry for lidar .*lidar\\.onnx\\): input shape \\[1, 180\\] does not fit its preprocessing, which writes \\[1, ${writes}\\]`),
+    );
   });
 
-  it('refuses wrong input and output names, and an output size that is not the manifest\'s', async () => {
+  it("refuses wrong input and output names, and an output size that is not the manifest's", async () => {
     const { folder, entries } = randomSet();
     await expect(load(folder, 'proprio', { ...entries.proprio, input: { ...entries.proprio.input, name: 'state' } })).rejects.toThrow(
       /proprio\.onnx has no input named "state" \(its inputs: proprio\)/,

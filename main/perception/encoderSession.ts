@@ -73,7 +73,9 @@ function checkOutputShape(modelShape: ReadonlyArray<number | string>, size: numb
   if (!rest.every((dim) => typeof dim === 'number') || !(batch === 1 || typeof batch === 'string')) return;
   const modelSize = elementCount(rest as number[]);
   if (modelSize !== size) {
-    throw new Error(`encoder file ${file} gives output "${name}" of shape ${formatShape(modelShape)} (${modelSize} floats), but the manifest says size ${size}`);
+    throw new Error(
+      `encoder file ${file} gives output "${name}" of shape ${formatShape(modelShape)} (${modelSize} floats), but the manifest says size ${size}`,
+    );
   }
 }
 
@@ -120,7 +122,9 @@ export class EncoderSession {
     const file = displayPath(path);
     const prepared = preparedInputShape(entry);
     if (formatShape(prepared) !== formatShape(entry.input.shape)) {
-      throw new Error(`encoder manifest entry for ${load.modality} (${file}): input shape ${formatShape(entry.input.shape)} does not fit its preprocessing, which writes ${formatShape(prepared)}`);
+      throw new Error(
+        `encoder manifest entry for ${load.modality} (${file}): input shape ${formatShape(entry.input.shape)} does not fit its preprocessing, which writes ${formatShape(prepared)}`,
+      );
     }
     const bytes = await readVerified(path, entry.sha256);
     let created;

@@ -47,7 +47,12 @@ export function writeEncoderSet(folder: string, spec: EncoderSetSpec): string {
       sha256: createHash('sha256').update(bytes).digest('hex'),
       version: spec.version,
       input: { name: net.inputName, shape: [1, ...net.inputShape], dtype: 'float32' },
-      output: { name: net.outputName, size: outputShapes(net).at(-1)!.reduce((a, b) => a * b, 1) },
+      output: {
+        name: net.outputName,
+        size: outputShapes(net)
+          .at(-1)!
+          .reduce((a, b) => a * b, 1),
+      },
       preprocessing: spec.preprocessing?.[modality] ?? DEFAULT_PREPROCESSING[modality],
     };
   }

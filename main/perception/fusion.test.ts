@@ -14,8 +14,11 @@ describe('Fusion', () => {
     expect([...embedding.slice(17)]).toEqual([0, 1, 1]);
   });
 
-  it('scales each slot by the manifest\'s fusion scale, and leaves the flags at 1', () => {
-    const fusion = new Fusion({ ...manifest, fusion: { ...manifest.fusion, scales: { camera: 1, lidar: 0.5, proprio: 2 } } }, { camera: 10, lidar: 4, proprio: 3 });
+  it("scales each slot by the manifest's fusion scale, and leaves the flags at 1", () => {
+    const fusion = new Fusion(
+      { ...manifest, fusion: { ...manifest.fusion, scales: { camera: 1, lidar: 0.5, proprio: 2 } } },
+      { camera: 10, lidar: 4, proprio: 3 },
+    );
     const embedding = new Float32Array(fusion.embeddingSize);
     fusion.write('lidar', Float32Array.from([1, 2, 3, 4]), embedding);
     fusion.write('proprio', Float32Array.from([5, 6, 7]), embedding);

@@ -32,7 +32,13 @@ describe('linear probes', () => {
   it('cope with a constant feature, and refuse mismatched targets', () => {
     const fit = rows(100, 3, 6).map((r) => Float32Array.of(r[0]!, 7, r[2]!));
     const [probe] = fitLinearProbes(fit, [fit.map((r) => r[0]! * 2)]);
-    expect(rSquared(probe!, fit, fit.map((r) => r[0]! * 2))).toBeGreaterThan(0.999);
+    expect(
+      rSquared(
+        probe!,
+        fit,
+        fit.map((r) => r[0]! * 2),
+      ),
+    ).toBeGreaterThan(0.999);
     expect(() => fitLinearProbes(fit, [[1, 2]])).toThrow(/one value per sample/);
     expect(() => fitLinearProbes([], [[]])).toThrow(/no samples/);
   });

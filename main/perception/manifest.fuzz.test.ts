@@ -30,7 +30,11 @@ describe('the encoder manifest under generated files', () => {
 
   it('refuses text that is not a manifest', () => {
     const shippedText = JSON.stringify(SHIPPED);
-    const text = fc.oneof(fc.string({ maxLength: 100, unit: 'binary' }), fc.json({ maxDepth: 3 }), fc.nat({ max: shippedText.length }).map((end) => shippedText.slice(0, end)));
+    const text = fc.oneof(
+      fc.string({ maxLength: 100, unit: 'binary' }),
+      fc.json({ maxDepth: 3 }),
+      fc.nat({ max: shippedText.length }).map((end) => shippedText.slice(0, end)),
+    );
     fuzz([text], expectManifestOrClearError, { runs: 1000 });
   });
 });

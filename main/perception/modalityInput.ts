@@ -10,7 +10,13 @@ const NEEDS_JOINTS: ReadonlySet<ProprioField> = new Set(['wheel-left-radps', 'wh
 const NEEDS_IMU: ReadonlySet<ProprioField> = new Set(['gyro-z-radps', 'accel-x-mps2', 'accel-y-mps2']);
 
 /** Stands in for a stream the encoder's fields never read. */
-const NO_JOINTS: JointState = { kind: 'JointState', names: [], positionsRad: new Float64Array(0), velocitiesRadps: new Float64Array(0), effortsNm: new Float64Array(0) };
+const NO_JOINTS: JointState = {
+  kind: 'JointState',
+  names: [],
+  positionsRad: new Float64Array(0),
+  velocitiesRadps: new Float64Array(0),
+  effortsNm: new Float64Array(0),
+};
 const NO_IMU: Imu = {
   kind: 'Imu',
   frameId: '',

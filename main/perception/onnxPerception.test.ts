@@ -77,11 +77,26 @@ const scan: LaserScan = {
   rangeMaxM: 8,
   rangesM: Float32Array.from({ length: 360 }, (_, i) => 1 + (i % 40) / 10),
 };
-const joints: JointState = { kind: 'JointState', names: ['left_wheel', 'right_wheel'], positionsRad: new Float64Array(2), velocitiesRadps: Float64Array.from([2, 2.5]), effortsNm: new Float64Array(2) };
-const imu: Imu = { kind: 'Imu', frameId: 'imu', orientation: { x: 0, y: 0, z: 0, w: 1 }, angularVelocityRadps: { x: 0, y: 0, z: 0.3 }, linearAccelerationMps2: { x: 0.2, y: 0, z: 9.8 } };
+const joints: JointState = {
+  kind: 'JointState',
+  names: ['left_wheel', 'right_wheel'],
+  positionsRad: new Float64Array(2),
+  velocitiesRadps: Float64Array.from([2, 2.5]),
+  effortsNm: new Float64Array(2),
+};
+const imu: Imu = {
+  kind: 'Imu',
+  frameId: 'imu',
+  orientation: { x: 0, y: 0, z: 0, w: 1 },
+  angularVelocityRadps: { x: 0, y: 0, z: 0.3 },
+  linearAccelerationMps2: { x: 0.2, y: 0, z: 9.8 },
+};
 
 function frame(parts: { camera?: Image; scan?: LaserScan; joints?: JointState; imu?: Imu }): ObservationFrame {
-  const sample = <M extends Image | LaserScan | JointState | Imu>(topic: string, msg: M) => ({ received: { topic, receiveTimeMs: 0, sourceTimeMs: 0, msg }, ageMs: 10 });
+  const sample = <M extends Image | LaserScan | JointState | Imu>(topic: string, msg: M) => ({
+    received: { topic, receiveTimeMs: 0, sourceTimeMs: 0, msg },
+    ageMs: 10,
+  });
   const present = (Object.keys(parts) as StreamRole[]).filter((role) => parts[role as keyof typeof parts] !== undefined);
   return {
     timeMs: 10,
@@ -121,7 +136,7 @@ describe('OnnxPerception', () => {
     expect(perception.alerts()).toEqual([]);
   });
 
-  it('gives a missing or stale stream zeros and a 0 flag, never the last tick\'s features', async () => {
+  it("gives a missing or stale stream zeros and a 0 flag, never the last tick's features", async () => {
     const perception = await load(encoderSet());
     const before = await perception.encode(full(), command);
     const withoutCamera = await perception.encode(frame({ scan, joints, imu }), command);
@@ -146,7 +161,11 @@ describe('OnnxPerception', () => {
   });
 
   const badEncoders: Array<[string, (manifest: ManifestJson, folder: string) => void, RegExp]> = [
-    ['a wrong sha256', (m) => void (m.encoders.camera!.sha256 = '0'.repeat(64)), /camera\.onnx fails its sha256 check: the manifest expects 0{64}, the file has [0-9a-f]{64}/],
+    [
+      'a wrong sha256',
+      (m) => void (m.encoders.camera!.sha256 = '0'.repeat(64)),
+      /camera\.onnx fails its sha256 check: the manifest expects 0{64}, the file has [0-9a-f]{64}/,
+    ],
     ['a missing file', (_m, folder) => unlinkSync(join(folder, 'camera.onnx')), /camera\.onnx is missing/],
     [
       'a truncated file',
@@ -222,13 +241,15 @@ describe('OnnxPerception', () => {
     const broken = { ...cameraImage(0), data: new Uint8Array(100) };
     const bad = await perception.encode(frame({ camera: broken, scan, joints, imu }), command);
     expect(bad.mask).toEqual({ camera: false, lidar: true, proprio: true });
-    expect(perception.alerts()).toEqual([expect.objectContaining({ key: 'perception-input-camera', severity: 'warn', message: expect.stringMatching(/too few bytes/) })]);
+    expect(perception.alerts()).toEqual([
+      expect.objectContaining({ key: 'perception-input-camera', severity: 'warn', message: expect.stringMatching(/too few bytes/) }),
+    ]);
     const good = await perception.encode(full(), command);
     expect(good.mask.camera).toBe(true);
     expect(perception.alerts()).toEqual([]);
   });
 
-  it('projects an encoder whose output is not its slot\'s size (bring your own)', async () => {
+  it("projects an encoder whose output is not its slot's size (bring your own)", async () => {
     const shape = DEFAULT_ENCODER_SHAPES.camera;
     const layers = shape.layers.map((layer) => (layer.kind === 'dense' ? { ...layer, outSize: 384 } : layer));
     const folder = join(root, `own-${folders++}`);
@@ -247,7 +268,10 @@ describe('OnnxPerception', () => {
     await expect(loadPerception(join(folder, 'nowhere.json'))).rejects.toThrow(`encoder manifest ${join(folder, 'nowhere.json')} is missing`);
     writeFileSync(join(folder, 'broken.json'), '{ "version": ');
     await expect(loadPerception(join(folder, 'broken.json'))).rejects.toThrow(new RegExp(`encoder manifest ${join(folder, 'broken.json')} is not valid JSON`));
-    writeFileSync(join(folder, 'invalid.json'), JSON.stringify({ version: '1', embeddingSize: 10, encoders: {}, fusion: { slots: { camera: 1, lidar: 1, proprio: 1 }, projectionSeed: 1 } }));
+    writeFileSync(
+      join(folder, 'invalid.json'),
+      JSON.stringify({ version: '1', embeddingSize: 10, encoders: {}, fusion: { slots: { camera: 1, lidar: 1, proprio: 1 }, projectionSeed: 1 } }),
+    );
     await expect(loadPerception(join(folder, 'invalid.json'))).rejects.toThrow(/invalid\.json is invalid: \(root\): embeddingSize must equal/);
   });
 });

@@ -12,7 +12,16 @@ import { DEFAULT_THREADS, type ProviderPreference, type ThreadSettings } from '.
 import { Fusion } from './fusion.ts';
 import { fusionLayout, parseEncoderManifest, type EncoderEntry, type EncoderManifest } from './manifest.ts';
 import { prepareModalityInput } from './modalityInput.ts';
-import { type Embedding, type EmbeddingSlot, type ModalityMask, type ModalityStatus, type Perception, type PerceptionStatus, MODALITIES, type Modality } from '../core/perception.ts';
+import {
+  type Embedding,
+  type EmbeddingSlot,
+  type ModalityMask,
+  type ModalityStatus,
+  type Perception,
+  type PerceptionStatus,
+  MODALITIES,
+  type Modality,
+} from '../core/perception.ts';
 
 /** `models/manifest.json` at the repository root: the default encoders. */
 export const DEFAULT_MANIFEST_PATH = fileURLToPath(new URL('../../models/manifest.json', import.meta.url));

@@ -27,7 +27,11 @@ describe('prepareImage', () => {
 
   it('averages each output pixel over its source box (box filter)', () => {
     const out = new Float32Array(6);
-    prepareImage(image(4, 2, 'rgb8', (x, y) => [x * 10 + y * 100, 0, 0]), plain(), out);
+    prepareImage(
+      image(4, 2, 'rgb8', (x, y) => [x * 10 + y * 100, 0, 0]),
+      plain(),
+      out,
+    );
     // Left output pixel: x 0..1, y 0..1 → mean of 0, 10, 100, 110 = 55.
     expect(out[0]).toBeCloseTo(55 / 255, 6);
     expect(out[3]).toBeCloseTo(75 / 255, 6);
@@ -57,7 +61,11 @@ describe('prepareImage', () => {
 
   it('repeats a mono8 image across the three channels', () => {
     const out = new Float32Array(6);
-    prepareImage(image(4, 2, 'mono8', () => [51]), plain(), out);
+    prepareImage(
+      image(4, 2, 'mono8', () => [51]),
+      plain(),
+      out,
+    );
     expect([...out].map((v) => +v.toFixed(4))).toEqual([0.2, 0.2, 0.2, 0.2, 0.2, 0.2]);
   });
 

@@ -119,7 +119,8 @@ export function prepareRanges(scan: LaserScan, spec: RangesPreprocessing, out: F
     const value = Math.min(rangeM, maxRangeM, scan.rangeMaxM) / maxRangeM;
     if (value < out[bin]!) out[bin] = value;
     if (spec.validityFlags) out[bins + bin] = 1;
-    if (proximityScaleM !== undefined && Number.isFinite(rangeM)) out[proximityAt + bin] = Math.max(out[proximityAt + bin]!, Math.exp(-rangeM / proximityScaleM));
+    if (proximityScaleM !== undefined && Number.isFinite(rangeM))
+      out[proximityAt + bin] = Math.max(out[proximityAt + bin]!, Math.exp(-rangeM / proximityScaleM));
   }
 }
 

@@ -40,7 +40,8 @@ export function outputShapes(net: SequentialNet): number[][] {
         break;
       }
       case 'dense':
-        if (shape.length !== 1 || shape[0] !== layer.inSize) throw new RangeError(`layer ${index}: dense of ${layer.inSize} inputs does not fit [${shape.join(', ')}]`);
+        if (shape.length !== 1 || shape[0] !== layer.inSize)
+          throw new RangeError(`layer ${index}: dense of ${layer.inSize} inputs does not fit [${shape.join(', ')}]`);
         shape = [layer.outSize];
         break;
       case 'flatten':
@@ -97,7 +98,11 @@ export function sequentialToOnnx(net: SequentialNet, producerVersion: string): U
         }
         const [kernelH, kernelW] = layer.kernelPx;
         initializers.push(
-          floatTensor(next(index, 'w'), [layer.outChannels, layer.inChannels, kernelH, kernelW], filterToOihw(layer.weights, kernelH, kernelW, layer.inChannels, layer.outChannels)),
+          floatTensor(
+            next(index, 'w'),
+            [layer.outChannels, layer.inChannels, kernelH, kernelW],
+            filterToOihw(layer.weights, kernelH, kernelW, layer.inChannels, layer.outChannels),
+          ),
           floatTensor(next(index, 'b'), [layer.outChannels], layer.bias),
         );
         nodes.push({
@@ -120,7 +125,10 @@ export function sequentialToOnnx(net: SequentialNet, producerVersion: string): U
         current = next(index, 'flat');
         break;
       case 'dense':
-        initializers.push(floatTensor(next(index, 'w'), [layer.inSize, layer.outSize], layer.weights), floatTensor(next(index, 'b'), [layer.outSize], layer.bias));
+        initializers.push(
+          floatTensor(next(index, 'w'), [layer.inSize, layer.outSize], layer.weights),
+          floatTensor(next(index, 'b'), [layer.outSize], layer.bias),
+        );
         nodes.push({ opType: 'Gemm', input: [current, next(index, 'w'), next(index, 'b')], output: [next(index, 'dense')] });
         current = next(index, 'dense');
         break;

@@ -8,9 +8,7 @@ import { jsonChannelFor, type EventChannel } from './reinsEvents.ts';
 import { rosMessageFor } from './rosMessages.ts';
 import { parsedDefinitions, rosDefinitionText, type RosSchemaName } from './rosSchemas.ts';
 
-export type RecordEntry =
-  | { kind: 'sensor'; received: Received<RobotMessage> }
-  | { kind: 'event'; channel: EventChannel; timeMs: number; value: unknown };
+export type RecordEntry = { kind: 'sensor'; received: Received<RobotMessage> } | { kind: 'event'; channel: EventChannel; timeMs: number; value: unknown };
 
 export interface EncodedEntry {
   channel: ChannelSpec;
@@ -104,7 +102,13 @@ export class EntryEncoder {
   private jsonChannel(event: EventChannel): ChannelSpec {
     let channel = this.jsonChannels.get(event.topic);
     if (channel === undefined) {
-      channel = { topic: event.topic, schemaName: event.schemaName, schemaEncoding: 'jsonschema', schemaData: textEncoder.encode(JSON.stringify(event.jsonSchema)), messageEncoding: 'json' };
+      channel = {
+        topic: event.topic,
+        schemaName: event.schemaName,
+        schemaEncoding: 'jsonschema',
+        schemaData: textEncoder.encode(JSON.stringify(event.jsonSchema)),
+        messageEncoding: 'json',
+      };
       this.jsonChannels.set(event.topic, channel);
     }
     return channel;

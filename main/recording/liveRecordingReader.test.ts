@@ -17,10 +17,29 @@ afterEach(async () => {
 const T0_MS = 1_700_000_000_000;
 
 function image(atMs: number, shade: number): Received<RobotMessage> {
-  return { topic: '/camera/image_raw', receiveTimeMs: atMs, sourceTimeMs: atMs, msg: { kind: 'Image', frameId: 'camera', width: 32, height: 24, encoding: 'rgb8', step: 96, data: new Uint8Array(32 * 24 * 3).fill(shade) } };
+  return {
+    topic: '/camera/image_raw',
+    receiveTimeMs: atMs,
+    sourceTimeMs: atMs,
+    msg: { kind: 'Image', frameId: 'camera', width: 32, height: 24, encoding: 'rgb8', step: 96, data: new Uint8Array(32 * 24 * 3).fill(shade) },
+  };
 }
 function odom(atMs: number, xM: number): Received<RobotMessage> {
-  return { topic: '/odom', receiveTimeMs: atMs, sourceTimeMs: atMs, msg: { kind: 'Odometry', frameId: 'odom', childFrameId: 'base', odomFromBaseXM: xM, odomFromBaseYM: 0, odomFromBaseYawRad: 0, linearMps: 0, angularRadps: 0 } };
+  return {
+    topic: '/odom',
+    receiveTimeMs: atMs,
+    sourceTimeMs: atMs,
+    msg: {
+      kind: 'Odometry',
+      frameId: 'odom',
+      childFrameId: 'base',
+      odomFromBaseXM: xM,
+      odomFromBaseYM: 0,
+      odomFromBaseYawRad: 0,
+      linearMps: 0,
+      angularRadps: 0,
+    },
+  };
 }
 
 it('reads a time range back from a log still being written, from its finished chunks', async () => {

@@ -71,7 +71,13 @@ export class LiveRecordingReader {
             const channel = file.channels.get(message.channelId);
             const logTimeMs = Number(message.logTime) / 1e6;
             if (!channel || !range.topics.includes(channel.topic) || logTimeMs < range.startMs || logTimeMs > range.endMs) continue;
-            out.push({ topic: channel.topic, schemaName: file.schemas.get(channel.schemaId)?.name ?? '', logTimeMs, publishTimeMs: Number(message.publishTime) / 1e6, value: this.decode(file, channel, message.data) });
+            out.push({
+              topic: channel.topic,
+              schemaName: file.schemas.get(channel.schemaId)?.name ?? '',
+              logTimeMs,
+              publishTimeMs: Number(message.publishTime) / 1e6,
+              value: this.decode(file, channel, message.data),
+            });
           }
         }
       } finally {
@@ -88,7 +94,15 @@ export class LiveRecordingReader {
     for (const path of paths) {
       let file = this.followed.get(path);
       if (!file) {
-        file = { path, position: 0, stream: new McapStreamReader({ includeChunks: true, decompressHandlers: DECOMPRESS_HANDLERS }), schemas: new Map(), channels: new Map(), chunkLengths: new Map(), byTopic: new Map() };
+        file = {
+          path,
+          position: 0,
+          stream: new McapStreamReader({ includeChunks: true, decompressHandlers: DECOMPRESS_HANDLERS }),
+          schemas: new Map(),
+          channels: new Map(),
+          chunkLengths: new Map(),
+          byTopic: new Map(),
+        };
         this.followed.set(path, file);
       }
       await this.follow(file);
@@ -141,7 +155,7 @@ export class LiveRecordingReader {
       const recordOffset = file.position;
       file.stream.append(record);
       if (file.position > 0 && record[0] === CHUNK_OPCODE) file.chunkLengths.set(recordOffset, length);
-      for (let parsed; (parsed = file.stream.nextRecord()); ) this.index(file, parsed, recordOffset);
+      for (let parsed; (parsed = file.stream.nextRecord());) this.index(file, parsed, recordOffset);
       used += length;
       file.position += length;
     }
@@ -168,7 +182,7 @@ export class LiveRecordingReader {
     reader.append(builder.buffer);
     reader.append(chunkRecord);
     const messages: McapTypes.Message[] = [];
-    for (let record; (record = reader.nextRecord()); ) if (record.type === 'Message') messages.push(record);
+    for (let record; (record = reader.nextRecord());) if (record.type === 'Message') messages.push(record);
     return messages;
   }
 

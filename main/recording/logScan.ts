@@ -39,7 +39,9 @@ export async function scanLog(handle: FileHandle, sizeBytes: number, options: Sc
   const reportDamagedChunk = () => {
     if (damagedChunk === undefined) return;
     const { number, startNs, endNs, reason, messages } = damagedChunk;
-    log.problems.push(`chunk ${number} (${formatLogTime(startNs)}–${formatLogTime(endNs)}) ${reason}: its ${messages > 0 ? `${messages} ` : ''}messages are skipped`);
+    log.problems.push(
+      `chunk ${number} (${formatLogTime(startNs)}–${formatLogTime(endNs)}) ${reason}: its ${messages > 0 ? `${messages} ` : ''}messages are skipped`,
+    );
     damagedChunk = undefined;
   };
   const readUpTo = () => {
@@ -72,7 +74,9 @@ export async function scanLog(handle: FileHandle, sizeBytes: number, options: Sc
     const contentBytes = view.getBigUint64(1, true);
     const end = BigInt(position) + BigInt(RECORD_HEADER_BYTES) + contentBytes;
     if (!isKnownOpcode(opcode) && opcode < 0x80) {
-      log.problems.push(`${dataEnded ? "the log's summary is damaged" : 'the file holds unreadable data'} from byte ${position} on (${sizeBytes - position} bytes): ${readUpTo()}`);
+      log.problems.push(
+        `${dataEnded ? "the log's summary is damaged" : 'the file holds unreadable data'} from byte ${position} on (${sizeBytes - position} bytes): ${readUpTo()}`,
+      );
       break;
     }
     if (end > BigInt(sizeBytes)) {
@@ -81,10 +85,14 @@ export async function scanLog(handle: FileHandle, sizeBytes: number, options: Sc
     }
     const recordBytes = Number(end) - position;
     if (opcode === Opcode.FOOTER) {
-      if (Number(end) + MAGIC_BYTES < sizeBytes) log.problems.push(`${sizeBytes - Number(end) - MAGIC_BYTES} bytes of unexpected data follow the end of the log (byte ${Number(end) + MAGIC_BYTES})`);
+      if (Number(end) + MAGIC_BYTES < sizeBytes)
+        log.problems.push(`${sizeBytes - Number(end) - MAGIC_BYTES} bytes of unexpected data follow the end of the log (byte ${Number(end) + MAGIC_BYTES})`);
       break;
     }
-    if (dataEnded || (opcode !== Opcode.CHUNK && opcode !== Opcode.MESSAGE && opcode !== Opcode.SCHEMA && opcode !== Opcode.CHANNEL && opcode !== Opcode.MESSAGE_INDEX)) {
+    if (
+      dataEnded ||
+      (opcode !== Opcode.CHUNK && opcode !== Opcode.MESSAGE && opcode !== Opcode.SCHEMA && opcode !== Opcode.CHANNEL && opcode !== Opcode.MESSAGE_INDEX)
+    ) {
       // The summary after DataEnd is what failed to open; other records hold no messages.
       if (opcode === Opcode.DATA_END) dataEnded = true;
       position = Number(end);
@@ -145,7 +153,14 @@ function addToRun(blocks: LogBlock[], position: number, recordBytes: number, mes
     (last.channelIds as Set<number>).add(message.channelId);
     return;
   }
-  blocks.push({ offset: position, length: recordBytes, startNs: message.logTime, endNs: message.logTime, channelIds: new Set([message.channelId]), chunkNumber: undefined });
+  blocks.push({
+    offset: position,
+    length: recordBytes,
+    startNs: message.logTime,
+    endNs: message.logTime,
+    channelIds: new Set([message.channelId]),
+    chunkNumber: undefined,
+  });
 }
 
 /** How many messages a MessageIndex record lists (each entry: log time and offset, 16 bytes). */

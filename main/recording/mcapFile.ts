@@ -146,7 +146,14 @@ export class McapFile {
   async close(): Promise<void> {
     try {
       await this.finishChunk();
-      await this.write(writeSummary(BigInt(this.position), { schemas: [...this.schemas.values()], channels: [...this.channels.values()], statistics: this.statistics, chunkIndexRecords: this.chunkIndexRecords.buffer }));
+      await this.write(
+        writeSummary(BigInt(this.position), {
+          schemas: [...this.schemas.values()],
+          channels: [...this.channels.values()],
+          statistics: this.statistics,
+          chunkIndexRecords: this.chunkIndexRecords.buffer,
+        }),
+      );
     } finally {
       await this.handle.close();
     }
@@ -165,7 +172,13 @@ export class McapFile {
       this.schemasById.set(schema.id, schema);
       this.statistics.schemaCount++;
     }
-    const channel: McapTypes.Channel = { id: this.channels.size, schemaId: schema.id, topic: spec.topic, messageEncoding: spec.messageEncoding, metadata: new Map() };
+    const channel: McapTypes.Channel = {
+      id: this.channels.size,
+      schemaId: schema.id,
+      topic: spec.topic,
+      messageEncoding: spec.messageEncoding,
+      metadata: new Map(),
+    };
     this.channels.set(spec.topic, channel);
     this.statistics.channelCount++;
     return channel;

@@ -23,7 +23,12 @@ const T0_MS = 1_700_000_000_000;
 
 function image(atMs: number, shade: number): Received<RobotMessage> {
   const data = new Uint8Array(32 * 24 * 3).fill(shade);
-  return { topic: '/camera/image_raw', receiveTimeMs: atMs, sourceTimeMs: atMs - 5, msg: { kind: 'Image', frameId: 'camera', width: 32, height: 24, encoding: 'rgb8', step: 96, data } };
+  return {
+    topic: '/camera/image_raw',
+    receiveTimeMs: atMs,
+    sourceTimeMs: atMs - 5,
+    msg: { kind: 'Image', frameId: 'camera', width: 32, height: 24, encoding: 'rgb8', step: 96, data },
+  };
 }
 function noisyImage(atMs: number, seed: number): Received<RobotMessage> {
   const received = image(atMs, 0);
@@ -37,16 +42,57 @@ function noisyImage(atMs: number, seed: number): Received<RobotMessage> {
 }
 function scan(atMs: number): Received<RobotMessage> {
   const rangesM = new Float32Array([1, 2, Infinity, 4]);
-  return { topic: '/scan', receiveTimeMs: atMs, sourceTimeMs: atMs, msg: { kind: 'LaserScan', frameId: 'laser', angleMinRad: -1, angleMaxRad: 1, angleIncrementRad: 0.5, rangeMinM: 0.1, rangeMaxM: 10, rangesM } };
+  return {
+    topic: '/scan',
+    receiveTimeMs: atMs,
+    sourceTimeMs: atMs,
+    msg: { kind: 'LaserScan', frameId: 'laser', angleMinRad: -1, angleMaxRad: 1, angleIncrementRad: 0.5, rangeMinM: 0.1, rangeMaxM: 10, rangesM },
+  };
 }
 function odom(atMs: number): Received<RobotMessage> {
-  return { topic: '/odom', receiveTimeMs: atMs, sourceTimeMs: atMs, msg: { kind: 'Odometry', frameId: 'odom', childFrameId: 'base', odomFromBaseXM: 1, odomFromBaseYM: 2, odomFromBaseYawRad: Math.PI / 2, linearMps: 0.3, angularRadps: 0.1 } };
+  return {
+    topic: '/odom',
+    receiveTimeMs: atMs,
+    sourceTimeMs: atMs,
+    msg: {
+      kind: 'Odometry',
+      frameId: 'odom',
+      childFrameId: 'base',
+      odomFromBaseXM: 1,
+      odomFromBaseYM: 2,
+      odomFromBaseYawRad: Math.PI / 2,
+      linearMps: 0.3,
+      angularRadps: 0.1,
+    },
+  };
 }
 function imu(atMs: number): Received<RobotMessage> {
-  return { topic: '/imu', receiveTimeMs: atMs, sourceTimeMs: atMs, msg: { kind: 'Imu', frameId: 'imu', orientation: { x: 0, y: 0, z: 0, w: 1 }, angularVelocityRadps: { x: 0, y: 0, z: 0.2 }, linearAccelerationMps2: { x: 0, y: 0, z: 9.8 } } };
+  return {
+    topic: '/imu',
+    receiveTimeMs: atMs,
+    sourceTimeMs: atMs,
+    msg: {
+      kind: 'Imu',
+      frameId: 'imu',
+      orientation: { x: 0, y: 0, z: 0, w: 1 },
+      angularVelocityRadps: { x: 0, y: 0, z: 0.2 },
+      linearAccelerationMps2: { x: 0, y: 0, z: 9.8 },
+    },
+  };
 }
 function joints(atMs: number): Received<RobotMessage> {
-  return { topic: '/joint_states', receiveTimeMs: atMs, sourceTimeMs: atMs, msg: { kind: 'JointState', names: ['left', 'right'], positionsRad: new Float64Array([1, 2]), velocitiesRadps: new Float64Array([3, 4]), effortsNm: new Float64Array(0) } };
+  return {
+    topic: '/joint_states',
+    receiveTimeMs: atMs,
+    sourceTimeMs: atMs,
+    msg: {
+      kind: 'JointState',
+      names: ['left', 'right'],
+      positionsRad: new Float64Array([1, 2]),
+      velocitiesRadps: new Float64Array([3, 4]),
+      effortsNm: new Float64Array(0),
+    },
+  };
 }
 
 async function readAll(path: string) {
@@ -63,13 +109,25 @@ describe('Recorder', () => {
     for (let i = 0; i < 20; i++) {
       const atMs = T0_MS + i * 10;
       for (const received of [image(atMs, i), scan(atMs + 1), odom(atMs + 2), imu(atMs + 3), joints(atMs + 4)]) expect(recorder.record(received)).toBe(true);
-      recorder.recordEvent(COMMAND_SENT_CHANNEL, atMs + 5, { driver: 'policy', command: { linearMps: 0.2, angularRadps: 0 }, requested: { linearMps: 0.3, angularRadps: 0 }, clipped: true, delivered: true, atMs: atMs + 5 });
+      recorder.recordEvent(COMMAND_SENT_CHANNEL, atMs + 5, {
+        driver: 'policy',
+        command: { linearMps: 0.2, angularRadps: 0 },
+        requested: { linearMps: 0.3, angularRadps: 0 },
+        clipped: true,
+        delivered: true,
+        atMs: atMs + 5,
+      });
     }
     await recorder.close();
 
     const { reader, messages } = await readAll(path);
     try {
-      const schemaOf = new Map([...reader.mcap.channelsById.values()].map((c) => [c.topic, `${reader.mcap.schemasById.get(c.schemaId)?.name} ${reader.mcap.schemasById.get(c.schemaId)?.encoding} ${c.messageEncoding}`]));
+      const schemaOf = new Map(
+        [...reader.mcap.channelsById.values()].map((c) => [
+          c.topic,
+          `${reader.mcap.schemasById.get(c.schemaId)?.name} ${reader.mcap.schemasById.get(c.schemaId)?.encoding} ${c.messageEncoding}`,
+        ]),
+      );
       expect(Object.fromEntries(schemaOf)).toEqual({
         '/camera/image_raw': 'sensor_msgs/Image ros1msg ros1',
         '/scan': 'sensor_msgs/LaserScan ros1msg ros1',
@@ -85,7 +143,12 @@ describe('Recorder', () => {
       expect(times).toEqual([...times].sort((a, b) => a - b));
       expect(times[0]).toBe(T0_MS);
 
-      const firstImage = messages.find((m) => m.topic === '/camera/image_raw')!.value as { width: number; encoding: string; data: Uint8Array; header: { stamp: { sec: number; nsec: number } } };
+      const firstImage = messages.find((m) => m.topic === '/camera/image_raw')!.value as {
+        width: number;
+        encoding: string;
+        data: Uint8Array;
+        header: { stamp: { sec: number; nsec: number } };
+      };
       expect(firstImage).toMatchObject({ width: 32, encoding: 'rgb8' });
       expect(firstImage.data.byteLength).toBe(32 * 24 * 3);
       expect(firstImage.header.stamp.sec * 1000 + firstImage.header.stamp.nsec / 1e6).toBeCloseTo(T0_MS - 5, 3);
@@ -152,7 +215,18 @@ describe('Recorder', () => {
       topic: '/points',
       receiveTimeMs: T0_MS,
       sourceTimeMs: T0_MS - 3,
-      msg: { kind: 'PointCloud2', frameId: 'lidar', height: 1, width: 3, fields: [{ name: 'x', offsetBytes: 0, datatype: 'float32', count: 1 }], bigEndian: false, pointStepBytes: 4, rowStepBytes: 12, data: new Uint8Array(12).map((_, i) => i * 7), isDense: true },
+      msg: {
+        kind: 'PointCloud2',
+        frameId: 'lidar',
+        height: 1,
+        width: 3,
+        fields: [{ name: 'x', offsetBytes: 0, datatype: 'float32', count: 1 }],
+        bigEndian: false,
+        pointStepBytes: 4,
+        rowStepBytes: 12,
+        data: new Uint8Array(12).map((_, i) => i * 7),
+        isDense: true,
+      },
     };
     const encoder = new EntryEncoder();
     for (const received of [noisyImage(T0_MS, 3), cloud]) {

@@ -53,7 +53,8 @@ export class ConcurrentFileReadable implements McapTypes.IReadable {
   }
 
   async read(offset: bigint, length: bigint): Promise<Uint8Array> {
-    if (offset > BigInt(Number.MAX_SAFE_INTEGER) || length > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`read too large: offset ${offset}, length ${length}`);
+    if (offset > BigInt(Number.MAX_SAFE_INTEGER) || length > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new Error(`read too large: offset ${offset}, length ${length}`);
     const buffer = new Uint8Array(Number(length));
     const { bytesRead } = await this.handle.read({ buffer, position: Number(offset) });
     if (bytesRead !== buffer.length) throw new Error(`read only ${bytesRead} bytes at offset ${offset}, expected ${length}`);

@@ -100,7 +100,12 @@ export const ALERTS_CHANNEL: EventChannel = {
         type: 'array',
         items: {
           type: 'object',
-          properties: { key: { type: 'string' }, severity: { type: 'string', enum: ['info', 'warn', 'error'] }, message: { type: 'string' }, hint: { type: 'string' } },
+          properties: {
+            key: { type: 'string' },
+            severity: { type: 'string', enum: ['info', 'warn', 'error'] },
+            message: { type: 'string' },
+            hint: { type: 'string' },
+          },
           required: ['key', 'severity', 'message'],
         },
       },

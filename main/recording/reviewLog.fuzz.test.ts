@@ -23,12 +23,22 @@ let original: Uint8Array;
 
 function scan(atMs: number, i: number): Received<RobotMessage> {
   const rangesM = new Float32Array(32).map((_, beam) => 1 + ((beam + i) % 7));
-  return { topic: '/scan', receiveTimeMs: atMs, sourceTimeMs: atMs, msg: { kind: 'LaserScan', frameId: 'laser', angleMinRad: -1, angleMaxRad: 1, angleIncrementRad: 0.06, rangeMinM: 0.1, rangeMaxM: 10, rangesM } };
+  return {
+    topic: '/scan',
+    receiveTimeMs: atMs,
+    sourceTimeMs: atMs,
+    msg: { kind: 'LaserScan', frameId: 'laser', angleMinRad: -1, angleMaxRad: 1, angleIncrementRad: 0.06, rangeMinM: 0.1, rangeMaxM: 10, rangesM },
+  };
 }
 
 function image(atMs: number, i: number): Received<RobotMessage> {
   const data = new Uint8Array(8 * 6 * 3).map((_, index) => (index * 31 + i * 17) & 0xff);
-  return { topic: '/camera/image_raw', receiveTimeMs: atMs, sourceTimeMs: atMs, msg: { kind: 'Image', frameId: 'camera', width: 8, height: 6, encoding: 'rgb8', step: 24, data } };
+  return {
+    topic: '/camera/image_raw',
+    receiveTimeMs: atMs,
+    sourceTimeMs: atMs,
+    msg: { kind: 'Image', frameId: 'camera', width: 8, height: 6, encoding: 'rgb8', step: 24, data },
+  };
 }
 
 beforeAll(async () => {
@@ -38,7 +48,14 @@ beforeAll(async () => {
   for (let i = 0; i < 16; i++) {
     const atMs = T0_MS + i * 100;
     recorder.record(i % 2 === 0 ? scan(atMs, i) : image(atMs, i));
-    recorder.recordEvent(COMMAND_SENT_CHANNEL, atMs + 20, { driver: 'operator', command: { linearMps: 0.1, angularRadps: 0 }, requested: { linearMps: 0.1, angularRadps: 0 }, clipped: false, delivered: true, atMs: atMs + 20 });
+    recorder.recordEvent(COMMAND_SENT_CHANNEL, atMs + 20, {
+      driver: 'operator',
+      command: { linearMps: 0.1, angularRadps: 0 },
+      requested: { linearMps: 0.1, angularRadps: 0 },
+      clipped: false,
+      delivered: true,
+      atMs: atMs + 20,
+    });
   }
   await recorder.close();
   original = new Uint8Array(await readFile(path));
@@ -59,7 +76,14 @@ type Damage =
 const at = fc.integer({ min: 0, max: 999_999 }).map((millionths) => millionths / 1_000_000);
 const damage: fc.Arbitrary<Damage> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('flip' as const), at, bit: fc.integer({ min: 0, max: 7 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('overwrite' as const), at, bytes: fc.oneof(fc.uint8Array({ minLength: 1, maxLength: 8 }), fc.constant(new Uint8Array(8).fill(0xff)), fc.constant(new Uint8Array(8))) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('overwrite' as const),
+      at,
+      bytes: fc.oneof(fc.uint8Array({ minLength: 1, maxLength: 8 }), fc.constant(new Uint8Array(8).fill(0xff)), fc.constant(new Uint8Array(8))),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('insert' as const), at, bytes: fc.uint8Array({ minLength: 1, maxLength: 16 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), at, count: fc.integer({ min: 1, max: 32 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('truncate' as const), at }) },

@@ -22,13 +22,23 @@ const TWO_GIB = 2 * 1024 ** 3;
 
 function scan(atMs: number, i: number): Received<RobotMessage> {
   const rangesM = new Float32Array(64).map((_, beam) => 1 + ((beam + i) % 9));
-  return { topic: '/scan', receiveTimeMs: atMs, sourceTimeMs: atMs, msg: { kind: 'LaserScan', frameId: 'laser', angleMinRad: -1, angleMaxRad: 1, angleIncrementRad: 0.03, rangeMinM: 0.1, rangeMaxM: 10, rangesM } };
+  return {
+    topic: '/scan',
+    receiveTimeMs: atMs,
+    sourceTimeMs: atMs,
+    msg: { kind: 'LaserScan', frameId: 'laser', angleMinRad: -1, angleMaxRad: 1, angleIncrementRad: 0.03, rangeMinM: 0.1, rangeMaxM: 10, rangesM },
+  };
 }
 function noisyImage(atMs: number, seed: number): Received<RobotMessage> {
   const data = new Uint8Array(24 * 16 * 3);
   let state = seed * 2654435761 + 1;
   for (let i = 0; i < data.length; i++) data[i] = (state = (state * 1103515245 + 12345) >>> 0) >>> 24;
-  return { topic: '/camera/image_raw', receiveTimeMs: atMs, sourceTimeMs: atMs, msg: { kind: 'Image', frameId: 'camera', width: 24, height: 16, encoding: 'rgb8', step: 72, data } };
+  return {
+    topic: '/camera/image_raw',
+    receiveTimeMs: atMs,
+    sourceTimeMs: atMs,
+    msg: { kind: 'Image', frameId: 'camera', width: 24, height: 16, encoding: 'rgb8', step: 72, data },
+  };
 }
 
 /** A closed session log in small chunks: scans (which zstd shrinks) for the first half, then noisy frames (stored raw); commands as events throughout. */
@@ -39,7 +49,14 @@ async function recordSession(name: string, steps = 60): Promise<string> {
     const atMs = T0_MS + i * 100;
     if (i < steps / 2) recorder.record(scan(atMs, i));
     else recorder.record(noisyImage(atMs + 10, i));
-    recorder.recordEvent(COMMAND_SENT_CHANNEL, atMs + 20, { driver: 'operator', command: { linearMps: 0.1, angularRadps: 0 }, requested: { linearMps: 0.1, angularRadps: 0 }, clipped: false, delivered: true, atMs: atMs + 20 });
+    recorder.recordEvent(COMMAND_SENT_CHANNEL, atMs + 20, {
+      driver: 'operator',
+      command: { linearMps: 0.1, angularRadps: 0 },
+      requested: { linearMps: 0.1, angularRadps: 0 },
+      clipped: false,
+      delivered: true,
+      atMs: atMs + 20,
+    });
   }
   await recorder.close();
   return path;
@@ -74,7 +91,13 @@ describe('openReviewLog', () => {
         expect.arrayContaining([
           { topic: '/scan', schemaName: 'sensor_msgs/LaserScan', schemaEncoding: 'ros1msg', messageEncoding: 'ros1', messageCount: 30 },
           { topic: '/camera/image_raw', schemaName: 'sensor_msgs/Image', schemaEncoding: 'ros1msg', messageEncoding: 'ros1', messageCount: 30 },
-          { topic: COMMAND_SENT_CHANNEL.topic, schemaName: COMMAND_SENT_CHANNEL.schemaName, schemaEncoding: 'jsonschema', messageEncoding: 'json', messageCount: 60 },
+          {
+            topic: COMMAND_SENT_CHANNEL.topic,
+            schemaName: COMMAND_SENT_CHANNEL.schemaName,
+            schemaEncoding: 'jsonschema',
+            messageEncoding: 'json',
+            messageCount: 60,
+          },
         ]),
       );
       expect(await all(log)).toEqual(reference.messages);
@@ -118,7 +141,10 @@ describe('openReviewLog', () => {
         const lastTimeMs = Number(reference.chunks[cut.lastWholeChunk]!.messageEndTime) / 1e6;
         expect(await all(log)).toEqual(reference.messages.filter((m) => m.logTimeMs <= lastTimeMs));
         expect(log.problems.length).toBeGreaterThan(0);
-        if (cut.at < dataEnd) expect(log.problems[0]).toMatch(new RegExp(`^the file ends mid-(chunk|record) at byte ${cut.at}: everything up to \\d\\d:\\d\\d:\\d\\d\\.\\d is shown$`));
+        if (cut.at < dataEnd)
+          expect(log.problems[0]).toMatch(
+            new RegExp(`^the file ends mid-(chunk|record) at byte ${cut.at}: everything up to \\d\\d:\\d\\d:\\d\\d\\.\\d is shown$`),
+          );
         expect(progress.at(-1)).toBe(1);
         expect(log.summary.endMs).toBe(lastTimeMs);
       } finally {
@@ -132,12 +158,23 @@ describe('openReviewLog', () => {
     const handle = await open(path, 'w');
     const writer = new McapWriter({ writable: new FileWritable(handle) });
     await writer.start({ profile: '', library: 'another tool' });
-    const protobuf = await writer.registerChannel({ topic: '/foo', schemaId: await writer.registerSchema({ name: 'foo.Bar', encoding: 'protobuf', data: new Uint8Array([1, 2]) }), messageEncoding: 'protobuf', metadata: new Map() });
-    const ros2 = await writer.registerChannel({ topic: '/tf', schemaId: await writer.registerSchema({ name: 'tf2_msgs/msg/TFMessage', encoding: 'ros2msg', data: new TextEncoder().encode('int32 x') }), messageEncoding: 'ros1', metadata: new Map() });
+    const protobuf = await writer.registerChannel({
+      topic: '/foo',
+      schemaId: await writer.registerSchema({ name: 'foo.Bar', encoding: 'protobuf', data: new Uint8Array([1, 2]) }),
+      messageEncoding: 'protobuf',
+      metadata: new Map(),
+    });
+    const ros2 = await writer.registerChannel({
+      topic: '/tf',
+      schemaId: await writer.registerSchema({ name: 'tf2_msgs/msg/TFMessage', encoding: 'ros2msg', data: new TextEncoder().encode('int32 x') }),
+      messageEncoding: 'ros1',
+      metadata: new Map(),
+    });
     const json = await writer.registerChannel({ topic: '/notes', schemaId: 0, messageEncoding: 'json', metadata: new Map() });
     for (let i = 0; i < 5; i++) {
       const logTime = BigInt(T0_MS + i * 10) * 1_000_000n;
-      for (const channelId of [protobuf, ros2, json]) await writer.addMessage({ channelId, sequence: i, logTime, publishTime: logTime, data: new TextEncoder().encode(JSON.stringify({ i })) });
+      for (const channelId of [protobuf, ros2, json])
+        await writer.addMessage({ channelId, sequence: i, logTime, publishTime: logTime, data: new TextEncoder().encode(JSON.stringify({ i })) });
     }
     await writer.end();
     await handle.close();
@@ -183,7 +220,11 @@ describe('openReviewLog', () => {
       try {
         expect(await all(log)).toEqual(reference.messages.filter((m) => !inChunk(m)));
         expect(log.problems).toHaveLength(1);
-        expect(log.problems[0]).toMatch(new RegExp(`^chunk ${damaged + 1} \\(\\d\\d:\\d\\d:\\d\\d\\.\\d–\\d\\d:\\d\\d:\\d\\d\\.\\d\\) (fails its CRC check|cannot be decompressed|is damaged .*): its ${lost.length} messages are skipped$`));
+        expect(log.problems[0]).toMatch(
+          new RegExp(
+            `^chunk ${damaged + 1} \\(\\d\\d:\\d\\d:\\d\\d\\.\\d–\\d\\d:\\d\\d:\\d\\d\\.\\d\\) (fails its CRC check|cannot be decompressed|is damaged .*): its ${lost.length} messages are skipped$`,
+          ),
+        );
         // Asked again (a replay seeking back), the chunk is skipped without a second problem.
         const atEndOfChunk = Number(chunk.messageEndTime) / 1e6;
         expect((await log.latestAt(COMMAND_SENT_CHANNEL.topic, atEndOfChunk))?.logTimeMs).toBeLessThan(Number(chunk.messageStartTime) / 1e6);
@@ -197,7 +238,11 @@ describe('openReviewLog', () => {
       await writeFile(crashedPath, flipped.subarray(0, Number(reference.chunks.at(-1)!.chunkStartOffset)));
       const crashed = await openReviewLog(crashedPath);
       try {
-        expect(crashed.problems).toContainEqual(expect.stringMatching(new RegExp(`^chunk ${damaged + 1} \\(.*\\) (fails its CRC check|cannot be decompressed|is damaged .*): its ${lost.length} messages are skipped$`)));
+        expect(crashed.problems).toContainEqual(
+          expect.stringMatching(
+            new RegExp(`^chunk ${damaged + 1} \\(.*\\) (fails its CRC check|cannot be decompressed|is damaged .*): its ${lost.length} messages are skipped$`),
+          ),
+        );
         const beforeLastChunk = Number(reference.chunks.at(-1)!.messageStartTime) / 1e6;
         expect(await all(crashed)).toEqual(reference.messages.filter((m) => !inChunk(m) && m.logTimeMs < beforeLastChunk));
       } finally {

@@ -95,7 +95,14 @@ export class ReviewLog {
       channelIds: chunk.messageIndexOffsets.size > 0 ? new Set(chunk.messageIndexOffsets.keys()) : undefined,
       chunkNumber: index + 1,
     }));
-    return new ReviewLog(path, handle, { schemas: mcap.schemasById, channels: mcap.channelsById, blocks, messageCounts: counts, chunkCount: blocks.length, problems: [] });
+    return new ReviewLog(path, handle, {
+      schemas: mcap.schemasById,
+      channels: mcap.channelsById,
+      blocks,
+      messageCounts: counts,
+      chunkCount: blocks.length,
+      problems: [],
+    });
   }
 
   constructor(
@@ -143,11 +150,14 @@ export class ReviewLog {
     const open: { messages: McapTypes.Message[]; next: number }[] = [];
     for (;;) {
       let earliest: (typeof open)[number] | undefined;
-      for (const cursor of open) if (earliest === undefined || cursor.messages[cursor.next]!.logTime < earliest.messages[earliest.next]!.logTime) earliest = cursor;
+      for (const cursor of open)
+        if (earliest === undefined || cursor.messages[cursor.next]!.logTime < earliest.messages[earliest.next]!.logTime) earliest = cursor;
       const nextBlock = pending[0];
       if (nextBlock !== undefined && (earliest === undefined || nextBlock.startNs <= earliest.messages[earliest.next]!.logTime)) {
         pending.shift();
-        const messages = (await this.readBlock(nextBlock)).filter((m) => m.logTime >= startNs && m.logTime <= endNs && (channelIds === undefined || channelIds.has(m.channelId)));
+        const messages = (await this.readBlock(nextBlock)).filter(
+          (m) => m.logTime >= startNs && m.logTime <= endNs && (channelIds === undefined || channelIds.has(m.channelId)),
+        );
         if (messages.length > 0) open.push({ messages, next: 0 });
         continue;
       }
@@ -205,7 +215,7 @@ export class ReviewLog {
     const indexStart = block.offset + block.length;
     try {
       let count = 0;
-      for (let offset = indexStart; ; ) {
+      for (let offset = indexStart; ;) {
         const recordHeader = await readBytes(this.handle, offset, 9);
         if (recordHeader[0] !== Opcode.MESSAGE_INDEX) return offset === indexStart ? undefined : count;
         const length = Number(new DataView(recordHeader.buffer).getBigUint64(1, true));
@@ -231,7 +241,10 @@ export class ReviewLog {
         value: decode(message.data),
       };
     } catch (error) {
-      this.reportOnce(`undecodable:${channel.topic}`, `a message on ${channel.topic} at ${formatLogTime(message.logTime)} cannot be decoded (${(error as Error).message}): such messages are skipped`);
+      this.reportOnce(
+        `undecodable:${channel.topic}`,
+        `a message on ${channel.topic} at ${formatLogTime(message.logTime)} cannot be decoded (${(error as Error).message}): such messages are skipped`,
+      );
       return undefined;
     }
   }
@@ -247,7 +260,10 @@ export class ReviewLog {
         decoder = messageDecoder(channel, schema);
       } catch (error) {
         const count = this.contents.messageCounts.get(channelId) ?? 0;
-        const encoding = channel.messageEncoding === 'ros1' || channel.messageEncoding === 'json' ? `schema encoding "${schema?.encoding ?? 'none'}"` : `message encoding "${channel.messageEncoding}"`;
+        const encoding =
+          channel.messageEncoding === 'ros1' || channel.messageEncoding === 'json'
+            ? `schema encoding "${schema?.encoding ?? 'none'}"`
+            : `message encoding "${channel.messageEncoding}"`;
         const why = (error as Error).message.startsWith(`${channel.topic}: unknown message encoding`) ? '' : ` (${(error as Error).message})`;
         this.problemList.push(`topic ${channel.topic} uses ${encoding}, which Reins cannot decode${why}: its ${count} messages are listed but not shown`);
       }

@@ -5,7 +5,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CorrectionRow } from '../memory/corrections.ts';
 import { Recorder } from './recorder.ts';
 import { RecordingReader } from './recordingReader.ts';
-import { ALERTS_CHANNEL, COMMAND_SENT_CHANNEL, FEEDBACK_CHANNEL, OPERATOR_INPUT_CHANNEL, SURPRISE_CHANNEL, TICK_CHANNEL, type EventChannel } from './reinsEvents.ts';
+import {
+  ALERTS_CHANNEL,
+  COMMAND_SENT_CHANNEL,
+  FEEDBACK_CHANNEL,
+  OPERATOR_INPUT_CHANNEL,
+  SURPRISE_CHANNEL,
+  TICK_CHANNEL,
+  type EventChannel,
+} from './reinsEvents.ts';
 import { buildTimeline, type TimelineSource } from './reviewTimeline.ts';
 
 const T0_MS = 1_700_000_000_000;
@@ -31,7 +39,10 @@ async function opened(record: (recorder: Recorder) => void): Promise<TimelineSou
   const stats = log.mcap.statistics!;
   return {
     path,
-    channels: [...log.mcap.channelsById.values()].map((channel) => ({ topic: channel.topic, schemaName: log.mcap.schemasById.get(channel.schemaId)?.name ?? '' })),
+    channels: [...log.mcap.channelsById.values()].map((channel) => ({
+      topic: channel.topic,
+      schemaName: log.mcap.schemasById.get(channel.schemaId)?.name ?? '',
+    })),
     startMs: Number(stats.messageStartTime) / 1e6,
     endMs: Number(stats.messageEndTime) / 1e6,
     messages: (range) => log.messages(range),
@@ -52,7 +63,13 @@ const SURPRISE_CHANNEL_WITH_SCORE: EventChannel = {
   schemaName: 'reins.Surprise',
   jsonSchema: {
     type: 'object',
-    properties: { score: { type: 'number' }, modality: { type: 'string' }, surpriseNats: { type: 'number' }, predictionError: { type: 'number' }, worldModelVersion: { type: 'string' } },
+    properties: {
+      score: { type: 'number' },
+      modality: { type: 'string' },
+      surpriseNats: { type: 'number' },
+      predictionError: { type: 'number' },
+      worldModelVersion: { type: 'string' },
+    },
     required: ['score', 'modality', 'surpriseNats', 'predictionError', 'worldModelVersion'],
   },
 };
@@ -62,17 +79,62 @@ describe('buildTimeline', () => {
     const source = await opened((recorder) => {
       for (let step = 0; step < 100; step++) {
         const t = T0_MS + step * 100;
-        recorder.recordEvent(TICK_CHANNEL, t, { episodeId: 'ep', step, driver: step >= 30 && step < 40 ? 'operator' : 'policy', policyVersion: 'v2', rewardEstimate: step / 100 });
-        recorder.record({ topic: '/odom', receiveTimeMs: t, sourceTimeMs: t, msg: { kind: 'Odometry', frameId: 'odom', childFrameId: 'base', odomFromBaseXM: 0, odomFromBaseYM: 0, odomFromBaseYawRad: 0, linearMps: step === 50 ? -0.4 : 0.2, angularRadps: 0 } });
+        recorder.recordEvent(TICK_CHANNEL, t, {
+          episodeId: 'ep',
+          step,
+          driver: step >= 30 && step < 40 ? 'operator' : 'policy',
+          policyVersion: 'v2',
+          rewardEstimate: step / 100,
+        });
+        recorder.record({
+          topic: '/odom',
+          receiveTimeMs: t,
+          sourceTimeMs: t,
+          msg: {
+            kind: 'Odometry',
+            frameId: 'odom',
+            childFrameId: 'base',
+            odomFromBaseXM: 0,
+            odomFromBaseYM: 0,
+            odomFromBaseYawRad: 0,
+            linearMps: step === 50 ? -0.4 : 0.2,
+            angularRadps: 0,
+          },
+        });
         // Surprise: one burst at steps 20–22 (peak 21), another at 70.
         recorder.recordEvent(SURPRISE_CHANNEL, t, surprise(step === 21 ? 6 : step === 20 || step === 22 ? 4 : step === 70 ? 3.5 : 1));
       }
       // The intervention is written when it ends (step 39), and names its span.
-      recorder.recordEvent(FEEDBACK_CHANNEL, T0_MS + 3950, feedback({ correctionId: 'i1', kind: 'intervention', atMs: T0_MS + 3950, spanStartStep: 30, spanEndStep: 39 }));
-      recorder.recordEvent(FEEDBACK_CHANNEL, T0_MS + 6000, feedback({ correctionId: 'r1', kind: 'rating', atMs: T0_MS + 6000, spanStartStep: 59, spanEndStep: 59, rating: -1 }));
-      recorder.recordEvent(FEEDBACK_CHANNEL, T0_MS + 6500, feedback({ correctionId: 'r2', kind: 'rating', atMs: T0_MS + 6500, spanStartStep: 64, spanEndStep: 64, rating: 1 }));
+      recorder.recordEvent(
+        FEEDBACK_CHANNEL,
+        T0_MS + 3950,
+        feedback({ correctionId: 'i1', kind: 'intervention', atMs: T0_MS + 3950, spanStartStep: 30, spanEndStep: 39 }),
+      );
+      recorder.recordEvent(
+        FEEDBACK_CHANNEL,
+        T0_MS + 6000,
+        feedback({ correctionId: 'r1', kind: 'rating', atMs: T0_MS + 6000, spanStartStep: 59, spanEndStep: 59, rating: -1 }),
+      );
+      recorder.recordEvent(
+        FEEDBACK_CHANNEL,
+        T0_MS + 6500,
+        feedback({ correctionId: 'r2', kind: 'rating', atMs: T0_MS + 6500, spanStartStep: 64, spanEndStep: 64, rating: 1 }),
+      );
       recorder.recordEvent(FEEDBACK_CHANNEL, T0_MS + 6600, feedback({ correctionId: 'u1', kind: 'undo', atMs: T0_MS + 6600, undoesCorrectionId: 'r2' }));
-      recorder.recordEvent(FEEDBACK_CHANNEL, T0_MS + 8000, feedback({ correctionId: 'p1', kind: 'preference', atMs: T0_MS + 8000, otherEpisodeId: 'ep', otherSpanStartStep: 1, otherSpanEndStep: 2, answer: 'second', question: 'q1' }));
+      recorder.recordEvent(
+        FEEDBACK_CHANNEL,
+        T0_MS + 8000,
+        feedback({
+          correctionId: 'p1',
+          kind: 'preference',
+          atMs: T0_MS + 8000,
+          otherEpisodeId: 'ep',
+          otherSpanStartStep: 1,
+          otherSpanEndStep: 2,
+          answer: 'second',
+          question: 'q1',
+        }),
+      );
       const alert = { key: 'camera-stale', severity: 'warn', message: 'Camera is stale' };
       recorder.recordEvent(ALERTS_CHANNEL, T0_MS + 4500, { alerts: [alert] });
       recorder.recordEvent(ALERTS_CHANNEL, T0_MS + 4600, { alerts: [alert, { key: 'hint', severity: 'info', message: 'just so you know' }] });
@@ -106,7 +168,13 @@ describe('buildTimeline', () => {
     const source = await opened((recorder) => {
       for (let step = 0; step < 50; step++) {
         const score = step === 10 ? 5 : step === 40 ? 3.2 : 1;
-        recorder.recordEvent(SURPRISE_CHANNEL_WITH_SCORE, T0_MS + step * 100, { score, modality: 'proprio', surpriseNats: 0.5, predictionError: 0.1, worldModelVersion: 'v0' });
+        recorder.recordEvent(SURPRISE_CHANNEL_WITH_SCORE, T0_MS + step * 100, {
+          score,
+          modality: 'proprio',
+          surpriseNats: 0.5,
+          predictionError: 0.1,
+          worldModelVersion: 'v0',
+        });
       }
     });
     const timeline = await buildTimeline(source);
@@ -124,7 +192,14 @@ describe('buildTimeline', () => {
       for (let i = 0; i < 1000; i++) {
         const t = T0_MS + i * 10;
         const linearMps = i === 777 ? 0.9 : 0.1;
-        recorder.recordEvent(COMMAND_SENT_CHANNEL, t, { driver: 'operator', command: { linearMps, angularRadps: 0 }, requested: { linearMps, angularRadps: 0 }, clipped: false, delivered: true, atMs: t });
+        recorder.recordEvent(COMMAND_SENT_CHANNEL, t, {
+          driver: 'operator',
+          command: { linearMps, angularRadps: 0 },
+          requested: { linearMps, angularRadps: 0 },
+          clipped: false,
+          delivered: true,
+          atMs: t,
+        });
       }
     });
     const timeline = await buildTimeline(source, { maxSeriesPoints: 100 });

@@ -4,7 +4,18 @@
 // thinned to a bounded number of points so a long log plots as fast as a short one.
 import type { ReviewMarker, ReviewSeries, ReviewTimelineResponse } from '../core/contract.ts';
 import type { FeedbackEvent, TickEvent } from './reinsEvents.ts';
-import { ALERTS_CHANNEL, COMMAND_SENT_CHANNEL, FEEDBACK_CHANNEL, OPERATOR_INPUT_CHANNEL, readSurpriseEvent, SURPRISE_CHANNEL, TICK_CHANNEL, type AlertsEvent, type CommandSentEvent, type OperatorInputEvent } from './reinsEvents.ts';
+import {
+  ALERTS_CHANNEL,
+  COMMAND_SENT_CHANNEL,
+  FEEDBACK_CHANNEL,
+  OPERATOR_INPUT_CHANNEL,
+  readSurpriseEvent,
+  SURPRISE_CHANNEL,
+  TICK_CHANNEL,
+  type AlertsEvent,
+  type CommandSentEvent,
+  type OperatorInputEvent,
+} from './reinsEvents.ts';
 
 export interface TimelineSource {
   readonly path: string;
@@ -36,7 +47,15 @@ export async function buildTimeline(source: TimelineSource, options: Partial<Tim
   const settings = { ...DEFAULT_TIMELINE_OPTIONS, ...options };
   const odometry = source.channels.find((channel) => ODOMETRY_SCHEMAS.has(channel.schemaName))?.topic;
   const present = new Set(source.channels.map((channel) => channel.topic));
-  const topics = [FEEDBACK_CHANNEL.topic, TICK_CHANNEL.topic, SURPRISE_CHANNEL.topic, ALERTS_CHANNEL.topic, OPERATOR_INPUT_CHANNEL.topic, COMMAND_SENT_CHANNEL.topic, ...(odometry ? [odometry] : [])].filter((topic) => present.has(topic));
+  const topics = [
+    FEEDBACK_CHANNEL.topic,
+    TICK_CHANNEL.topic,
+    SURPRISE_CHANNEL.topic,
+    ALERTS_CHANNEL.topic,
+    OPERATOR_INPUT_CHANNEL.topic,
+    COMMAND_SENT_CHANNEL.topic,
+    ...(odometry ? [odometry] : []),
+  ].filter((topic) => present.has(topic));
   const markers: ReviewMarker[] = [];
   const feedback: Array<{ row: FeedbackEvent; logTimeMs: number }> = [];
   const takeovers: number[] = [];
@@ -49,7 +68,8 @@ export async function buildTimeline(source: TimelineSource, options: Partial<Tim
   let lastSurpriseMs = -Infinity;
   const alertKeys = new Set<string>();
   const closeSurpriseRun = () => {
-    if (surpriseRun) markers.push({ kind: 'surprise', atMs: surpriseRun.t, label: `Surprise ${surpriseRun.surpriseRatio.toFixed(1)}× (${surpriseRun.modality})` });
+    if (surpriseRun)
+      markers.push({ kind: 'surprise', atMs: surpriseRun.t, label: `Surprise ${surpriseRun.surpriseRatio.toFixed(1)}× (${surpriseRun.modality})` });
     surpriseRun = undefined;
   };
 
@@ -74,7 +94,8 @@ export async function buildTimeline(source: TimelineSource, options: Partial<Tim
           if (event.surpriseRatio < settings.surpriseRatioThreshold) break;
           if (t - lastSurpriseMs > settings.surpriseMergeMs) closeSurpriseRun();
           lastSurpriseMs = t;
-          if (!surpriseRun || event.surpriseRatio > surpriseRun.surpriseRatio) surpriseRun = { t, surpriseRatio: event.surpriseRatio, modality: event.modality };
+          if (!surpriseRun || event.surpriseRatio > surpriseRun.surpriseRatio)
+            surpriseRun = { t, surpriseRatio: event.surpriseRatio, modality: event.modality };
           break;
         }
         case ALERTS_CHANNEL.topic: {
@@ -129,10 +150,19 @@ function feedbackMarkers(feedback: readonly { row: FeedbackEvent; logTimeMs: num
         break;
       }
       case 'rating':
-        markers.push({ kind: 'rating', atMs: stepTimes.get(`${row.episodeId}#${row.spanEndStep}`) ?? logTimeMs, label: row.rating === 1 ? 'Rated good' : 'Rated bad' });
+        markers.push({
+          kind: 'rating',
+          atMs: stepTimes.get(`${row.episodeId}#${row.spanEndStep}`) ?? logTimeMs,
+          label: row.rating === 1 ? 'Rated good' : 'Rated bad',
+        });
         break;
       case 'preference':
-        if (row.answer !== 'unsure') markers.push({ kind: 'answer', atMs: logTimeMs, label: `Answered: ${row.answer === 'equal' ? 'about the same' : row.answer === 'first' ? 'left better' : 'right better'}` });
+        if (row.answer !== 'unsure')
+          markers.push({
+            kind: 'answer',
+            atMs: logTimeMs,
+            label: `Answered: ${row.answer === 'equal' ? 'about the same' : row.answer === 'first' ? 'left better' : 'right better'}`,
+          });
         break;
       case 'undo':
         break;

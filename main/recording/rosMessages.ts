@@ -33,7 +33,15 @@ export function rosMessageFor(received: Received<RobotMessage>, seq: number): Ro
     case 'Image':
       return {
         schemaName: 'sensor_msgs/Image',
-        value: { header: header(msg.frameId, stampMs, seq), height: msg.height, width: msg.width, encoding: msg.encoding, is_bigendian: 0, step: msg.step, data: msg.data },
+        value: {
+          header: header(msg.frameId, stampMs, seq),
+          height: msg.height,
+          width: msg.width,
+          encoding: msg.encoding,
+          is_bigendian: 0,
+          step: msg.step,
+          data: msg.data,
+        },
       };
     case 'CompressedImage':
       return { schemaName: 'sensor_msgs/CompressedImage', value: { header: header(msg.frameId, stampMs, seq), format: msg.format, data: msg.data } };
@@ -79,7 +87,10 @@ export function rosMessageFor(received: Received<RobotMessage>, seq: number): Ro
           header: header(msg.frameId, stampMs, seq),
           child_frame_id: msg.childFrameId,
           pose: {
-            pose: { position: { x: msg.odomFromBaseXM, y: msg.odomFromBaseYM, z: 0 }, orientation: { x: 0, y: 0, z: Math.sin(halfYawRad), w: Math.cos(halfYawRad) } },
+            pose: {
+              position: { x: msg.odomFromBaseXM, y: msg.odomFromBaseYM, z: 0 },
+              orientation: { x: 0, y: 0, z: Math.sin(halfYawRad), w: Math.cos(halfYawRad) },
+            },
             covariance: ZERO_COVARIANCE_36,
           },
           twist: { twist: { linear: { x: msg.linearMps, y: 0, z: 0 }, angular: { x: 0, y: 0, z: msg.angularRadps } }, covariance: ZERO_COVARIANCE_36 },
@@ -95,7 +106,12 @@ export function rosMessageFor(received: Received<RobotMessage>, seq: number): Ro
           header: header(msg.frameId, stampMs, seq),
           height: msg.height,
           width: msg.width,
-          fields: msg.fields.map((field) => ({ name: field.name, offset: field.offsetBytes, datatype: POINT_FIELD_DATATYPES.indexOf(field.datatype) + 1, count: field.count })),
+          fields: msg.fields.map((field) => ({
+            name: field.name,
+            offset: field.offsetBytes,
+            datatype: POINT_FIELD_DATATYPES.indexOf(field.datatype) + 1,
+            count: field.count,
+          })),
           is_bigendian: msg.bigEndian,
           point_step: msg.pointStepBytes,
           row_step: msg.rowStepBytes,

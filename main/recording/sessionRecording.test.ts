@@ -25,15 +25,42 @@ it('records the link’s sensor topics, every command sent with who drove, alert
   const session = await startSessionRecording({ link, loop, folder, clock: () => 1_000_500, fileName: 'session.mcap' });
   expect(link.subscribedTopics()).toEqual(['/odom']);
 
-  link.deliver('/odom', { kind: 'Odometry', frameId: 'odom', childFrameId: 'base', odomFromBaseXM: 0, odomFromBaseYM: 0, odomFromBaseYawRad: 0, linearMps: 0.2, angularRadps: 0 }, 1_000_000);
+  link.deliver(
+    '/odom',
+    { kind: 'Odometry', frameId: 'odom', childFrameId: 'base', odomFromBaseXM: 0, odomFromBaseYM: 0, odomFromBaseYawRad: 0, linearMps: 0.2, angularRadps: 0 },
+    1_000_000,
+  );
   for (const listener of listeners) {
-    listener({ driver: 'operator', command: { linearMps: 0.2, angularRadps: 0 }, requested: { linearMps: 0.2, angularRadps: 0 }, clipped: false, delivered: true, atMs: 1_000_100 });
-    listener({ driver: 'estopped', command: { linearMps: 0, angularRadps: 0 }, requested: { linearMps: 0, angularRadps: 0 }, clipped: false, delivered: true, atMs: 1_000_200 });
+    listener({
+      driver: 'operator',
+      command: { linearMps: 0.2, angularRadps: 0 },
+      requested: { linearMps: 0.2, angularRadps: 0 },
+      clipped: false,
+      delivered: true,
+      atMs: 1_000_100,
+    });
+    listener({
+      driver: 'estopped',
+      command: { linearMps: 0, angularRadps: 0 },
+      requested: { linearMps: 0, angularRadps: 0 },
+      clipped: false,
+      delivered: true,
+      atMs: 1_000_200,
+    });
   }
   session.recordOperatorInput({ action: 'estop' }, 1_000_150);
   session.recordSurprise({ surpriseRatio: 12.5, modality: 'proprio', surpriseNats: 3.1, predictionError: 0.4, worldModelVersion: 'wm-1' }, 1_000_160);
   session.recordTick({ episodeId: 'ep', step: 7, driver: 'policy', policyVersion: 'v3', rewardEstimate: 0.25 }, 1_000_170);
-  session.recordFeedback({ correctionId: 'rating-1', kind: 'rating', atMs: 1_000_180, episodeId: 'ep', spanStartStep: 7, spanEndStep: 7, rating: -1, answeredBy: 'operator' });
+  session.recordFeedback({
+    correctionId: 'rating-1',
+    kind: 'rating',
+    atMs: 1_000_180,
+    episodeId: 'ep',
+    spanStartStep: 7,
+    spanEndStep: 7,
+    rating: -1,
+    answeredBy: 'operator',
+  });
   expect(session.currentPath()).toBe(session.path);
   link.raise([{ key: 'camera-stale', severity: 'warn', message: 'camera silent' }]);
   await session.close();

@@ -8,7 +8,19 @@ import { join } from 'node:path';
 import type { Link } from '../core/link.ts';
 import { twistFromDrive, type RobotMessage } from '../core/messages.ts';
 import { Recorder, type RecorderStats } from './recorder.ts';
-import { ALERTS_CHANNEL, COMMAND_SENT_CHANNEL, FEEDBACK_CHANNEL, OPERATOR_INPUT_CHANNEL, SURPRISE_CHANNEL, TICK_CHANNEL, type CommandSentEvent, type FeedbackEvent, type OperatorInputEvent, type SurpriseEvent, type TickEvent } from './reinsEvents.ts';
+import {
+  ALERTS_CHANNEL,
+  COMMAND_SENT_CHANNEL,
+  FEEDBACK_CHANNEL,
+  OPERATOR_INPUT_CHANNEL,
+  SURPRISE_CHANNEL,
+  TICK_CHANNEL,
+  type CommandSentEvent,
+  type FeedbackEvent,
+  type OperatorInputEvent,
+  type SurpriseEvent,
+  type TickEvent,
+} from './reinsEvents.ts';
 
 /** The part of the control loop recording needs (ControlLoop has it). */
 export interface CommandSource {
@@ -58,7 +70,10 @@ export async function startSessionRecording(options: SessionRecordingOptions): P
   const subscribeNewTopics = () => {
     for (const topic of link.topics()) {
       if (topic.kind === 'Twist' || subscribed.has(topic.topic)) continue;
-      subscribed.set(topic.topic, link.subscribe<RobotMessage>(topic.topic, (received) => recorder.record(received)));
+      subscribed.set(
+        topic.topic,
+        link.subscribe<RobotMessage>(topic.topic, (received) => recorder.record(received)),
+      );
     }
   };
   subscribeNewTopics();
@@ -70,7 +85,14 @@ export async function startSessionRecording(options: SessionRecordingOptions): P
     const commandTopic = options.commandTopic ?? '/cmd_vel';
     stops.push(
       options.loop.onSent((sent) => {
-        const event: CommandSentEvent = { driver: sent.driver, command: sent.command, requested: sent.requested, clipped: sent.clipped, delivered: sent.delivered, atMs: sent.atMs };
+        const event: CommandSentEvent = {
+          driver: sent.driver,
+          command: sent.command,
+          requested: sent.requested,
+          clipped: sent.clipped,
+          delivered: sent.delivered,
+          atMs: sent.atMs,
+        };
         recorder.recordEvent(COMMAND_SENT_CHANNEL, sent.atMs, event);
         recorder.record({ topic: commandTopic, receiveTimeMs: sent.atMs, sourceTimeMs: sent.atMs, msg: twistFromDrive(sent.command) });
       }),

@@ -47,11 +47,7 @@ export class SafetyFilter {
     const gapMs = this.lastAtMs === undefined ? Infinity : Math.max(0, nowMs - this.lastAtMs);
     const from = gapMs > MAX_RAMP_GAP_MS ? { linearMps: 0, angularRadps: 0 } : this.last;
     const dtSecs = Math.min(gapMs, MAX_RAMP_STEP_MS) / 1000;
-    const linearMps = rampAxis(
-      from.linearMps,
-      clamp(finiteOrZero(requested.linearMps), this.limits.maxLinearMps),
-      this.limits.maxLinearAccelMps2 * dtSecs,
-    );
+    const linearMps = rampAxis(from.linearMps, clamp(finiteOrZero(requested.linearMps), this.limits.maxLinearMps), this.limits.maxLinearAccelMps2 * dtSecs);
     const angularRadps = rampAxis(
       from.angularRadps,
       clamp(finiteOrZero(requested.angularRadps), this.limits.maxAngularRadps),

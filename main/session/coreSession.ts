@@ -65,15 +65,28 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
   const link = new SwitchableLink(opened.link);
   const worldModel = await loadWorldModel(args.worldModel, perception, log);
   const initialPolicy = new ReactiveBaselinePolicy();
-  const loop = await createControlLoop(link, { rateHz: args.rateHz, watchdogTimeoutMs: args.watchdogMs, perception, policy: initialPolicy, ...(worldModel ? { worldModel: worldModel.filter } : {}) });
-  const connections = new RobotConnections(link, { robot: args.robot ?? 'sim', opened }, {
-    openRobot: (spec, topics) => openRobot(spec, log, args.simArgs, topics),
-    driver: () => loop.driver(),
-    log,
+  const loop = await createControlLoop(link, {
+    rateHz: args.rateHz,
+    watchdogTimeoutMs: args.watchdogMs,
+    perception,
+    policy: initialPolicy,
+    ...(worldModel ? { worldModel: worldModel.filter } : {}),
   });
+  const connections = new RobotConnections(
+    link,
+    { robot: args.robot ?? 'sim', opened },
+    {
+      openRobot: (spec, topics) => openRobot(spec, log, args.simArgs, topics),
+      driver: () => loop.driver(),
+      log,
+    },
+  );
   logClipping(loop, log);
   const stores = await openSessionStores(link, loop, perception, args.stores, log);
-  const learning = worldModel && stores.memory ? startWorldModelLearning(worldModel, loop, stores.memory, defaultCheckpointFolder(dataFolder), args.worldModel, log, stores.recording?.recordSurprise) : undefined;
+  const learning =
+    worldModel && stores.memory
+      ? startWorldModelLearning(worldModel, loop, stores.memory, defaultCheckpointFolder(dataFolder), args.worldModel, log, stores.recording?.recordSurprise)
+      : undefined;
   if (worldModel && !stores.memory) log.warn('the world model runs without learning: its learner replays memory, and --no-memory keeps none');
   if (learning) loop.addAlertSource(() => learning.alerts());
   // Learning from the operator: the online learner trains the reward ensemble and the policy; memory rows carry its reward estimate.
@@ -86,7 +99,8 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
   });
   stores.setRewardEstimator((embedding) => improver.rewardEstimate(embedding));
   // The policy learner imagines in the world model as the filter has it (when its options turn that on).
-  const stopImagining = worldModel && learning ? learning.onWeights((weights, version) => improver.useWorldModel(worldModel.config, weights, version)) : undefined;
+  const stopImagining =
+    worldModel && learning ? learning.onWeights((weights, version) => improver.useWorldModel(worldModel.config, weights, version)) : undefined;
   const teaching = await startLearning({
     loop,
     link,
@@ -112,7 +126,9 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
   // Only the loop's thread keeps normal priority (see helperThreads.ts).
   const stopLowering = keepHelperThreadsBehindTheLoop((problem) => log.info({ problem }, 'helper threads run at the loop’s priority'));
   // The arenas' free pages go back to the system every few seconds, between ticks (see allocatorTuning.ts).
-  const stopTrimming = allocator.tuned ? trimHeapBetweenTicks(loop, { everyMs: HEAP_TRIM_EVERY_MS, onTrim: (trim) => log.debug(trim, 'C heap trimmed') }) : () => {};
+  const stopTrimming = allocator.tuned
+    ? trimHeapBetweenTicks(loop, { everyMs: HEAP_TRIM_EVERY_MS, onTrim: (trim) => log.debug(trim, 'C heap trimmed') })
+    : () => {};
   return {
     perception,
     link,

@@ -34,13 +34,21 @@ function onnxBinFolder(): string {
 
 /** Fetches onnxruntime-node's CUDA 12 provider files with its own installer, then encodes one frame's worth on the GPU. */
 async function installOnnxCuda(): Promise<GpuStepOutcome> {
-  await run(process.execPath, [join(onnxPackageDir(), 'script', 'install.js')], { cwd: onnxPackageDir(), env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'cuda12' }, timeout: 15 * 60_000 });
+  await run(process.execPath, [join(onnxPackageDir(), 'script', 'install.js')], {
+    cwd: onnxPackageDir(),
+    env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'cuda12' },
+    timeout: 15 * 60_000,
+  });
   const perception = await openEncoders(undefined, { provider: 'auto' });
   try {
     const status = perception.status();
     const onCuda = status.modalities.filter((modality) => modality.provider === 'cuda').map((modality) => modality.modality);
     const ok = onCuda.length > 0;
-    return { path: 'onnxruntime-cuda', ok, detail: ok ? `encoders on CUDA: ${onCuda.join(', ')}` : `installed, but no encoder runs on CUDA: ${status.providerNote ?? 'no reason given'}` };
+    return {
+      path: 'onnxruntime-cuda',
+      ok,
+      detail: ok ? `encoders on CUDA: ${onCuda.join(', ')}` : `installed, but no encoder runs on CUDA: ${status.providerNote ?? 'no reason given'}`,
+    };
   } finally {
     await perception.close();
   }
@@ -52,7 +60,11 @@ async function installTfjsNodeGpu(): Promise<GpuStepOutcome> {
   await npm(['install', '--save-exact', '--no-audit', '--no-fund', '--ignore-scripts', `${TFJS_NODE_GPU}@${TFJS_NODE_GPU_VERSION}`]);
   await npm(['install-scripts', 'approve', TFJS_NODE_GPU]);
   await npm(['rebuild', TFJS_NODE_GPU]);
-  const { stdout } = await run(process.execPath, ['-e', `const tf=require('${TFJS_NODE_GPU}');const y=tf.matMul(tf.ones([64,64]),tf.ones([64,64]));console.log(tf.getBackend(),y.dataSync()[0])`], { cwd: REPO_ROOT });
+  const { stdout } = await run(
+    process.execPath,
+    ['-e', `const tf=require('${TFJS_NODE_GPU}');const y=tf.matMul(tf.ones([64,64]),tf.ones([64,64]));console.log(tf.getBackend(),y.dataSync()[0])`],
+    { cwd: REPO_ROOT },
+  );
   const [backend, value] = stdout.trim().split(' ');
   const ok = backend === 'tensorflow' && Number(value) === 64;
   return { path: 'tfjs-node-gpu', ok, detail: ok ? 'a matrix product ran on libtensorflow' : `libtensorflow did not answer as expected: ${stdout.trim()}` };
@@ -79,7 +91,11 @@ export async function removeGpuPaths(): Promise<GpuStepOutcome[]> {
   const outcomes: GpuStepOutcome[] = [];
   const present = ONNX_CUDA_FILES.map((file) => join(onnxBinFolder(), file)).filter((path) => existsSync(path));
   for (const path of present) rmSync(path);
-  outcomes.push({ path: 'onnxruntime-cuda', ok: true, detail: present.length > 0 ? `removed ${present.length} CUDA provider files` : 'no CUDA provider files were installed' });
+  outcomes.push({
+    path: 'onnxruntime-cuda',
+    ok: true,
+    detail: present.length > 0 ? `removed ${present.length} CUDA provider files` : 'no CUDA provider files were installed',
+  });
   if (existsSync(join(REPO_ROOT, 'node_modules', ...TFJS_NODE_GPU.split('/')))) {
     await run('npm', ['uninstall', '--no-audit', '--no-fund', TFJS_NODE_GPU], { cwd: REPO_ROOT, timeout: 10 * 60_000 });
     await run('npm', ['install-scripts', 'prune'], { cwd: REPO_ROOT });

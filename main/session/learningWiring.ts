@@ -84,7 +84,9 @@ export async function startLearning(wiring: LearningWiring): Promise<LiveLearnin
     const { maxTicks, steps, ...pace } = { ...DEFAULT_SLOW_PATH_SETTINGS, ...wiring.slowPath };
     const read = async () => readMemoryTeaching(await memory.ticks(space), memory.records, maxTicks);
     const logOutcome = (outcome: RetrainOutcome) =>
-      outcome.ok ? log.info({ version: outcome.version, ticks: outcome.ticks, trainedOn: outcome.trainedOn }, 'policy retrained from memory') : log.info({ reason: outcome.reason, ticks: outcome.ticks }, 'no policy retrained from memory');
+      outcome.ok
+        ? log.info({ version: outcome.version, ticks: outcome.ticks, trainedOn: outcome.trainedOn }, 'policy retrained from memory')
+        : log.info({ reason: outcome.reason, ticks: outcome.ticks }, 'no policy retrained from memory');
     slowPath = new SlowPath(() => improver.retrainFromMemory!(read, steps), { ...pace, onOutcome: logOutcome });
   }
   const session = new LearningSession({
@@ -107,7 +109,16 @@ export async function startLearning(wiring: LearningWiring): Promise<LiveLearnin
     ...wiring.session,
   });
   const stopAlerts = loop.addAlertSource(() => session.alerts());
-  log.info({ learning: wiring.improver !== undefined, autoPromote, corrections: memory?.uri ?? 'not kept (--no-memory)', clips: recording ? 'from the recording' : 'none (--no-record)', slowPath: slowPath ? 'retrains from memory' : 'off' }, 'learning from the operator');
+  log.info(
+    {
+      learning: wiring.improver !== undefined,
+      autoPromote,
+      corrections: memory?.uri ?? 'not kept (--no-memory)',
+      clips: recording ? 'from the recording' : 'none (--no-record)',
+      slowPath: slowPath ? 'retrains from memory' : 'off',
+    },
+    'learning from the operator',
+  );
   return {
     session,
     async close() {

@@ -49,7 +49,13 @@ export async function openReviewCore(args: StartArgs, file: string, log: Logger)
   const link = new SwitchableLink(replay, undefined, topics);
   const worldModel = await loadReviewWorldModel(args.worldModel, perception, log);
   // The policy is never asked to drive (nothing is sent); it is there because the loop is the live one.
-  const loop = await createControlLoop(link, { rateHz: args.rateHz, watchdogTimeoutMs: args.watchdogMs, perception, policy: new ReactiveBaselinePolicy(), ...(worldModel ? { worldModel } : {}) });
+  const loop = await createControlLoop(link, {
+    rateHz: args.rateHz,
+    watchdogTimeoutMs: args.watchdogMs,
+    perception,
+    policy: new ReactiveBaselinePolicy(),
+    ...(worldModel ? { worldModel } : {}),
+  });
   const memory = args.stores.remember ? await openMemory(args.stores.memory ?? defaultMemoryUri(), log) : undefined;
   const review = ReviewSession.attach(link, first, {
     openLog,
@@ -91,7 +97,13 @@ async function openMemory(uri: string, log: Logger): Promise<Memory | undefined>
 }
 
 /** `--rescore`: every tick played is a memory row of its own episode, pointing at the log and its log time. */
-export function rescore(loop: ControlLoop, review: ReviewSession, memory: Memory, perception: Perception, log: Pick<Logger, 'info'>): { episodeId: string; close(): Promise<void> } {
+export function rescore(
+  loop: ControlLoop,
+  review: ReviewSession,
+  memory: Memory,
+  perception: Perception,
+  log: Pick<Logger, 'info'>,
+): { episodeId: string; close(): Promise<void> } {
   const space = { encoderVersion: perception.version, embeddingSize: perception.embeddingSize, distance: 'l2' as const };
   const writer = memory.ticks(space).then((store) => new MemoryWriter(store));
   const episodeId = `rescore-${new Date().toISOString()}`;
@@ -101,14 +113,17 @@ export function rescore(loop: ControlLoop, review: ReviewSession, memory: Memory
     if (!replay.position().playing) return;
     const logTimeMs = replay.logTimeAt(report.frame.timeMs);
     // A log sends no commands: nothing is in effect whatever the loop holds.
-    const row = tickRowFromReport({ ...report, commandInEffect: undefined }, {
-      episodeId,
-      step: step++,
-      robotId: replay.robotName,
-      encoderVersion: perception.version,
-      mcapFile: replay.source.path,
-      mcapLogTimeNs: BigInt(Math.round(logTimeMs)) * 1_000_000n,
-    });
+    const row = tickRowFromReport(
+      { ...report, commandInEffect: undefined },
+      {
+        episodeId,
+        step: step++,
+        robotId: replay.robotName,
+        encoderVersion: perception.version,
+        mcapFile: replay.source.path,
+        mcapLogTimeNs: BigInt(Math.round(logTimeMs)) * 1_000_000n,
+      },
+    );
     void writer.then((w) => w.append(row));
   });
   log.info({ episodeId }, 're-scoring: the replayed ticks go to memory');

@@ -111,7 +111,8 @@ export class ReviewSession implements ReviewControl {
       return { ok: true };
     }
     const allowed = this.foundFiles.has(path) || (this.options.recordingFolders ?? []).some((folder) => dirname(path) === resolve(folder));
-    if (!allowed) return { ok: false, message: `${basename(path)} is neither in the recordings folder nor a match a search found: open it with "reins review ${path}"` };
+    if (!allowed)
+      return { ok: false, message: `${basename(path)} is neither in the recordings folder nor a match a search found: open it with "reins review ${path}"` };
     if (!existsSync(path)) return { ok: false, message: `${basename(path)} is gone (deleted by the recording quota, or moved)` };
     this.opening = this.opening.then(() => this.switchTo(path, atMs));
     return { ok: true };
@@ -148,11 +149,27 @@ export class ReviewSession implements ReviewControl {
       // One match per few seconds of a log: ten neighbouring ticks of one moment are one match.
       if (matches.some((match) => match.file === file && Math.abs(match.atMs - momentMs) < sameMomentMs)) continue;
       this.foundFiles.add(file);
-      matches.push({ file, fileName: basename(file), atMs: momentMs, distance: moment.distance, episodeId: moment.episodeId, actedBy: moment.actedBy, sameFile });
+      matches.push({
+        file,
+        fileName: basename(file),
+        atMs: momentMs,
+        distance: moment.distance,
+        episodeId: moment.episodeId,
+        actedBy: moment.actedBy,
+        sameFile,
+      });
       if (matches.length === wanted) break;
     }
     const missing = frame.missing.length > 0 ? ` (the log has no ${frame.missing.join(', ')} then; those encoders saw nothing)` : '';
-    return { atMs, matches, ...(matches.length === 0 ? { note: `No other moment in memory is like this one${missing}.` } : missing ? { note: `Searched with what the log holds${missing}.` } : {}) };
+    return {
+      atMs,
+      matches,
+      ...(matches.length === 0
+        ? { note: `No other moment in memory is like this one${missing}.` }
+        : missing
+          ? { note: `Searched with what the log holds${missing}.` }
+          : {}),
+    };
   }
 
   async close(): Promise<void> {

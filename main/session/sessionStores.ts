@@ -95,7 +95,10 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
     const tickStep = step++;
     const rewardEstimate = estimateReward(report.embedding.values);
     const mcapFile = recording?.currentPath();
-    recording?.recordTick({ episodeId, step: tickStep, driver: report.driver, policyVersion: report.policyVersion, ...(rewardEstimate === undefined ? {} : { rewardEstimate }) }, report.frame.timeMs);
+    recording?.recordTick(
+      { episodeId, step: tickStep, driver: report.driver, policyVersion: report.policyVersion, ...(rewardEstimate === undefined ? {} : { rewardEstimate }) },
+      report.frame.timeMs,
+    );
     ticks?.remember(report, {
       episodeId,
       step: tickStep,

@@ -33,7 +33,11 @@ export interface LiveWorldModel {
 }
 
 /** The loop's filter, on the fastest TF.js backend that loads here. */
-export async function loadWorldModel(args: WorldModelArgs, perception: Pick<Perception, 'embeddingSize' | 'slots'>, log: Logger): Promise<LiveWorldModel | undefined> {
+export async function loadWorldModel(
+  args: WorldModelArgs,
+  perception: Pick<Perception, 'embeddingSize' | 'slots'>,
+  log: Logger,
+): Promise<LiveWorldModel | undefined> {
   if (args.preset === undefined) return undefined;
   const backend = await selectSessionBackend();
   const config = sessionWorldModelConfig(args.preset, { embeddingSize: perception.embeddingSize });
@@ -134,7 +138,14 @@ export function startWorldModelLearning(
         ...(status.waitingFor ? { waitingFor: status.waitingFor } : {}),
         trainSteps: trained?.step ?? status.ready?.resumedFrom?.step ?? 0,
         ...(trained
-          ? { stepsPerSec: trained.stepsPerSec, stepMs: trained.stepMs, loss: trained.losses.total, decoderLoss: trained.losses.decoder, klNats: trained.losses.klNats, replayRatio: trained.replayRatio }
+          ? {
+              stepsPerSec: trained.stepsPerSec,
+              stepMs: trained.stepMs,
+              loss: trained.losses.total,
+              decoderLoss: trained.losses.decoder,
+              klNats: trained.losses.klNats,
+              replayRatio: trained.replayRatio,
+            }
           : {}),
         ...(lastBelief ?? {}),
         ...paths.status(),
@@ -144,7 +155,14 @@ export function startWorldModelLearning(
     alerts(): CoreAlert[] {
       const status = learner.status();
       if (status.state !== 'failed') return [];
-      return [{ key: 'world-model-learner', severity: 'warn', message: `The world model stopped learning: ${status.lastError ?? 'the learner failed'}`, hint: 'Driving is unaffected; the world model keeps its last weights. Restart the core to try again.' }];
+      return [
+        {
+          key: 'world-model-learner',
+          severity: 'warn',
+          message: `The world model stopped learning: ${status.lastError ?? 'the learner failed'}`,
+          hint: 'Driving is unaffected; the world model keeps its last weights. Restart the core to try again.',
+        },
+      ];
     },
     async close() {
       stopTicks();
@@ -159,7 +177,11 @@ export function startWorldModelLearning(
  * these encoders, and no learner (a review trains nothing). Without a usable checkpoint the filter
  * would only say what an untrained model thinks, so there is none, and the log says why.
  */
-export async function loadReviewWorldModel(args: WorldModelArgs, perception: Pick<Perception, 'embeddingSize' | 'slots' | 'version'>, log: Logger): Promise<WorldModelFilter | undefined> {
+export async function loadReviewWorldModel(
+  args: WorldModelArgs,
+  perception: Pick<Perception, 'embeddingSize' | 'slots' | 'version'>,
+  log: Logger,
+): Promise<WorldModelFilter | undefined> {
   const live = await loadWorldModel(args, perception, log);
   if (!live) return undefined;
   const dir = defaultCheckpointFolder(reinsDataFolder());
@@ -169,7 +191,11 @@ export async function loadReviewWorldModel(args: WorldModelArgs, perception: Pic
     log.info({ dir }, 'no trained world model for these encoders: the review runs without one');
     return undefined;
   }
-  const weights = namedWeights(restored.model.rssm.weights).map(([name, variable]) => ({ name, shape: [...variable.shape], values: (variable.dataSync() as Float32Array).slice() }));
+  const weights = namedWeights(restored.model.rssm.weights).map(([name, variable]) => ({
+    name,
+    shape: [...variable.shape],
+    values: (variable.dataSync() as Float32Array).slice(),
+  }));
   live.filter.loadWeights(weights, restored.from.version);
   restored.model.trainer.dispose?.();
   log.info({ version: restored.from.version }, 'world model loaded for the review');
@@ -217,7 +243,8 @@ class PathPredictions {
     if (!this.readout) return { pathNote: 'No path: the encoders have no proprioception to read speed from' };
     if (this.live.filter.version === 'initial') return { pathNote: 'No path yet: the world model has not been trained' };
     if (!quality) return { pathNote: 'No path yet: learning to read speed from the embedding' };
-    if (!(quality.linear >= MIN_READOUT_R2 && quality.angular >= MIN_READOUT_R2)) return { pathNote: `No path: speed reads from the embedding too poorly (R² ${quality.linear.toFixed(2)} / ${quality.angular.toFixed(2)})` };
+    if (!(quality.linear >= MIN_READOUT_R2 && quality.angular >= MIN_READOUT_R2))
+      return { pathNote: `No path: speed reads from the embedding too poorly (R² ${quality.linear.toFixed(2)} / ${quality.angular.toFixed(2)})` };
     if (!this.latest) return { pathNote: 'No path: the world model’s imagination failed' };
     return { predictedPath: { ...this.latest, readoutR2: Math.min(quality.linear, quality.angular) } };
   }

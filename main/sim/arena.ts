@@ -1,13 +1,7 @@
 // The simulated robot's world: a walled square arena with box obstacles (fixed by arenaSeed), and an
 // episode (fixed by episodeSeed) that places the goal pillar and the robot's start pose. Layouts are
 // drawn by rejection sampling so that every gap the robot must use is wide enough for it.
-import {
-  distanceToAabbM,
-  distanceToCircleM,
-  type Aabb,
-  type Circle,
-  type Pose2D,
-} from './geometry.ts';
+import { distanceToAabbM, distanceToCircleM, type Aabb, type Circle, type Pose2D } from './geometry.ts';
 import { deriveSeed, SeededRandom } from './random.ts';
 
 /** An sRGB colour, 0–255 per channel. */
@@ -169,9 +163,7 @@ export function placeEpisode(arena: Arena, episodeSeed: number): Episode {
   const start = sampleClearPoint(
     random,
     halfM - START_CLEARANCE_M,
-    (xM, yM) =>
-      clearanceM({ boxes, pillars: [goal] }, xM, yM) >= START_CLEARANCE_M &&
-      Math.hypot(xM - goal.xM, yM - goal.yM) >= MIN_START_TO_GOAL_M,
+    (xM, yM) => clearanceM({ boxes, pillars: [goal] }, xM, yM) >= START_CLEARANCE_M && Math.hypot(xM - goal.xM, yM - goal.yM) >= MIN_START_TO_GOAL_M,
   );
   if (start === undefined) throw new Error(`arena of ${arena.sizeM} m has no start pose far enough from the goal`);
   return { startPose: { ...start, yawRad: random.uniform(-Math.PI, Math.PI) }, goal };
@@ -195,11 +187,7 @@ function gapBetweenBoxesM(a: Aabb, b: Aabb): number {
   return Math.hypot(gapXM, gapYM);
 }
 
-function sampleClearPoint(
-  random: SeededRandom,
-  limitM: number,
-  isClear: (xM: number, yM: number) => boolean,
-): { xM: number; yM: number } | undefined {
+function sampleClearPoint(random: SeededRandom, limitM: number, isClear: (xM: number, yM: number) => boolean): { xM: number; yM: number } | undefined {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const xM = random.uniform(-limitM, limitM);
     const yM = random.uniform(-limitM, limitM);

@@ -184,9 +184,5 @@ function distanceShade(depthM: number): number {
 }
 
 function mix(from: Rgb, to: Rgb, amount: number): Rgb {
-  return [
-    from[0] + (to[0] - from[0]) * amount,
-    from[1] + (to[1] - from[1]) * amount,
-    from[2] + (to[2] - from[2]) * amount,
-  ];
+  return [from[0] + (to[0] - from[0]) * amount, from[1] + (to[1] - from[1]) * amount, from[2] + (to[2] - from[2]) * amount];
 }

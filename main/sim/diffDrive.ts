@@ -48,16 +48,8 @@ export class DiffDriveBase {
     const spec = DIFF_DRIVE_SPEC;
     const previousLinearMps = this.rampedLinearMps;
     const previousAngularRadps = this.rampedAngularRadps;
-    this.rampedLinearMps = approach(
-      previousLinearMps,
-      clamp(command.linearMps, spec.maxLinearMps),
-      spec.maxLinearAccelMps2 * dtSecs,
-    );
-    this.rampedAngularRadps = approach(
-      previousAngularRadps,
-      clamp(command.angularRadps, spec.maxAngularRadps),
-      spec.maxAngularAccelRadps2 * dtSecs,
-    );
+    this.rampedLinearMps = approach(previousLinearMps, clamp(command.linearMps, spec.maxLinearMps), spec.maxLinearAccelMps2 * dtSecs);
+    this.rampedAngularRadps = approach(previousAngularRadps, clamp(command.angularRadps, spec.maxAngularRadps), spec.maxAngularAccelRadps2 * dtSecs);
     this.setWheelsFromRamp();
 
     const linearAccelMps2 = (this.rampedLinearMps - previousLinearMps) / dtSecs;

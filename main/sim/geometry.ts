@@ -31,13 +31,7 @@ export function wrapAngleRad(angleRad: number): number {
  * Ray parameter t at which origin + t·direction enters the box, or Infinity if it misses or starts
  * inside. The direction need not be unit length: t is in units of its length.
  */
-export function rayEntersAabb(
-  originXM: number,
-  originYM: number,
-  directionX: number,
-  directionY: number,
-  box: Aabb,
-): number {
+export function rayEntersAabb(originXM: number, originYM: number, directionX: number, directionY: number, box: Aabb): number {
   let tNear = -Infinity;
   let tFar = Infinity;
   if (directionX === 0) {
@@ -61,13 +55,7 @@ export function rayEntersAabb(
 }
 
 /** Like rayEntersAabb, for the wall of an upright cylinder. */
-export function rayEntersCircle(
-  originXM: number,
-  originYM: number,
-  directionX: number,
-  directionY: number,
-  circle: Circle,
-): number {
+export function rayEntersCircle(originXM: number, originYM: number, directionX: number, directionY: number, circle: Circle): number {
   const offsetX = originXM - circle.xM;
   const offsetY = originYM - circle.yM;
   const a = directionX * directionX + directionY * directionY;

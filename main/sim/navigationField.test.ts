@@ -10,7 +10,12 @@ const WALL = { minXM: -0.1, minYM: -1.5, maxXM: 0.1, maxYM: 1.5 };
 describe('NavigationField', () => {
   it('gives about the straight-line distance to the goal region in the open', () => {
     const field = new NavigationField(6, { boxes: [], pillars: [GOAL] }, GOAL, OPTIONS);
-    for (const [xM, yM] of [[-2, 0], [0, 2], [-2, -2], [1.4, 0]] as const) {
+    for (const [xM, yM] of [
+      [-2, 0],
+      [0, 2],
+      [-2, -2],
+      [1.4, 0],
+    ] as const) {
       const straightM = Math.max(0, Math.hypot(xM - GOAL.xM, yM - GOAL.yM) - OPTIONS.goalWithinM);
       // 8-connected moves overestimate off-axis distances by up to ~8%.
       expect(field.costToGoM(xM, yM)).toBeGreaterThanOrEqual(straightM - 0.05);
@@ -32,7 +37,12 @@ describe('NavigationField', () => {
     const footprints: Footprints = { boxes: [WALL], pillars: [GOAL] };
     const careful = new NavigationField(6, footprints, GOAL, { ...OPTIONS, preferredClearanceM: 0.6, clearancePenalty: 4 });
     const closest = (field: NavigationField): number =>
-      Math.min(...field.pathFrom(-2, 0, 20).slice(0, -1).map((point) => clearanceM(footprints, point.xM, point.yM)));
+      Math.min(
+        ...field
+          .pathFrom(-2, 0, 20)
+          .slice(0, -1)
+          .map((point) => clearanceM(footprints, point.xM, point.yM)),
+      );
     expect(closest(careful)).toBeGreaterThan(closest(new NavigationField(6, footprints, GOAL, OPTIONS)) + 0.1);
   });
 

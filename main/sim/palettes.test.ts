@@ -19,11 +19,24 @@ describe('arena palettes', () => {
     for (let seed = 0; seed < 50; seed++) {
       for (const colour of arenaColours('training', seed).obstaclePalette) {
         const hue = hueDeg(colour)!;
-        expect(inBands(hue, [[0, 30], [60, 150], [190, 260], [345, 360]])).toBe(true);
+        expect(
+          inBands(hue, [
+            [0, 30],
+            [60, 150],
+            [190, 260],
+            [345, 360],
+          ]),
+        ).toBe(true);
       }
       for (const colour of arenaColours('held-out', seed).obstaclePalette) {
         const hue = hueDeg(colour)!;
-        expect(inBands(hue, [[30, 60], [150, 190], [260, 280]])).toBe(true);
+        expect(
+          inBands(hue, [
+            [30, 60],
+            [150, 190],
+            [260, 280],
+          ]),
+        ).toBe(true);
       }
     }
   });

@@ -10,7 +10,10 @@ describe('RandomPolicy', () => {
   it('draws uniformly over the full action range, ±0.6 m/s and ±2 rad/s', () => {
     const draws = commandsAt10Hz(new RandomPolicy(1), 2000).filter((_, tick) => tick % 5 === 0);
     expect(draws).toHaveLength(4000);
-    for (const [pick, limit] of [[(command: { linearMps: number }) => command.linearMps, 0.6], [(command: { angularRadps: number }) => command.angularRadps, 2]] as const) {
+    for (const [pick, limit] of [
+      [(command: { linearMps: number }) => command.linearMps, 0.6],
+      [(command: { angularRadps: number }) => command.angularRadps, 2],
+    ] as const) {
       const values = draws.map(pick);
       expect(Math.min(...values)).toBeGreaterThanOrEqual(-limit);
       expect(Math.max(...values)).toBeLessThanOrEqual(limit);

@@ -50,7 +50,12 @@ describe('the simulated 3D range sensor', () => {
     expect(clouds).toHaveLength(10);
     const cloud = clouds.at(-1)!;
     expect(cloud).toMatchObject({ frameId: 'base_link', height: 1, pointStepBytes: 16, isDense: true, bigEndian: false });
-    expect(cloud.fields.map((field) => `${field.name}:${field.datatype}@${field.offsetBytes}`)).toEqual(['x:float32@0', 'y:float32@4', 'z:float32@8', 'intensity:float32@12']);
+    expect(cloud.fields.map((field) => `${field.name}:${field.datatype}@${field.offsetBytes}`)).toEqual([
+      'x:float32@0',
+      'y:float32@4',
+      'z:float32@8',
+      'intensity:float32@12',
+    ]);
     expect(cloud.data.byteLength).toBe(cloud.width * 16);
     // In a walled arena most beams return something; the rest rise over the walls.
     expect(cloud.width).toBeGreaterThan(16 * 360 * 0.5);
@@ -58,7 +63,10 @@ describe('the simulated 3D range sensor', () => {
 
     const { pose } = robot.groundTruth();
     // The goal pillar is 1 m tall.
-    const solids = { boxes: [...robot.arena.walls, ...robot.arena.obstacles], pillars: [{ ...robot.groundTruth().goal, heightM: 1, colour: [0, 0, 0] as const }] };
+    const solids = {
+      boxes: [...robot.arena.walls, ...robot.arena.obstacles],
+      pillars: [{ ...robot.groundTruth().goal, heightM: 1, colour: [0, 0, 0] as const }],
+    };
     const { rangeMinM, rangeMaxM, mountHeightM } = DEFAULT_RANGE_CLOUD_OPTIONS;
     let onObstacleOrWall = 0;
     for (const [x, y, z] of pointsOf(cloud)) {
@@ -86,7 +94,10 @@ describe('the simulated 3D range sensor', () => {
     const up = new RangeCloudSensor({ ...exact, elevationMinRad: 70 * DEG, elevationMaxRad: 80 * DEG }, solids);
     expect(up.sweep(pose, new SeededRandom(1)).width).toBe(0);
     // Half the beams dropped: about half the points.
-    const lossy = new RangeCloudSensor({ ...exact, layers: 16, beams: 360, elevationMinRad: -40 * DEG, elevationMaxRad: -10 * DEG, dropoutProbability: 0.5 }, solids);
+    const lossy = new RangeCloudSensor(
+      { ...exact, layers: 16, beams: 360, elevationMinRad: -40 * DEG, elevationMaxRad: -10 * DEG, dropoutProbability: 0.5 },
+      solids,
+    );
     expect(lossy.sweep(pose, new SeededRandom(1)).width).toBeGreaterThan(16 * 360 * 0.45);
     expect(lossy.sweep(pose, new SeededRandom(2)).width).toBeLessThan(16 * 360 * 0.55);
   });

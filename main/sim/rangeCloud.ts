@@ -136,12 +136,14 @@ export class RangeCloudSensor {
       let candidateCount = 0;
       for (let index = 0; index < boxes.length; index++) {
         const box = boxes[index]!;
-        if (planEntersBox(pose.xM, pose.yM, worldX, worldY, box.minXM, box.minYM, box.maxXM, box.maxYM, entersM, exitsM, index)) candidates[candidateCount++] = index;
+        if (planEntersBox(pose.xM, pose.yM, worldX, worldY, box.minXM, box.minYM, box.maxXM, box.maxYM, entersM, exitsM, index))
+          candidates[candidateCount++] = index;
       }
       for (let index = 0; index < pillars.length; index++) {
         const pillar = pillars[index]!;
         const slot = boxes.length + index;
-        if (planEntersCircle(pose.xM, pose.yM, worldX, worldY, pillar.xM, pillar.yM, pillar.radiusM, entersM, exitsM, slot)) candidates[candidateCount++] = slot;
+        if (planEntersCircle(pose.xM, pose.yM, worldX, worldY, pillar.xM, pillar.yM, pillar.radiusM, entersM, exitsM, slot))
+          candidates[candidateCount++] = slot;
       }
       for (let layer = 0; layer < layerTangents.length; layer++) {
         const tangent = layerTangents[layer]!;
@@ -184,7 +186,19 @@ export class RangeCloudSensor {
  * The horizontal distances (≥ 0) at which a plan-view ray from the origin along the unit direction
  * enters and leaves the rectangle, written at `slot`; false when it misses.
  */
-function planEntersBox(ox: number, oy: number, dx: number, dy: number, minX: number, minY: number, maxX: number, maxY: number, enters: Float64Array, exits: Float64Array, slot: number): boolean {
+function planEntersBox(
+  ox: number,
+  oy: number,
+  dx: number,
+  dy: number,
+  minX: number,
+  minY: number,
+  maxX: number,
+  maxY: number,
+  enters: Float64Array,
+  exits: Float64Array,
+  slot: number,
+): boolean {
   let near = 0;
   let far = Infinity;
   if (dx === 0) {
@@ -210,7 +224,18 @@ function planEntersBox(ox: number, oy: number, dx: number, dy: number, minX: num
 }
 
 /** Like planEntersBox, for a circle. */
-function planEntersCircle(ox: number, oy: number, dx: number, dy: number, centreX: number, centreY: number, radiusM: number, enters: Float64Array, exits: Float64Array, slot: number): boolean {
+function planEntersCircle(
+  ox: number,
+  oy: number,
+  dx: number,
+  dy: number,
+  centreX: number,
+  centreY: number,
+  radiusM: number,
+  enters: Float64Array,
+  exits: Float64Array,
+  slot: number,
+): boolean {
   const offsetX = ox - centreX;
   const offsetY = oy - centreY;
   const halfB = dx * offsetX + dy * offsetY;

@@ -69,8 +69,7 @@ export class SensorFaults {
 
 /** The flood's due times start + k/rate (k ≥ 1) that fall in (fromSecs, toSecs] and within its span. */
 function floodTimesSecs(flood: Flood, fromSecs: number, toSecs: number): number[] {
-  const dueIndex = (timeSecs: number): number =>
-    Math.floor((Math.min(timeSecs, flood.untilSecs) - flood.startSecs) * flood.rateHz + TIME_TOLERANCE_SECS);
+  const dueIndex = (timeSecs: number): number => Math.floor((Math.min(timeSecs, flood.untilSecs) - flood.startSecs) * flood.rateHz + TIME_TOLERANCE_SECS);
   const times: number[] = [];
   for (let index = Math.max(1, dueIndex(fromSecs) + 1); index <= dueIndex(toSecs); index++) {
     times.push(flood.startSecs + index / flood.rateHz);

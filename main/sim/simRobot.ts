@@ -166,7 +166,11 @@ export class SimRobot {
 
   /** Starts a given episode (tests and scripted tasks); the seed, and so the sensor noise, stays. */
   startEpisode(episode: Episode): void {
-    const clearance = clearanceM({ boxes: [...this.arena.walls, ...this.arena.obstacles], pillars: [episode.goal] }, episode.startPose.xM, episode.startPose.yM);
+    const clearance = clearanceM(
+      { boxes: [...this.arena.walls, ...this.arena.obstacles], pillars: [episode.goal] },
+      episode.startPose.xM,
+      episode.startPose.yM,
+    );
     if (clearance < DIFF_DRIVE_SPEC.bodyRadiusM) throw new RangeError('the episode starts the robot inside a wall, an obstacle or the goal');
     this.replaceWorld(episode, this.world.state.seed);
   }
@@ -298,7 +302,9 @@ export class SimRobot {
     if (!(Number.isInteger(frameCount) && frameCount >= 0)) throw new RangeError(`prerenderedCameraFrames must be a whole number ≥ 0, got ${frameCount}`);
     const { camera, physics, noiseSeed } = this.world;
     // Each frame its own noise, so consecutive frames differ as a live camera's would.
-    return Array.from({ length: frameCount }, (_, index) => camera.render(physics.pose(), new SeededRandom(deriveSeed(noiseSeed, 'prerendered-camera', index))));
+    return Array.from({ length: frameCount }, (_, index) =>
+      camera.render(physics.pose(), new SeededRandom(deriveSeed(noiseSeed, 'prerendered-camera', index))),
+    );
   }
 
   private nextPrerenderedFrame(): Image | undefined {

@@ -60,7 +60,11 @@ export async function writeCheckpoint(path: string, checkpoint: WorldModelCheckp
 
 /** Reads and checks a checkpoint; throws a CheckpointError that says what is wrong with it. */
 export async function readCheckpoint(path: string): Promise<WorldModelCheckpoint> {
-  const { header, groups } = await readTensorFile(path, { magic: MAGIC, kind: 'world-model checkpoint', format: CHECKPOINT_FORMAT, groups: ['weights', 'optimizer'] }, headerSchema);
+  const { header, groups } = await readTensorFile(
+    path,
+    { magic: MAGIC, kind: 'world-model checkpoint', format: CHECKPOINT_FORMAT, groups: ['weights', 'optimizer'] },
+    headerSchema,
+  );
   return {
     version: header.version,
     config: header.config,
@@ -78,11 +82,17 @@ export async function readCheckpoint(path: string): Promise<WorldModelCheckpoint
  * each group's entries, the body's SHA-256), to a temporary name then renamed: a crash leaves the
  * previous file whole.
  */
-export async function writeTensorFile(path: string, magic: string, fields: Record<string, unknown>, groups: Record<string, readonly NamedArray[]>): Promise<void> {
+export async function writeTensorFile(
+  path: string,
+  magic: string,
+  fields: Record<string, unknown>,
+  groups: Record<string, readonly NamedArray[]>,
+): Promise<void> {
   let offset = 0;
   const place = (array: NamedArray) => {
     const size = array.shape.reduce((product, side) => product * side, 1);
-    if (size !== array.values.length) throw new RangeError(`checkpoint tensor ${array.name}: shape [${array.shape.join(', ')}] holds ${size} values, got ${array.values.length}`);
+    if (size !== array.values.length)
+      throw new RangeError(`checkpoint tensor ${array.name}: shape [${array.shape.join(', ')}] holds ${size} values, got ${array.values.length}`);
     const entry = { name: array.name, shape: array.shape, offset };
     offset += size;
     return entry;
@@ -118,7 +128,11 @@ export interface TensorFileKind {
 }
 
 /** Reads and checks a tensor file; throws a CheckpointError that says what is wrong with it. */
-export async function readTensorFile<H extends z.ZodTypeAny>(path: string, expected: TensorFileKind, schema: H): Promise<{ header: z.infer<H>; groups: Record<string, NamedArray[]> }> {
+export async function readTensorFile<H extends z.ZodTypeAny>(
+  path: string,
+  expected: TensorFileKind,
+  schema: H,
+): Promise<{ header: z.infer<H>; groups: Record<string, NamedArray[]> }> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
@@ -132,11 +146,15 @@ export async function readTensorFile<H extends z.ZodTypeAny>(path: string, expec
   let entries: Record<string, Array<z.infer<typeof tensorEntrySchema>>>;
   try {
     const parsed: unknown = JSON.parse(bytes.subarray(expected.magic.length, headerEnd).toString('utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CheckpointError(`${path}: the ${expected.kind}'s header is not a JSON object`);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new CheckpointError(`${path}: the ${expected.kind}'s header is not a JSON object`);
     const format = (parsed as { format?: unknown }).format;
-    if (format !== expected.format) throw new CheckpointError(`${path}: ${expected.kind} format ${JSON.stringify(format) ?? 'missing'}, this Reins reads format ${expected.format}`);
+    if (format !== expected.format)
+      throw new CheckpointError(`${path}: ${expected.kind} format ${JSON.stringify(format) ?? 'missing'}, this Reins reads format ${expected.format}`);
     header = schema.parse(parsed) as z.infer<H>;
-    entries = z.object({ bodySha256: z.string().regex(/^[0-9a-f]{64}$/), ...Object.fromEntries(expected.groups.map((group) => [group, z.array(tensorEntrySchema)])) }).parse(parsed) as never;
+    entries = z
+      .object({ bodySha256: z.string().regex(/^[0-9a-f]{64}$/), ...Object.fromEntries(expected.groups.map((group) => [group, z.array(tensorEntrySchema)])) })
+      .parse(parsed) as never;
   } catch (error) {
     if (error instanceof CheckpointError) throw error;
     throw new CheckpointError(`${path}: the ${expected.kind}'s header is damaged (${(error as Error).message.split('\n')[0]})`);

@@ -62,11 +62,13 @@ export function sequenceWeightInputs(weights: RssmWeights): Record<string, tf.Va
 }
 
 function fusedObserveSequence(weights: RssmWeights, config: WorldModelConfig, inputs: SequenceInputs): SequenceOutputs {
-  const [deterministic, stochastic, posterior] = tf.engine().runKernel(
-    RSSM_OBSERVE_SEQUENCE,
-    { embeddings: inputs.embeddings, previousActions: inputs.previousActions, noise: inputs.noise, ...sequenceWeightInputs(weights) },
-    { batch: inputs.batch, length: inputs.length, classes: config.classes, uniformMix: config.uniformMix, layerNormEpsilon: config.layerNormEpsilon },
-  ) as tf.Tensor2D[];
+  const [deterministic, stochastic, posterior] = tf
+    .engine()
+    .runKernel(
+      RSSM_OBSERVE_SEQUENCE,
+      { embeddings: inputs.embeddings, previousActions: inputs.previousActions, noise: inputs.noise, ...sequenceWeightInputs(weights) },
+      { batch: inputs.batch, length: inputs.length, classes: config.classes, uniformMix: config.uniformMix, layerNormEpsilon: config.layerNormEpsilon },
+    ) as tf.Tensor2D[];
   return { deterministic: deterministic!, stochastic: stochastic!, posterior: posterior! };
 }
 

@@ -45,7 +45,11 @@ describe('VelocityReadout', () => {
     const readout = new VelocityReadout({ ...SLOT, minSamples: 100, refitEvery: 50 });
     readout.observe(new Float32Array(E).fill(Number.NaN), { linearMps: 1, angularRadps: 0 });
     readout.observe(new Float32Array(E), { linearMps: Number.POSITIVE_INFINITY, angularRadps: 0 });
-    for (let i = 0; i < 300; i++) readout.observe(new Float32Array(E).map(() => random()), { linearMps: random(), angularRadps: random() });
+    for (let i = 0; i < 300; i++)
+      readout.observe(
+        new Float32Array(E).map(() => random()),
+        { linearMps: random(), angularRadps: random() },
+      );
     expect(readout.fitQuality()!.linear).toBeLessThan(0.2);
   });
 });

@@ -102,8 +102,14 @@ export class VelocityReadout {
     this.weights = solved;
     const predicted = this.heldOut.map((held) => this.apply(solved, held.x));
     this.scores = [
-      rSquared(predicted.map((velocity) => velocity.linearMps), this.heldOut.map((held) => held.y[0])),
-      rSquared(predicted.map((velocity) => velocity.angularRadps), this.heldOut.map((held) => held.y[1])),
+      rSquared(
+        predicted.map((velocity) => velocity.linearMps),
+        this.heldOut.map((held) => held.y[0]),
+      ),
+      rSquared(
+        predicted.map((velocity) => velocity.angularRadps),
+        this.heldOut.map((held) => held.y[1]),
+      ),
     ];
   }
 }
@@ -118,7 +124,12 @@ export interface PredictedPath {
  * Integrates imagined embeddings (steps × embeddingSize, flat) read as velocities into a path from
  * the robot's pose now. Undefined when the readout has not been fitted yet or reads nonsense.
  */
-export function integratePath(imagined: Float32Array, embeddingSize: number, readout: Pick<VelocityReadout, 'read'>, dtSecs: number): PredictedPath | undefined {
+export function integratePath(
+  imagined: Float32Array,
+  embeddingSize: number,
+  readout: Pick<VelocityReadout, 'read'>,
+  dtSecs: number,
+): PredictedPath | undefined {
   const steps = Math.floor(imagined.length / embeddingSize);
   const pointsM: Array<[number, number]> = [[0, 0]];
   let x = 0;

@@ -7,7 +7,12 @@ import type { TrainingBatch } from './rssm.ts';
 import type { WorldModelConfig } from './worldModelConfig.ts';
 
 /** A drive command as the world model's action: each axis over its limit, clamped to [−1, 1]. */
-export function actionFeatures(command: DriveCommand, config: WorldModelConfig, out: Float32Array<ArrayBufferLike> = new Float32Array(config.actionSize), offset = 0): Float32Array<ArrayBufferLike> {
+export function actionFeatures(
+  command: DriveCommand,
+  config: WorldModelConfig,
+  out: Float32Array<ArrayBufferLike> = new Float32Array(config.actionSize),
+  offset = 0,
+): Float32Array<ArrayBufferLike> {
   const [linearLimit = 1, angularLimit = 1] = config.actionLimits;
   out[offset] = Math.max(-1, Math.min(1, command.linearMps / linearLimit));
   out[offset + 1] = Math.max(-1, Math.min(1, command.angularRadps / angularLimit));
@@ -39,11 +44,19 @@ export function batchFromSequences(sequences: readonly (readonly TickRow[])[], c
     sequence.forEach((tick, step) => {
       const at = row * length + step;
       if (tick.embedding.length !== config.embeddingSize) {
-        throw new RangeError(`tick ${tick.episodeId}#${tick.step}: embedding of ${tick.embedding.length} values, the world model reads ${config.embeddingSize}`);
+        throw new RangeError(
+          `tick ${tick.episodeId}#${tick.step}: embedding of ${tick.embedding.length} values, the world model reads ${config.embeddingSize}`,
+        );
       }
       batch.embeddings.set(tick.embedding, at * config.embeddingSize);
       const previous = sequence[step - 1];
-      if (previous !== undefined) actionFeatures({ linearMps: previous.actionLinearMps, angularRadps: previous.actionAngularRadps }, config, batch.previousActions, at * config.actionSize);
+      if (previous !== undefined)
+        actionFeatures(
+          { linearMps: previous.actionLinearMps, angularRadps: previous.actionAngularRadps },
+          config,
+          batch.previousActions,
+          at * config.actionSize,
+        );
       if (tick.rewardEstimate !== undefined && Number.isFinite(tick.rewardEstimate)) {
         batch.rewards[at] = tick.rewardEstimate;
         batch.rewardKnown[at] = 1;

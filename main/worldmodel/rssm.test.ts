@@ -11,7 +11,14 @@ beforeAll(async () => {
 });
 
 /** A small model, so a few steps run in well under a second. */
-const TINY: WorldModelConfig = worldModelConfig('wm-xxs', { embeddingSize: 8, deterministicSize: 16, stochasticGroups: 4, classes: 4, hiddenSize: 16, learningRate: 3e-3 });
+const TINY: WorldModelConfig = worldModelConfig('wm-xxs', {
+  embeddingSize: 8,
+  deterministicSize: 16,
+  stochasticGroups: 4,
+  classes: 4,
+  hiddenSize: 16,
+  learningRate: 3e-3,
+});
 
 /** Sequences whose embedding rotates by the action: predictable from the past and the actions. */
 function rotatingBatch(config: WorldModelConfig, batch: number, length: number): TrainingBatch {
@@ -27,7 +34,15 @@ function rotatingBatch(config: WorldModelConfig, batch: number, length: number):
     }
   }
   const ones = new Float32Array(batch * length).fill(1);
-  return { batch, length, embeddings, previousActions, rewards: new Float32Array(batch * length), rewardKnown: new Float32Array(batch * length), continues: ones };
+  return {
+    batch,
+    length,
+    embeddings,
+    previousActions,
+    rewards: new Float32Array(batch * length),
+    rewardKnown: new Float32Array(batch * length),
+    continues: ones,
+  };
 }
 
 describe('Rssm', () => {

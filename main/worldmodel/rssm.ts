@@ -7,7 +7,21 @@ import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs';
 import { fitFeatureNorm } from '../core/util/featureNorm.ts';
 import { observeSequence } from './observeSequence.ts';
-import { categoricalKl, categoricalProbs, dense, drawNoise, gruCell, layerNorm, mlp, modeCategorical, sampleCategorical, silu, stopGradient, symexp, symlog } from './rssmLayers.ts';
+import {
+  categoricalKl,
+  categoricalProbs,
+  dense,
+  drawNoise,
+  gruCell,
+  layerNorm,
+  mlp,
+  modeCategorical,
+  sampleCategorical,
+  silu,
+  stopGradient,
+  symexp,
+  symlog,
+} from './rssmLayers.ts';
 import { initialWeights, type RssmWeights } from './rssmWeights.ts';
 import { stochasticSize, type WorldModelConfig } from './worldModelConfig.ts';
 
@@ -72,7 +86,8 @@ export class Rssm {
    */
   fitEmbeddingNorm(embeddings: Float32Array, count: number): void {
     const size = this.config.embeddingSize;
-    if (!(count >= 2 && embeddings.length >= count * size)) throw new RangeError(`fitting the embedding's statistics needs at least 2 embeddings of ${size}, got ${count}`);
+    if (!(count >= 2 && embeddings.length >= count * size))
+      throw new RangeError(`fitting the embedding's statistics needs at least 2 embeddings of ${size}, got ${count}`);
     const { mean, scale } = fitFeatureNorm(embeddings, count, size);
     this.weights.embeddingNorm.mean.assign(tf.tensor1d(mean));
     this.weights.embeddingNorm.scale.assign(tf.tensor1d(scale));
@@ -144,7 +159,10 @@ export class Rssm {
     return tf.tidy(() => {
       const deterministic = this.transition(state, action);
       const stochastic = modeCategorical(this.priorProbs(deterministic), this.config.classes);
-      const embedding = tf.add(tf.mul(symexp(this.decode(deterministic, stochastic)), this.weights.embeddingNorm.scale), this.weights.embeddingNorm.mean) as tf.Tensor2D;
+      const embedding = tf.add(
+        tf.mul(symexp(this.decode(deterministic, stochastic)), this.weights.embeddingNorm.scale),
+        this.weights.embeddingNorm.mean,
+      ) as tf.Tensor2D;
       return { state: { deterministic, stochastic }, embedding };
     });
   }
@@ -174,7 +192,13 @@ export class Rssm {
     const decoder = tf.mean(tf.sum(tf.squaredDifference(decoded, target), 1));
     const reward = this.rewardLoss(feature, column(batch.rewards), column(batch.rewardKnown), batch);
     const continuation = tf.losses.sigmoidCrossEntropy(column(batch.continues), mlp(this.weights.continuation, feature, config.layerNormEpsilon));
-    const total = tf.addN([decoder, reward, continuation, tf.mul(dynamics, config.dynamicsScale), tf.mul(representation, config.representationScale)]) as tf.Scalar;
+    const total = tf.addN([
+      decoder,
+      reward,
+      continuation,
+      tf.mul(dynamics, config.dynamicsScale),
+      tf.mul(representation, config.representationScale),
+    ]) as tf.Scalar;
     const klNats = tf.mean(categoricalKl(posterior, prior)) as tf.Scalar;
     return { total, decoder: decoder as tf.Scalar, reward, continuation: continuation as tf.Scalar, klNats };
   }

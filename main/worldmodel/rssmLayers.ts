@@ -29,7 +29,15 @@ export const MLP_KERNEL_INPUTS = ['input', 'hiddenWeight', 'hiddenBias', 'gain',
 
 export function mlp(layers: Mlp, input: tf.Tensor2D, epsilon: number): tf.Tensor2D {
   if (tf.getKernel(MLP_KERNEL, tf.getBackend()) !== undefined) {
-    const inputs = { input, hiddenWeight: layers.hidden.weight, hiddenBias: layers.hidden.bias, gain: layers.norm.gain, shift: layers.norm.shift, outWeight: layers.out.weight, outBias: layers.out.bias };
+    const inputs = {
+      input,
+      hiddenWeight: layers.hidden.weight,
+      hiddenBias: layers.hidden.bias,
+      gain: layers.norm.gain,
+      shift: layers.norm.shift,
+      outWeight: layers.out.weight,
+      outBias: layers.out.bias,
+    };
     return tf.engine().runKernel(MLP_KERNEL, inputs, { epsilon }) as tf.Tensor2D;
   }
   return dense(layers.out, silu(layerNorm(layers.norm, dense(layers.hidden, input), epsilon)));

@@ -128,7 +128,8 @@ export function loadNamedWeights(weights: RssmWeights, offered: readonly { name:
   if (offered.length !== named.length) throw new RangeError(`world model: ${offered.length} weights offered, the model has ${named.length}`);
   named.forEach(([name, variable], index) => {
     const weight = offered[index]!;
-    if (weight.name !== name || weight.values.length !== variable.size) throw new RangeError(`world model: weight ${index} is ${weight.name} of ${weight.values.length} values, expected ${name} of ${variable.size}`);
+    if (weight.name !== name || weight.values.length !== variable.size)
+      throw new RangeError(`world model: weight ${index} is ${weight.name} of ${weight.values.length} values, expected ${name} of ${variable.size}`);
   });
   tf.tidy(() => named.forEach(([, variable], index) => variable.assign(tf.tensor(offered[index]!.values, variable.shape))));
 }

@@ -35,7 +35,13 @@ describe('SurpriseRatioScorer', () => {
 describe('a belief scored for the cockpit', () => {
   it('carries the shown ratio and its modality beside the belief’s own KL, error and version', () => {
     const scorer = new SurpriseRatioScorer(SLOTS, { adaptTicks: 50, holdMs: 0 });
-    const belief = (errors: number[]) => ({ latent: new Float32Array(2), surpriseNats: 0.8, predictionError: 0.3, dimensionErrors: Float32Array.from(errors), version: 'wm-7' });
+    const belief = (errors: number[]) => ({
+      latent: new Float32Array(2),
+      surpriseNats: 0.8,
+      predictionError: 0.3,
+      dimensionErrors: Float32Array.from(errors),
+      version: 'wm-7',
+    });
     const calm = Array.from({ length: 8 }, () => 1);
     for (let t = 0; t < 20; t++) scorer.scoreBelief(belief(calm), t * 100);
     const shoved = calm.map((value, index) => (index >= SLOTS[1]!.offset && index < SLOTS[1]!.offset + SLOTS[1]!.size ? 50 : value));

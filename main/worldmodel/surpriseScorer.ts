@@ -80,6 +80,12 @@ export class SurpriseRatioScorer {
   /** Scores a tick's belief: the shown ratio (held), the modality behind it, and the belief's own KL and error. */
   scoreBelief(belief: Belief, timeMs: number): ShownSurprise {
     const ratio = this.score(belief.dimensionErrors, timeMs);
-    return { surpriseRatio: ratio.shown, modality: ratio.slot, surpriseNats: belief.surpriseNats, predictionError: belief.predictionError, worldModelVersion: belief.version };
+    return {
+      surpriseRatio: ratio.shown,
+      modality: ratio.slot,
+      surpriseNats: belief.surpriseNats,
+      predictionError: belief.predictionError,
+      worldModelVersion: belief.version,
+    };
   }
 }

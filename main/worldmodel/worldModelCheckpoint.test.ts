@@ -74,8 +74,12 @@ describe('world-model checkpoints', () => {
   it('refuse a checkpoint for other encoders or another configuration', async () => {
     const { path } = await savedModel('other.ckpt');
     const checkpoint = await readCheckpoint(path);
-    await expect(restoreCheckpoint(checkpoint, { config: CONFIG, encoderVersion: 'encoders-b' }, 1)).rejects.toThrow(/learned the embeddings of encoders encoders-a; the robot now uses encoders-b/);
+    await expect(restoreCheckpoint(checkpoint, { config: CONFIG, encoderVersion: 'encoders-b' }, 1)).rejects.toThrow(
+      /learned the embeddings of encoders encoders-a; the robot now uses encoders-b/,
+    );
     const wider = worldModelConfig('wm-xxs', { ...CONFIG, hiddenSize: 12 });
-    await expect(restoreCheckpoint(checkpoint, { config: wider, encoderVersion: ENCODERS }, 1)).rejects.toThrow(/another world-model configuration \(hiddenSize 8 ≠ 12\)/);
+    await expect(restoreCheckpoint(checkpoint, { config: wider, encoderVersion: ENCODERS }, 1)).rejects.toThrow(
+      /another world-model configuration \(hiddenSize 8 ≠ 12\)/,
+    );
   });
 });

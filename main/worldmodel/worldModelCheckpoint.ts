@@ -41,11 +41,19 @@ export async function snapshotCheckpoint({ rssm, trainer }: TrainedWorldModel, i
 }
 
 /** A model and optimiser from a checkpoint; a CheckpointError if it was made for another model. */
-export async function restoreCheckpoint(checkpoint: WorldModelCheckpoint, expected: { config: WorldModelConfig; encoderVersion: string }, seed: number): Promise<TrainedWorldModel> {
+export async function restoreCheckpoint(
+  checkpoint: WorldModelCheckpoint,
+  expected: { config: WorldModelConfig; encoderVersion: string },
+  seed: number,
+): Promise<TrainedWorldModel> {
   if (checkpoint.encoderVersion !== expected.encoderVersion) {
-    throw new CheckpointError(`checkpoint ${checkpoint.version} learned the embeddings of encoders ${checkpoint.encoderVersion}; the robot now uses ${expected.encoderVersion}`);
+    throw new CheckpointError(
+      `checkpoint ${checkpoint.version} learned the embeddings of encoders ${checkpoint.encoderVersion}; the robot now uses ${expected.encoderVersion}`,
+    );
   }
-  const differing = (Object.keys(expected.config) as (keyof WorldModelConfig)[]).filter((key) => JSON.stringify(checkpoint.config[key]) !== JSON.stringify(expected.config[key]));
+  const differing = (Object.keys(expected.config) as (keyof WorldModelConfig)[]).filter(
+    (key) => JSON.stringify(checkpoint.config[key]) !== JSON.stringify(expected.config[key]),
+  );
   if (differing.length > 0) {
     const detail = differing.map((key) => `${key} ${String(checkpoint.config[key])} ≠ ${String(expected.config[key])}`).join(', ');
     throw new CheckpointError(`checkpoint ${checkpoint.version} is for another world-model configuration (${detail})`);
@@ -53,7 +61,8 @@ export async function restoreCheckpoint(checkpoint: WorldModelCheckpoint, expect
   const weights = initialWeights(expected.config, seed);
   const named = namedWeights(weights);
   const trained = trainableWeights(weights);
-  const problem = mismatch(named, checkpoint.weights) ?? (checkpoint.optimizer.length === 0 ? undefined : mismatch([...trained, ...trained], checkpoint.optimizer, true));
+  const problem =
+    mismatch(named, checkpoint.weights) ?? (checkpoint.optimizer.length === 0 ? undefined : mismatch([...trained, ...trained], checkpoint.optimizer, true));
   if (problem !== undefined) {
     tf.dispose(named.map(([, variable]) => variable));
     throw new CheckpointError(`checkpoint ${checkpoint.version} does not fit the model: ${problem}`);

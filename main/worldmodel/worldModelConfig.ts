@@ -64,7 +64,8 @@ export function worldModelConfig(preset: PresetName, overrides: Partial<Omit<Wor
   const base = WORLD_MODEL_PRESETS[preset];
   if (base === undefined) throw new RangeError(`unknown world-model preset "${String(preset)}"; presets: ${PRESET_NAMES.join(', ')}`);
   const config = worldModelConfigSchema.parse({ ...base, ...overrides });
-  if (config.actionLimits.length !== config.actionSize) throw new RangeError(`world model: ${config.actionLimits.length} action limits for ${config.actionSize} action dimensions`);
+  if (config.actionLimits.length !== config.actionSize)
+    throw new RangeError(`world model: ${config.actionLimits.length} action limits for ${config.actionSize} action dimensions`);
   return config;
 }
 

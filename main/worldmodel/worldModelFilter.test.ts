@@ -15,7 +15,11 @@ beforeAll(async () => {
 
 /** The weights of a filter as the learner would hand them over. */
 function weightsOf(filter: WorldModelFilter) {
-  return namedWeights((filter as unknown as { rssm: { weights: Parameters<typeof namedWeights>[0] } }).rssm.weights).map(([name, variable]) => ({ name, shape: [...variable.shape], values: (variable.dataSync() as Float32Array).slice() }));
+  return namedWeights((filter as unknown as { rssm: { weights: Parameters<typeof namedWeights>[0] } }).rssm.weights).map(([name, variable]) => ({
+    name,
+    shape: [...variable.shape],
+    values: (variable.dataSync() as Float32Array).slice(),
+  }));
 }
 
 describe('WorldModelFilter', () => {

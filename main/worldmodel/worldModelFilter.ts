@@ -16,14 +16,18 @@ export class WorldModelFilter implements BeliefFilter {
   /** The weights' version (a learner checkpoint's, or 'initial'). */
   version = 'initial';
 
-  constructor(readonly config: WorldModelConfig, seed = 1) {
+  constructor(
+    readonly config: WorldModelConfig,
+    seed = 1,
+  ) {
     this.rssm = new Rssm(config, seed);
     this.state = this.rssm.initial(1);
   }
 
   /** Filters one tick: the command that went out since the last one, then the embedding seen now. */
   step(previousCommand: DriveCommand, embedding: Float32Array): Belief {
-    if (embedding.length !== this.config.embeddingSize) throw new RangeError(`world model: embedding of ${embedding.length} values, expected ${this.config.embeddingSize}`);
+    if (embedding.length !== this.config.embeddingSize)
+      throw new RangeError(`world model: embedding of ${embedding.length} values, expected ${this.config.embeddingSize}`);
     const action = tf.tensor2d(actionFeatures(previousCommand, this.config), [1, this.config.actionSize]);
     const observation = tf.tensor2d(embedding, [1, embedding.length]);
     const observed = this.rssm.observe(this.state, action, observation);

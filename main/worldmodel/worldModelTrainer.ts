@@ -41,7 +41,8 @@ export class WorldModelTrainer {
 
   constructor(readonly rssm: Rssm) {
     const settings = { learningRate: rssm.config.learningRate, beta1: ADAM_BETA1, beta2: ADAM_BETA2, epsilon: ADAM_EPSILON };
-    this.optimizer = FusedAdam.forCurrentBackend(settings) ?? new TfClippedAdam(tf.train.adam(settings.learningRate, settings.beta1, settings.beta2, settings.epsilon));
+    this.optimizer =
+      FusedAdam.forCurrentBackend(settings) ?? new TfClippedAdam(tf.train.adam(settings.learningRate, settings.beta1, settings.beta2, settings.epsilon));
     this.variables = trainableWeights(rssm.weights).map(([, variable]) => variable);
   }
 
@@ -55,7 +56,11 @@ export class WorldModelTrainer {
     }, this.variables);
     // Adam keys its moments by position: every weight gets its gradient in the same order every step,
     // undefined (zero) for a head this batch does not train, e.g. the reward head before any reward exists.
-    const gradNorm = this.optimizer.step(this.variables, this.variables.map((variable) => grads[variable.name]), this.rssm.config.clipGradNorm);
+    const gradNorm = this.optimizer.step(
+      this.variables,
+      this.variables.map((variable) => grads[variable.name]),
+      this.rssm.config.clipGradNorm,
+    );
     const [decoder, reward, continuation, klNats] = terms.map((term) => term.dataSync()[0]!) as [number, number, number, number];
     const total = value.dataSync()[0]!;
     tf.dispose([value, ...terms, ...Object.values(grads)]);
@@ -108,7 +113,8 @@ function checkBatch(rssm: Rssm, batch: TrainingBatch): void {
   }
   const expect = (name: keyof TrainingBatch, perRow: number) => {
     const values = batch[name] as Float32Array;
-    if (values.length !== rows * perRow) throw new RangeError(`training batch ${name}: expected ${rows * perRow} values (${batch.batch} × ${batch.length} × ${perRow}), got ${values.length}`);
+    if (values.length !== rows * perRow)
+      throw new RangeError(`training batch ${name}: expected ${rows * perRow} values (${batch.batch} × ${batch.length} × ${perRow}), got ${values.length}`);
   };
   expect('embeddings', rssm.config.embeddingSize);
   expect('previousActions', rssm.config.actionSize);

@@ -45,7 +45,12 @@ function embedAll(trained: TrainedEncoders, data: Dataset, proprio: Float32Array
     const n = Math.min(chunk, data.count - start);
     const outputs = tf.tidy(() =>
       [
-        trained.reference.camera.apply(tf.tensor4d(data.camera.subarray(start * sizeOf('camera'), (start + n) * sizeOf('camera')), [n, ...(shapes.camera.inputShape as [number, number, number])])),
+        trained.reference.camera.apply(
+          tf.tensor4d(data.camera.subarray(start * sizeOf('camera'), (start + n) * sizeOf('camera')), [
+            n,
+            ...(shapes.camera.inputShape as [number, number, number]),
+          ]),
+        ),
         trained.reference.lidar.apply(tf.tensor2d(data.lidar.subarray(start * sizeOf('lidar'), (start + n) * sizeOf('lidar')), [n, sizeOf('lidar')])),
         trained.reference.proprio.apply(tf.tensor2d(proprio.subarray(start * sizeOf('proprio'), (start + n) * sizeOf('proprio')), [n, sizeOf('proprio')])),
       ].map((t) => t.dataSync() as Float32Array),
@@ -88,13 +93,30 @@ async function main(): Promise<void> {
   });
   log(`training views: ${training.count} from ${arenaCount} arenas (${((performance.now() - started) / 1000).toFixed(0)} s)`);
   const proprioSpec = proprioStatistics(training);
-  const trained = trainEncoders(training, normalisedProprio(training, proprioSpec), { epochs: Number(args.epochs), batchSize: 64, learningRate: 1e-3, seed: 7, log });
+  const trained = trainEncoders(training, normalisedProprio(training, proprioSpec), {
+    epochs: Number(args.epochs),
+    batchSize: 64,
+    learningRate: 1e-3,
+    seed: 7,
+    log,
+  });
 
-  const check = buildDataset({ arenaSeeds: Array.from({ length: 24 }, (_, i) => CHECK_ARENA_SEED_BASE + i), hues: 'held-out', episodesPerArena: 2, viewsPerEpisode: 40, seed: 2 });
+  const check = buildDataset({
+    arenaSeeds: Array.from({ length: 24 }, (_, i) => CHECK_ARENA_SEED_BASE + i),
+    hues: 'held-out',
+    episodesPerArena: 2,
+    viewsPerEpisode: 40,
+    seed: 2,
+  });
   const checkSamples = probeSamples(check, embedAll(trained, check, normalisedProprio(check, proprioSpec)));
   const half = (i: number) => check.arenaSeeds[i]! < CHECK_ARENA_SEED_BASE + 12;
-  const scores = scoreProbes(checkSamples.filter((_, i) => half(i)), checkSamples.filter((_, i) => !half(i)));
-  log(`held-out probe R²: goal bearing ${scores.goalBearingR2.toFixed(3)}, goal distance ${scores.goalDistanceR2.toFixed(3)}, obstacle distance ${scores.obstacleDistanceR2.toFixed(3)}`);
+  const scores = scoreProbes(
+    checkSamples.filter((_, i) => half(i)),
+    checkSamples.filter((_, i) => !half(i)),
+  );
+  log(
+    `held-out probe R²: goal bearing ${scores.goalBearingR2.toFixed(3)}, goal distance ${scores.goalDistanceR2.toFixed(3)}, obstacle distance ${scores.obstacleDistanceR2.toFixed(3)}`,
+  );
 
   const outDir = args.out;
   mkdirSync(outDir, { recursive: true });
@@ -120,7 +142,9 @@ async function main(): Promise<void> {
     };
     const size = shape.inputShape.reduce((a, b) => a * b, 1);
     const sampleInputs = inputs[modality].data.slice(0, REFERENCE_SAMPLES * size);
-    const sampleOutputs = tf.tidy(() => trained.reference[modality].apply(tf.tensor(sampleInputs, [REFERENCE_SAMPLES, ...shape.inputShape])).dataSync() as Float32Array);
+    const sampleOutputs = tf.tidy(
+      () => trained.reference[modality].apply(tf.tensor(sampleInputs, [REFERENCE_SAMPLES, ...shape.inputShape])).dataSync() as Float32Array,
+    );
     reference[modality] = { count: REFERENCE_SAMPLES, inputs: toBase64(sampleInputs), outputs: toBase64(sampleOutputs) };
     log(`${file}: ${(bytes.length / 1024).toFixed(0)} KiB`);
   }

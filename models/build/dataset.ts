@@ -121,4 +121,3 @@ export function normalisedProprio(data: Dataset, spec: ProprioPreprocessing): Fl
   }
   return out;
 }
-

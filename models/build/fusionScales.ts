@@ -18,7 +18,10 @@ type ObservationFrame = Parameters<Perception['encode']>[0];
 
 const ARENA_SEEDS = Array.from({ length: 10 }, (_, i) => 10_000 + i);
 
-const sample = <M extends RobotMessage>(topic: string, msg: M): { received: Received<M>; ageMs: number } => ({ received: { topic, receiveTimeMs: 0, sourceTimeMs: 0, msg }, ageMs: 0 });
+const sample = <M extends RobotMessage>(topic: string, msg: M): { received: Received<M>; ageMs: number } => ({
+  received: { topic, receiveTimeMs: 0, sourceTimeMs: 0, msg },
+  ageMs: 0,
+});
 
 /** The manifest with `fusion.scales` measured on training views (its other fields unchanged). */
 export async function withFusionScales(manifestPath: string): Promise<EncoderManifest> {
@@ -33,7 +36,14 @@ export async function withFusionScales(manifestPath: string): Promise<EncoderMan
   try {
     for (const arenaSeed of ARENA_SEEDS) {
       for (const view of sampleViews({ arenaSeed, hues: 'training', episodes: 2, viewsPerEpisode: 50, seed: arenaSeed })) {
-        const frame: ObservationFrame = { timeMs: 0, missing: [], camera: sample('/camera/image_raw', view.image), scan: sample('/scan', view.scan), joints: sample('/joint_states', view.joints), imu: sample('/imu', view.imu) };
+        const frame: ObservationFrame = {
+          timeMs: 0,
+          missing: [],
+          camera: sample('/camera/image_raw', view.image),
+          scan: sample('/scan', view.scan),
+          joints: sample('/joint_states', view.joints),
+          imu: sample('/imu', view.imu),
+        };
         const { values } = await perception.encode(frame, view.command);
         for (const modality of MODALITIES) {
           const { offset, size } = layout[modality];
@@ -53,7 +63,9 @@ export async function withFusionScales(manifestPath: string): Promise<EncoderMan
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { manifest: { type: 'string', default: resolve(import.meta.dirname, '..', 'manifest.json') }, version: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { manifest: { type: 'string', default: resolve(import.meta.dirname, '..', 'manifest.json') }, version: { type: 'string' } },
+  });
   const path = values.manifest;
   const updated = await withFusionScales(path);
   const manifest = values.version ? { ...updated, version: values.version } : updated;

@@ -17,7 +17,11 @@ export class TfSequential {
     this.layers = net.layers.map((spec) => {
       if (spec.kind === 'patch-conv') {
         const [kernelH, kernelW] = spec.kernelPx;
-        return { spec, weights: tf.variable(tf.tensor2d(spec.weights, [kernelH * kernelW * spec.inChannels, spec.outChannels])), bias: tf.variable(tf.tensor1d(spec.bias)) };
+        return {
+          spec,
+          weights: tf.variable(tf.tensor2d(spec.weights, [kernelH * kernelW * spec.inChannels, spec.outChannels])),
+          bias: tf.variable(tf.tensor1d(spec.bias)),
+        };
       }
       if (spec.kind === 'dense') {
         return { spec, weights: tf.variable(tf.tensor2d(spec.weights, [spec.inSize, spec.outSize])), bias: tf.variable(tf.tensor1d(spec.bias)) };

@@ -39,7 +39,10 @@ class ScheduledAdam extends tf.AdamOptimizer {
 }
 
 function head(inputs: number, outputs: number, seed: number): { weights: tf.Variable; bias: tf.Variable } {
-  const init = randomlyInitialised({ inputName: 'x', outputName: 'y', inputShape: [inputs], layers: [{ kind: 'dense', inSize: inputs, outSize: outputs }] }, seed);
+  const init = randomlyInitialised(
+    { inputName: 'x', outputName: 'y', inputShape: [inputs], layers: [{ kind: 'dense', inSize: inputs, outSize: outputs }] },
+    seed,
+  );
   const layer = init.layers[0]!;
   if (layer.kind !== 'dense') throw new Error('head must be dense');
   return { weights: tf.variable(tf.tensor2d(layer.weights, [inputs, outputs]).mul(0.5)), bias: tf.variable(tf.zeros([outputs])) };
@@ -158,7 +161,9 @@ export function trainEncoders(data: Dataset, proprio: Float32Array, options: Tra
       lossSum += loss.dataSync()[0]!;
       loss.dispose();
     }
-    options.log(`epoch ${epoch + 1}/${options.epochs}: loss ${(lossSum / batches).toFixed(4)} (${((performance.now() - startedMs) / 1000).toFixed(0)} s, learning rate ${optimizer.rate.toExponential(2)})`);
+    options.log(
+      `epoch ${epoch + 1}/${options.epochs}: loss ${(lossSum / batches).toFixed(4)} (${((performance.now() - startedMs) / 1000).toFixed(0)} s, learning rate ${optimizer.rate.toExponential(2)})`,
+    );
   }
   return {
     nets: { camera: camera.toNet(), lidar: lidar.toNet(), proprio: proprioNet.toNet() },

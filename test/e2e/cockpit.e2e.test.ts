@@ -33,8 +33,7 @@ async function waitForState(check: (state: CockpitState) => boolean, what: strin
   }
 }
 
-const cameraPixels = () =>
-  page.getByTestId('camera-canvas').evaluate((canvas) => (canvas as HTMLCanvasElement).toDataURL('image/png'));
+const cameraPixels = () => page.getByTestId('camera-canvas').evaluate((canvas) => (canvas as HTMLCanvasElement).toDataURL('image/png'));
 
 describe('the cockpit in a browser', () => {
   it('connects, drives while a key is held, and stops on E-stop', async () => {
@@ -63,7 +62,10 @@ describe('the cockpit in a browser', () => {
     const start = moving.odomPose;
     expect(start).toBeDefined();
     await page.keyboard.down('a');
-    await waitForState((s) => s.odomPose !== undefined && start !== undefined && Math.hypot(s.odomPose.xM - start.xM, s.odomPose.yM - start.yM) > 0.5, 'the robot to travel half a metre');
+    await waitForState(
+      (s) => s.odomPose !== undefined && start !== undefined && Math.hypot(s.odomPose.xM - start.xM, s.odomPose.yM - start.yM) > 0.5,
+      'the robot to travel half a metre',
+    );
     await page.keyboard.up('a');
     await cockpit.screenshot('cockpit-driving');
 

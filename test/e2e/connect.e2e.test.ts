@@ -43,7 +43,9 @@ describe('connecting a robot', () => {
     await dialog().getByRole('button', { name: 'Connect', exact: true }).focus();
     await page.keyboard.press('Enter');
     await expect.poll(connectionText, { timeout: 3000 }).toBe('Connecting to ws://127.0.0.1:1…');
-    await expect.poll(connectionText, { timeout: 15_000 }).toMatch(/^Could not connect to ws:\/\/127\.0\.0\.1:1: nothing answered at ws:\/\/127\.0\.0\.1:1 within 10 s\. .*rosbridge_server/);
+    await expect
+      .poll(connectionText, { timeout: 15_000 })
+      .toMatch(/^Could not connect to ws:\/\/127\.0\.0\.1:1: nothing answered at ws:\/\/127\.0\.0\.1:1 within 10 s\. .*rosbridge_server/);
     // The robot that was attached is still there, streaming.
     const afterFailure = await robotState();
     expect(afterFailure).toMatchObject({ presence: 'present', connection: { robot: 'ws://127.0.0.1:1', status: 'failed' } });

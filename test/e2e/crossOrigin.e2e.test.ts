@@ -46,10 +46,26 @@ describe('a page from another localhost port, with the token in hand', () => {
         };
         const auth = { authorization: `Bearer ${token}` };
         const status = await outcome(() => fetch(`${origin}/api/status`, { headers: auth }));
-        const estop = await outcome(() => fetch(`${origin}/api/requests`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"type":"estop"}' }));
+        const estop = await outcome(() =>
+          fetch(`${origin}/api/requests`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"type":"estop"}' }),
+        );
         // A simple request goes out without a preflight, but cannot carry the bearer header.
-        const simple = await outcome(() => fetch(`${origin}/api/requests?token=${token}`, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: '{"type":"estop"}' }));
-        const drive = await outcome(() => fetch(`${origin}/api/requests`, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: '{"type":"drive","linearMps":0.5,"angularRadps":0}' }));
+        const simple = await outcome(() =>
+          fetch(`${origin}/api/requests?token=${token}`, {
+            method: 'POST',
+            mode: 'no-cors',
+            headers: { 'content-type': 'text/plain' },
+            body: '{"type":"estop"}',
+          }),
+        );
+        const drive = await outcome(() =>
+          fetch(`${origin}/api/requests`, {
+            method: 'POST',
+            mode: 'no-cors',
+            headers: { 'content-type': 'text/plain' },
+            body: '{"type":"drive","linearMps":0.5,"angularRadps":0}',
+          }),
+        );
         const socket = await new Promise<string>((resolve) => {
           const ws = new WebSocket(`${origin.replace('http', 'ws')}/api/socket?token=${token}`);
           ws.onopen = () => {

@@ -60,8 +60,20 @@ async function startTeachingCore(dataFolder: string): Promise<Core> {
     { openRobot: () => Promise.reject(new Error('this test drives one robot')), driver: () => loop.driver() },
   );
   const memoryUri = join(dataFolder, 'memory');
-  const stores = await openSessionStores(link, loop, perception, { recordings: join(dataFolder, 'recordings'), record: true, memory: memoryUri, remember: true }, log);
-  const improver = new OnlineImprover({ embeddingSize: perception.embeddingSize, limits: [0.5, 1.5], updateEverySecs: 3600, stepsPerUpdate: 5, learner: { hidden: 32, layers: 1, minTicksToFit: 10 } });
+  const stores = await openSessionStores(
+    link,
+    loop,
+    perception,
+    { recordings: join(dataFolder, 'recordings'), record: true, memory: memoryUri, remember: true },
+    log,
+  );
+  const improver = new OnlineImprover({
+    embeddingSize: perception.embeddingSize,
+    limits: [0.5, 1.5],
+    updateEverySecs: 3600,
+    stepsPerUpdate: 5,
+    learner: { hidden: 32, layers: 1, minTicksToFit: 10 },
+  });
   const learning = await startLearning({
     loop,
     link,
@@ -130,7 +142,15 @@ beforeAll(async () => {
   core = await startTeachingCore(dataFolder);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   page.on('pageerror', (error) => console.error('page error:', error));
@@ -169,10 +189,13 @@ describe('teaching the robot from the cockpit', () => {
     // The learner trains on the takeover and offers v2; on the simulated robot, it drives at once.
     // A round needs a few ticks to fit its statistics: step it until it has trained once.
     await expect
-      .poll(async () => {
-        await core.improver.update();
-        return (await learningState()).versionCount;
-      }, { timeout: 10_000 })
+      .poll(
+        async () => {
+          await core.improver.update();
+          return (await learningState()).versionCount;
+        },
+        { timeout: 10_000 },
+      )
       .toBe(2);
     expect(core.improver.lastError).toBeUndefined();
     await expect.poll(async () => (await learningState()).drivingVersion, { timeout: 5000 }).toBe(2);
@@ -184,10 +207,15 @@ describe('teaching the robot from the cockpit', () => {
 
   it('asks which of two recorded clips was better, and takes one answer', async () => {
     const question = page.getByTestId('preference-question');
-    await expect.poll(() => question.isVisible(), { timeout: 30_000 }).toBe(true).catch(async (error: unknown) => {
-      const state = await robotState();
-      throw new Error(`${(error as Error).message}: ${JSON.stringify({ driver: state.driver, autonomy: state.autonomy, alerts: state.alerts, learning: { ...state.learning, versions: undefined } })}`);
-    });
+    await expect
+      .poll(() => question.isVisible(), { timeout: 30_000 })
+      .toBe(true)
+      .catch(async (error: unknown) => {
+        const state = await robotState();
+        throw new Error(
+          `${(error as Error).message}: ${JSON.stringify({ driver: state.driver, autonomy: state.autonomy, alerts: state.alerts, learning: { ...state.learning, versions: undefined } })}`,
+        );
+      });
     const asked = (await learningState()).question!;
     expect(asked.left.endMs).toBeLessThan(asked.right.startMs);
     // Both clips are read back from the live recording: camera frames and the path.
@@ -251,10 +279,15 @@ describe('teaching the robot from the cockpit', () => {
     // Each version shows its intervention rate once it has driven a few seconds.
     const v1 = async () => (await learningState()).versions.find((version) => version.number === 1)!;
     expect((await v1()).interventions).toBe(1);
-    await expect.poll(async () => (await v1()).interventionRatePerMin ?? 0, { timeout: 10_000 }).toBeGreaterThan(0).catch(async (error: unknown) => {
-      const state = await robotState();
-      throw new Error(`${(error as Error).message}: ${JSON.stringify({ driver: state.driver, autonomy: state.autonomy, versions: state.learning?.versions })}`);
-    });
+    await expect
+      .poll(async () => (await v1()).interventionRatePerMin ?? 0, { timeout: 10_000 })
+      .toBeGreaterThan(0)
+      .catch(async (error: unknown) => {
+        const state = await robotState();
+        throw new Error(
+          `${(error as Error).message}: ${JSON.stringify({ driver: state.driver, autonomy: state.autonomy, versions: state.learning?.versions })}`,
+        );
+      });
     await expect.poll(() => page.getByTestId('version-1-rate').textContent()).toMatch(/\/min$/);
     await screenshot('learning-rolled-back');
   }, 30_000);
@@ -262,7 +295,9 @@ describe('teaching the robot from the cockpit', () => {
   it('retrains a fresh version from the whole memory when asked', async () => {
     const before = (await learningState()).versionCount;
     await button('Retrain from memory').click();
-    await expect.poll(async () => (await learningState()).slowPath?.last?.message ?? '', { timeout: 20_000 }).toMatch(/^Retrained from memory as learned-\d+: \d+ ticks/);
+    await expect
+      .poll(async () => (await learningState()).slowPath?.last?.message ?? '', { timeout: 20_000 })
+      .toMatch(/^Retrained from memory as learned-\d+: \d+ ticks/);
     const learning = await learningState();
     expect(learning.slowPath).toMatchObject({ running: false, everySecs: 0, last: { ok: true } });
     expect(learning.versionCount).toBe(before + 1);
@@ -311,10 +346,13 @@ describe('teaching the robot from the cockpit', () => {
     async function nextVersion(): Promise<number> {
       const count = (await learningState()).versionCount;
       await expect
-        .poll(async () => {
-          await core.improver.update();
-          return (await learningState()).versionCount;
-        }, { timeout: 10_000 })
+        .poll(
+          async () => {
+            await core.improver.update();
+            return (await learningState()).versionCount;
+          },
+          { timeout: 10_000 },
+        )
         .toBe(count + 1);
       await expect.poll(async () => (await learningState()).drivingVersion, { timeout: 5000 }).toBe(count + 1);
       return count + 1;
@@ -338,7 +376,9 @@ describe('teaching the robot from the cockpit', () => {
     const height = async (index: number) => Number(await bars.nth(index).getAttribute('height'));
     expect(await height(first.index)).toBeGreaterThan(await height(second.index));
     expect(await height(second.index)).toBeGreaterThan(await height(third.index));
-    expect(await bars.nth(second.index).locator('title').textContent()).toBe(`v${second.version}: 1 intervention in ${TREND_STRETCH_SECS} s of driving (12.0/min)`);
+    expect(await bars.nth(second.index).locator('title').textContent()).toBe(
+      `v${second.version}: 1 intervention in ${TREND_STRETCH_SECS} s of driving (12.0/min)`,
+    );
     await expect.poll(() => page.getByTestId('trend-summary').isVisible()).toBe(true);
     await page.getByTestId('intervention-trend').scrollIntoViewIfNeeded();
     await screenshot('learning-intervention-trend');

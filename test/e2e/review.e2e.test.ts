@@ -116,7 +116,15 @@ beforeAll(async () => {
   dataHome = mkdtempSync(join(tmpdir(), 'reins-review-e2e-'));
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   page.on('pageerror', (error) => console.error('page error:', error));
@@ -147,7 +155,10 @@ describe('reviewing a recorded session', () => {
   it('records two sessions, the second with an intervention, and opens that one for review', async () => {
     earlierLogFile = await recordSession(false);
     logFile = await recordSession(true);
-    review = await startCoreProcess(['--token', TOKEN, '--memory', join(dataHome, 'reins', 'memory'), '--no-world-model'], 30_000, { command: ['review', logFile], dataHome });
+    review = await startCoreProcess(['--token', TOKEN, '--memory', join(dataHome, 'reins', 'memory'), '--no-world-model'], 30_000, {
+      command: ['review', logFile],
+      dataHome,
+    });
     const state = await reviewState();
     expect(state).toMatchObject({ file: logFile, fileName: basename(logFile), playing: false, problems: [] });
     expect(state.endMs - state.startMs).toBeGreaterThan(3000);
@@ -162,7 +173,9 @@ describe('reviewing a recorded session', () => {
     expect(await page.getByRole('button', { name: /Take over|Autonomy|Connect robot/ }).count()).toBe(0);
     expect(await page.getByTestId('learning-panel').count()).toBe(0);
 
-    const timeline = ReviewTimelineResponse.parse(await (await fetch(`${review!.origin}${Paths.reviewTimeline}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json());
+    const timeline = ReviewTimelineResponse.parse(
+      await (await fetch(`${review!.origin}${Paths.reviewTimeline}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json(),
+    );
     const intervention = timeline.markers.find((marker) => marker.kind === 'intervention');
     expect(intervention, JSON.stringify(timeline.markers)).toBeDefined();
     expect(timeline.series.map((series) => series.name)).toContain('Speed');
@@ -170,7 +183,13 @@ describe('reviewing a recorded session', () => {
     const marker = button(/^Intervention at \d\d:\d\d:\d\d\.\d: /);
     await expect.poll(() => marker.count(), { timeout: 10_000 }).toBe(1);
     expect(await marker.getAttribute('aria-label')).toMatch(/^Intervention at .*: Intervention \(\d+ ticks\)$/);
-    await expect.poll(() => panel().getByRole('img', { name: /^Speed over the whole log/ }).count()).toBe(1);
+    await expect
+      .poll(() =>
+        panel()
+          .getByRole('img', { name: /^Speed over the whole log/ })
+          .count(),
+      )
+      .toBe(1);
     await marker.click();
     await expect.poll(async () => Math.abs((await reviewState()).positionMs - intervention!.atMs), { timeout: 5000 }).toBeLessThan(POSITION_TOLERANCE_MS);
     const slider = panel().getByRole('slider', { name: 'Timeline' });
@@ -205,7 +224,9 @@ describe('reviewing a recorded session', () => {
     await expect.poll(() => button('Play').isVisible()).toBe(true);
 
     // The plots share the timeline's scale: a click halfway along one seeks to the middle of the log.
-    const plot = panel().getByRole('img', { name: /^Speed over the whole log/ }).locator('.u-over');
+    const plot = panel()
+      .getByRole('img', { name: /^Speed over the whole log/ })
+      .locator('.u-over');
     const box = (await plot.boundingBox())!;
     await plot.click({ position: { x: box.width / 2, y: box.height / 2 } });
     const { endMs } = await reviewState();

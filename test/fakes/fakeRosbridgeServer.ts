@@ -179,7 +179,11 @@ export class FakeRosbridgeServer {
         const subscriptions = client.subscriptions.get(topic) ?? new Map<string, ClientSubscription>();
         client.subscriptions.set(topic, subscriptions);
         const throttle = message['throttle_rate'];
-        subscriptions.set(String(message['id']), { compression: String(message['compression'] ?? 'none'), throttleMs: typeof throttle === 'number' ? throttle : 0, lastSentMs: 0 });
+        subscriptions.set(String(message['id']), {
+          compression: String(message['compression'] ?? 'none'),
+          throttleMs: typeof throttle === 'number' ? throttle : 0,
+          lastSentMs: 0,
+        });
         return;
       }
       case 'unsubscribe':

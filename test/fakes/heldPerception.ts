@@ -6,7 +6,10 @@ import type { Embedding, Perception, PerceptionStatus } from '../../main/core/pe
 export class HeldPerception implements Perception {
   readonly version = 'held-1';
   readonly embeddingSize = 4;
-  readonly slots = [{ name: 'camera', offset: 0, size: 3 }, { name: 'mask', offset: 3, size: 1 }];
+  readonly slots = [
+    { name: 'camera', offset: 0, size: 3 },
+    { name: 'mask', offset: 3, size: 1 },
+  ];
   encodes = 0;
   closed = false;
   private held = false;

@@ -65,11 +65,17 @@ describe('the core killed while recording and writing memory', () => {
     const recordings = join(root, 'recordings');
     const memoryUri = join(root, 'memory');
     core = await startCoreProcess(['--recordings', recordings, '--memory', memoryUri, '--no-world-model'], 60_000);
-    const simPids = execFileSync('ps', ['-o', 'pid=', '--ppid', String(core.child.pid)], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+    const simPids = execFileSync('ps', ['-o', 'pid=', '--ppid', String(core.child.pid)], { encoding: 'utf8' })
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     expect(simPids.length).toBeGreaterThanOrEqual(1);
     const encoderVersion = (JSON.parse(readFileSync(testEncoderManifest(), 'utf8')) as { version: string }).version;
     const space: TickSpace = { encoderVersion, embeddingSize: 256, distance: 'l2' };
-    const logPath = join(recordings, readdirSync(recordings).find((name) => name.endsWith('.mcap'))!);
+    const logPath = join(
+      recordings,
+      readdirSync(recordings).find((name) => name.endsWith('.mcap'))!,
+    );
 
     // An operator drives over the socket, as the UI does.
     const client = await SocketClient.open(`${core.origin.replace('http', 'ws')}/api/socket?token=${encodeURIComponent(core.token)}`, core.origin);
@@ -81,14 +87,22 @@ describe('the core killed while recording and writing memory', () => {
     cleanups.push(() => clearInterval(tab));
 
     // Committed before the kill: batches the memory shows another process, chunks a reader finds on disk.
-    const rowsBefore = await pollUntil(async () => {
-      const rows = await rowsNow(memoryUri, space).catch(() => []);
-      return rows.length >= MIN_ROWS_BEFORE_KILL ? rows : undefined;
-    }, `${MIN_ROWS_BEFORE_KILL} memory rows`, 45_000);
-    const logBefore = await pollUntil(async () => {
-      const log = await readLogAsItIs(logPath);
-      return log.topics.has('/cmd_vel') && log.messages > 0 ? log : undefined;
-    }, 'finished chunks holding commands', 15_000);
+    const rowsBefore = await pollUntil(
+      async () => {
+        const rows = await rowsNow(memoryUri, space).catch(() => []);
+        return rows.length >= MIN_ROWS_BEFORE_KILL ? rows : undefined;
+      },
+      `${MIN_ROWS_BEFORE_KILL} memory rows`,
+      45_000,
+    );
+    const logBefore = await pollUntil(
+      async () => {
+        const log = await readLogAsItIs(logPath);
+        return log.topics.has('/cmd_vel') && log.messages > 0 ? log : undefined;
+      },
+      'finished chunks holding commands',
+      15_000,
+    );
 
     const exited = new Promise((resolve) => core!.child.once('exit', (_code, signal) => resolve(signal)));
     core.child.kill('SIGKILL');

@@ -56,7 +56,13 @@ describe('the disk full mid-session', () => {
     const stopRobot = startRealtime(link);
     const perception = await loadPerception(testEncoderManifest());
     const loop = await createControlLoop(link, { perception });
-    const stores: SessionStores = await openSessionStores(link, loop, perception, { recordings: join(root, 'recordings'), record: true, memory: join(root, 'memory'), remember: true }, pino({ level: 'silent' }));
+    const stores: SessionStores = await openSessionStores(
+      link,
+      loop,
+      perception,
+      { recordings: join(root, 'recordings'), record: true, memory: join(root, 'memory'), remember: true },
+      pino({ level: 'silent' }),
+    );
     const recording = stores.recording!;
     const memoryFacts = stores.memory!;
     const sent = new WaitableLog<SentCommand>('commands the loop sent');
@@ -91,7 +97,11 @@ describe('the disk full mid-session', () => {
     await ticks.until((all) => ['recording-failed', 'memory-degraded'].every((key) => all.at(-1)!.alerts.includes(key)), 'both alerts', 10_000);
     const alertedMs = Date.now() - fullAtMs;
     const recordingAlert = loop.alerts().find((alert) => alert.key === 'recording-failed')!;
-    expect(recordingAlert).toMatchObject({ severity: 'error', message: expect.stringMatching(/no space left on device/i), hint: expect.stringMatching(/free space/i) });
+    expect(recordingAlert).toMatchObject({
+      severity: 'error',
+      message: expect.stringMatching(/no space left on device/i),
+      hint: expect.stringMatching(/free space/i),
+    });
     expect(loop.alerts().find((alert) => alert.key === 'memory-degraded')?.message).toMatch(/No space left on device/);
 
     // The robot stays under the operator's control on a full disk: commands go out, it moves, it stops.
@@ -106,7 +116,11 @@ describe('the disk full mid-session', () => {
     disk.free();
     const queuedWhenFreed = memoryFacts.writerStatus().queued;
     expect(queuedWhenFreed).toBeGreaterThan(0);
-    await ticks.until(() => !memoryFacts.writerStatus().degraded && memoryFacts.writtenTicks() >= rowsBefore + queuedWhenFreed, 'the memory to catch up', 15_000);
+    await ticks.until(
+      () => !memoryFacts.writerStatus().degraded && memoryFacts.writtenTicks() >= rowsBefore + queuedWhenFreed,
+      'the memory to catch up',
+      15_000,
+    );
     const memoryRecoveredMs = Date.now() - freedAtMs;
     await ticks.until((all) => !all.at(-1)!.alerts.includes('memory-degraded'), 'the memory alert to clear');
     // The recorder does not resume (see the header): its alert stays.
@@ -114,7 +128,10 @@ describe('the disk full mid-session', () => {
 
     clearInterval(operator);
     const releasedAtMs = Date.now();
-    await sent.until((all) => all.some((each) => each.atMs >= releasedAtMs && each.command.linearMps === 0 && each.command.angularRadps === 0), 'the stop once the operator lets go');
+    await sent.until(
+      (all) => all.some((each) => each.atMs >= releasedAtMs && each.command.linearMps === 0 && each.command.angularRadps === 0),
+      'the stop once the operator lets go',
+    );
     const path = recording.currentPath();
     const { written, dropped } = memoryFacts.writerStatus();
     await closeAll();

@@ -98,7 +98,9 @@ describe('a link that stalls without closing', () => {
     // which the link resets rather than closes so they cannot arrive seconds late when the network returns.
     const afterStall = robot.received.items.slice(receivedBeforeStall);
     const deliveredAfterReconnect = sent.items.filter((each) => each.delivered && each.atMs >= presentAtMs - 50).map((each) => each.command);
-    const late = afterStall.filter((each) => !deliveredAfterReconnect.some((command) => command.angularRadps === each.angularRadps && command.linearMps === each.linearMps));
+    const late = afterStall.filter(
+      (each) => !deliveredAfterReconnect.some((command) => command.angularRadps === each.angularRadps && command.linearMps === each.linearMps),
+    );
     expect(late, 'commands sent before the reconnect that reached the robot after the stall').toEqual([]);
     console.info(
       `link stall: robot stopped by itself ${robotStopMs} ms after the stall; link noticed after ${detectMs} ms; ` +

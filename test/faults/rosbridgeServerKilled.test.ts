@@ -51,7 +51,10 @@ describe('the rosbridge server killed and restarted', () => {
     await killSimChild(first);
     await waitForPresence(link, 'reconnecting', 2000);
     const noticedMs = Date.now() - killedAtMs;
-    await sent.until((all) => all.filter((each) => each.atMs > killedAtMs + noticedMs && !each.delivered).length >= 5, 'commands refused while the robot is gone');
+    await sent.until(
+      (all) => all.filter((each) => each.atMs > killedAtMs + noticedMs && !each.delivered).length >= 5,
+      'commands refused while the robot is gone',
+    );
     // The operator lets go during the outage: one zero, refused like the rest, then silence.
     stopOperator();
     const releasedAtMs = Date.now();
@@ -76,6 +79,8 @@ describe('the rosbridge server killed and restarted', () => {
     }, 50);
     cleanups.push(() => clearInterval(driveAgain));
     await waitForMessage<Odometry>(link, '/odom', ({ msg }) => msg.linearMps > 0.1, 10_000);
-    console.info(`rosbridge server killed: link noticed after ${noticedMs} ms; reconnected ${recoveredMs} ms after the restart; the new robot got nothing stale`);
+    console.info(
+      `rosbridge server killed: link noticed after ${noticedMs} ms; reconnected ${recoveredMs} ms after the restart; the new robot got nothing stale`,
+    );
   }, 60_000);
 });

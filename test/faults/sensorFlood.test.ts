@@ -62,8 +62,13 @@ describe('a flood far above the declared rates', () => {
 
     const floodAtMs = Date.now();
     const skippedBefore = loop.ticksSkipped();
-    for (const [stream, rateHz] of [['odom', ODOM_RATE_HZ * FLOOD_FACTOR], ['camera', CAMERA_RATE_HZ * FLOOD_FACTOR]] as const) {
-      expect(await link.callService('/sim/inject', 'reins_sim/Inject', { kind: 'flood', stream, rateHz, durationMs: FLOOD_MS }, 2000)).toMatchObject({ injected: 'flood' });
+    for (const [stream, rateHz] of [
+      ['odom', ODOM_RATE_HZ * FLOOD_FACTOR],
+      ['camera', CAMERA_RATE_HZ * FLOOD_FACTOR],
+    ] as const) {
+      expect(await link.callService('/sim/inject', 'reins_sim/Inject', { kind: 'flood', stream, rateHz, durationMs: FLOOD_MS }, 2000)).toMatchObject({
+        injected: 'flood',
+      });
     }
     // A second into the flood: it reaches the cockpit, and the loop keeps up.
     const odomFrom = odom.items.length;
@@ -77,7 +82,10 @@ describe('a flood far above the declared rates', () => {
     expect(loop.alerts().map((alert) => alert.key)).not.toContain('watchdog-loop');
     // Every command the loop sent in that second reached the robot within a tick.
     const sentInFlood = sent.items.filter((each) => each.atMs >= floodAtMs && each.delivered);
-    await robot.received.until((all) => sentInFlood.every((each) => all.some((got) => got.angularRadps === each.command.angularRadps)), 'the commands sent during the flood');
+    await robot.received.until(
+      (all) => sentInFlood.every((each) => all.some((got) => got.angularRadps === each.command.angularRadps)),
+      'the commands sent during the flood',
+    );
     const delaysMs = sentInFlood.map((each) => robot.received.items.find((got) => got.angularRadps === each.command.angularRadps)!.atMs - each.atMs);
     expect(Math.max(...delaysMs)).toBeLessThanOrEqual(COMMAND_DELIVERY_LIMIT_MS);
 

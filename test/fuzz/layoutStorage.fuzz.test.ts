@@ -40,7 +40,11 @@ describe('the saved layout under generated storage contents', () => {
       fc.record({ text: fc.oneof(fc.constant(null), fc.string({ maxLength: 80 }), fc.json({ maxDepth: 3 })) }),
       fc.record({ text: fc.oneof(mutatedJson(V2, layoutValue), mutatedJson(V1, layoutValue)).map((document) => JSON.stringify(document) ?? 'undefined') }),
       // What Web Storage throws: a DOMException (storage disabled, quota), with any message.
-      fc.record({ throws: fc.tuple(fc.string({ maxLength: 20 }), fc.constantFrom('SecurityError', 'QuotaExceededError', 'InvalidStateError')).map(([message, name]) => new DOMException(message, name)) }),
+      fc.record({
+        throws: fc
+          .tuple(fc.string({ maxLength: 20 }), fc.constantFrom('SecurityError', 'QuotaExceededError', 'InvalidStateError'))
+          .map(([message, name]) => new DOMException(message, name)),
+      }),
     );
     fuzz(
       [saved, fc.boolean()],

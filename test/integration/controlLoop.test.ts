@@ -164,7 +164,7 @@ describe('ControlLoop', () => {
     expect(r.loop.alerts()).toEqual([]);
   });
 
-  it('acts on an e-stop at once while a tick waits for its encoders, and never sends that tick\'s policy command', async () => {
+  it("acts on an e-stop at once while a tick waits for its encoders, and never sends that tick's policy command", async () => {
     const perception = new HeldPerception();
     const r = await rig(10, perception);
     r.loop.setAutonomy(true);

@@ -26,7 +26,10 @@ describe('the desktop shell launching the core', () => {
     const token = '-Ab3_x9Qk-lW2pZr7TtYv0c1d2e3f4g5h6i7j8k9l0m';
     // What utilityProcess.fork does in Electron, with Node's own fork: the CLI module, its arguments, piped output.
     const forkCore = (modulePath: string, args: string[]): CoreChild => {
-      const child = fork(modulePath, args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: { ...process.env, REINS_LOG_LEVEL: 'warn', XDG_DATA_HOME: dataHome } });
+      const child = fork(modulePath, args, {
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        env: { ...process.env, REINS_LOG_LEVEL: 'warn', XDG_DATA_HOME: dataHome },
+      });
       return {
         get pid() {
           return child.pid;

@@ -32,7 +32,10 @@ afterEach(() => {
 
 describe('the layer rules', () => {
   it('refuse a lower layer importing a higher one (memory importing the loop)', async () => {
-    const file = plant('main/memory/plantedUpwardImport.ts', "import type { ControlLoop } from '../loop/controlLoop.ts';\nexport type Planted = ControlLoop;\n");
+    const file = plant(
+      'main/memory/plantedUpwardImport.ts',
+      "import type { ControlLoop } from '../loop/controlLoop.ts';\nexport type Planted = ControlLoop;\n",
+    );
     const result = await cruise(file);
     expect(result.failed).toBe(true);
     expect(result.output).toContain('layer-memory: main/memory/plantedUpwardImport.ts → main/loop/controlLoop.ts');

@@ -14,12 +14,16 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** References to files the packaged app does not need: developer tools that also need a toolchain. */
 const DEVELOPER_ONLY: Readonly<Record<string, string>> = {
   'main/links/serial/firmwareSimulator.ts -> native/': 'builds the reference firmware with avr-gcc and runs it under simavr: a test and bench tool',
-  'main/cli/bench/pytorchReference.ts -> models/reference/rssm_wm_s.py': 'the PyTorch reference of `reins bench worldmodel` (needs Debian python3-torch): a developer bench',
+  'main/cli/bench/pytorchReference.ts -> models/reference/rssm_wm_s.py':
+    'the PyTorch reference of `reins bench worldmodel` (needs Debian python3-torch): a developer bench',
 };
 
 function builderFiles(): { include: string[]; exclude: string[] } {
   const config = parse(readFileSync(join(ROOT, 'electron-builder.yml'), 'utf8')) as { files: string[] };
-  return { include: config.files.filter((pattern) => !pattern.startsWith('!')), exclude: config.files.filter((pattern) => pattern.startsWith('!')).map((pattern) => pattern.slice(1)) };
+  return {
+    include: config.files.filter((pattern) => !pattern.startsWith('!')),
+    exclude: config.files.filter((pattern) => pattern.startsWith('!')).map((pattern) => pattern.slice(1)),
+  };
 }
 
 function shipped(path: string, files = builderFiles()): boolean {

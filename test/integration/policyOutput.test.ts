@@ -74,7 +74,13 @@ describe('a misbehaving policy', () => {
   it('holds a learned policy whose network gives NaN at zero, and counts it', () => {
     const shape = actorShape(4, 8, 1);
     const weights = mlpWeightShapes(shape).map((dims) => new Float32Array(dims.reduce((a, b) => a * b, 1)).fill(1e30));
-    const policy = new LearnedPolicy({ version: 'huge-1', shape, weights, norm: { mean: new Float32Array(4), scale: new Float32Array(4).fill(1) }, limits: [0.5, 1.5] });
+    const policy = new LearnedPolicy({
+      version: 'huge-1',
+      shape,
+      weights,
+      norm: { mean: new Float32Array(4), scale: new Float32Array(4).fill(1) },
+      limits: [0.5, 1.5],
+    });
     const embedding = { values: Float32Array.of(1, -1, Number.NaN, 1e30), mask: { camera: true, lidar: true, proprio: true } };
     const command = policy.act({ embedding, frame: { timeMs: 0, missing: [] } } as never);
     expect(Number.isFinite(command.linearMps) && Number.isFinite(command.angularRadps)).toBe(true);
@@ -87,6 +93,9 @@ describe('a misbehaving policy', () => {
     const shape = actorShape(4, 8, 1);
     const weights = mlpWeightShapes(shape).map((dims) => new Float32Array(dims.reduce((a, b) => a * b, 1)));
     weights[0]![3] = Number.NaN;
-    expect(() => new LearnedPolicy({ version: 'nan-1', shape, weights, norm: { mean: new Float32Array(4), scale: new Float32Array(4).fill(1) }, limits: [0.5, 1.5] })).toThrow(/not finite/);
+    expect(
+      () =>
+        new LearnedPolicy({ version: 'nan-1', shape, weights, norm: { mean: new Float32Array(4), scale: new Float32Array(4).fill(1) }, limits: [0.5, 1.5] }),
+    ).toThrow(/not finite/);
   });
 });

@@ -9,7 +9,9 @@ const run = promisify(execFile);
 
 describe('reins probe', () => {
   it('reports every sensor topic of the simulated robot with its rate', async () => {
-    const { stdout } = await run(process.execPath, [REINS, 'probe', 'sim', '--seconds', '1.5', '--json'], { env: { ...process.env, REINS_LOG_LEVEL: 'silent' } });
+    const { stdout } = await run(process.execPath, [REINS, 'probe', 'sim', '--seconds', '1.5', '--json'], {
+      env: { ...process.env, REINS_LOG_LEVEL: 'silent' },
+    });
     const report = JSON.parse(stdout) as { robot: string; connected: boolean; topics: Array<{ name: string; type: string; hz: number; bytesPerSec: number }> };
     expect(report.robot).toBe('sim');
     expect(report.connected).toBe(true);
@@ -23,7 +25,9 @@ describe('reins probe', () => {
   }, 30_000);
 
   it('says "not connected" and exits 1 when nothing answers', async () => {
-    const failure = await run(process.execPath, [REINS, 'probe', 'ws://127.0.0.1:1', '--seconds', '1', '--json'], { env: { ...process.env, REINS_LOG_LEVEL: 'silent' } }).then(
+    const failure = await run(process.execPath, [REINS, 'probe', 'ws://127.0.0.1:1', '--seconds', '1', '--json'], {
+      env: { ...process.env, REINS_LOG_LEVEL: 'silent' },
+    }).then(
       () => undefined,
       (error: { code: number; stdout: string }) => error,
     );

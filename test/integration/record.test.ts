@@ -28,13 +28,18 @@ afterAll(async () => {
 describe('reins record', () => {
   it('records every sensor stream of the simulated robot as standard ROS 1 messages', async () => {
     const path = join(folder, 'sim.mcap');
-    const { stdout } = await run(process.execPath, [REINS, 'record', 'sim', '-o', path, '--seconds', '1.2'], { env: { ...process.env, REINS_LOG_LEVEL: 'silent' } });
+    const { stdout } = await run(process.execPath, [REINS, 'record', 'sim', '-o', path, '--seconds', '1.2'], {
+      env: { ...process.env, REINS_LOG_LEVEL: 'silent' },
+    });
     expect(stdout).toMatch(/recorded \d+ messages/);
 
     await init();
     const handle = await open(path, 'r');
     try {
-      const mcap = await McapIndexedReader.Initialize({ readable: new FileHandleReadable(handle), decompressHandlers: { zstd: (buffer) => decompress(buffer) } });
+      const mcap = await McapIndexedReader.Initialize({
+        readable: new FileHandleReadable(handle),
+        decompressHandlers: { zstd: (buffer) => decompress(buffer) },
+      });
       expect(mcap.chunkIndexes.length).toBeGreaterThan(0);
       const typeOf = Object.fromEntries([...mcap.channelsById.values()].map((c) => [c.topic, mcap.schemasById.get(c.schemaId)?.name]));
       expect(typeOf).toEqual({

@@ -39,7 +39,13 @@ beforeAll(async () => {
   const memoryUri = join(folder, 'memory');
   // 20 s of a session: the robot idle, then the operator takes over and drives a loop.
   const live = await lockstepLoop({ perception });
-  const stores = await openSessionStores(live.link, live.loop, perception, { recordings: join(folder, 'recordings'), record: true, memory: memoryUri, remember: true }, pino({ level: 'silent' }));
+  const stores = await openSessionStores(
+    live.link,
+    live.loop,
+    perception,
+    { recordings: join(folder, 'recordings'), record: true, memory: memoryUri, remember: true },
+    pino({ level: 'silent' }),
+  );
   recordingPath = stores.recording!.path;
   await live.ticks(60);
   takeOverAtMs = live.now();
@@ -83,11 +89,7 @@ describe('review mode on a recorded session', () => {
   });
 
   it('refuses driving in words and sends nothing; letting go and the e-stop are accepted', () => {
-    for (const request of [
-      { type: 'drive', linearMps: 0.2, angularRadps: 0 },
-      { type: 'take-over' },
-      { type: 'set-autonomy', enabled: true },
-    ] as const) {
+    for (const request of [{ type: 'drive', linearMps: 0.2, angularRadps: 0 }, { type: 'take-over' }, { type: 'set-autonomy', enabled: true }] as const) {
       const result = service.handle(request);
       expect(result.ok).toBe(false);
       if (!result.ok) expect(result.error.message).toMatch(/sends no commands: a replay is for review/);
@@ -163,7 +165,11 @@ describe('review mode on a recorded session', () => {
     await rescoring.close();
     await loop.close();
     const after = await store.countRows();
-    const rows = await store.table.query().where(`${sqlColumn('episodeId')} = ${sqlString(rescoring.episodeId)}`).select(['mcapFile', 'mcapLogTimeNs']).toArray();
+    const rows = await store.table
+      .query()
+      .where(`${sqlColumn('episodeId')} = ${sqlString(rescoring.episodeId)}`)
+      .select(['mcapFile', 'mcapLogTimeNs'])
+      .toArray();
     expect({ added: after - before, rows: rows.length }).toEqual({ added: rows.length, rows: expect.any(Number) });
     expect(rows.length).toBeGreaterThan(3);
     for (const row of rows) {

@@ -28,7 +28,9 @@ function replay(name: string): Replayed {
   const replayed: Replayed = { client: [], server: [], serverFrameCount: 0, errors: [] };
   transport.on('message', (message) => replayed.server.push(message as unknown as Record<string, unknown>));
   transport.on('error', (error) => replayed.errors.push(String(error)));
-  for (const line of readFileSync(new URL(`${name}.jsonl`, FIXTURES), 'utf8').trim().split('\n')) {
+  for (const line of readFileSync(new URL(`${name}.jsonl`, FIXTURES), 'utf8')
+    .trim()
+    .split('\n')) {
     const frame = JSON.parse(line) as { dir: string; kind: string; data?: string; base64?: string };
     if (frame.dir === 'client') {
       replayed.client.push(JSON.parse(frame.data!) as Record<string, unknown>);
@@ -54,7 +56,9 @@ function messages<M>(decoded: Array<Decoded<M>>): Array<{ msg: M; stampMs: numbe
   });
 }
 
-const fixtureNames = readdirSync(FIXTURES).filter((file) => file.endsWith('.jsonl')).map((file) => file.replace(/\.jsonl$/, ''));
+const fixtureNames = readdirSync(FIXTURES)
+  .filter((file) => file.endsWith('.jsonl'))
+  .map((file) => file.replace(/\.jsonl$/, ''));
 
 describe('frames from a real rosbridge_server (ROS 1)', () => {
   it.each(fixtureNames)('%s: every server frame is read, every publish decodes or is refused clearly', (name) => {
@@ -142,7 +146,14 @@ describe('frames from a real rosbridge_server (ROS 1)', () => {
     const [imu] = messages<Imu>(decodeAll(replay('imu-json')));
     expect(imu!.msg).toMatchObject({ frameId: 'imu', orientation: { w: 1 }, angularVelocityRadps: { z: 0.1 }, linearAccelerationMps2: { z: 9.81 } });
     const [odom] = messages<Odometry>(decodeAll(replay('odometry-json')));
-    expect(odom!.msg).toMatchObject({ frameId: 'odom', childFrameId: 'base_link', odomFromBaseXM: 1.81, odomFromBaseYawRad: 0, linearMps: 0.1, angularRadps: 0 });
+    expect(odom!.msg).toMatchObject({
+      frameId: 'odom',
+      childFrameId: 'base_link',
+      odomFromBaseXM: 1.81,
+      odomFromBaseYawRad: 0,
+      linearMps: 0.1,
+      angularRadps: 0,
+    });
     expect(odom!.stampMs).toBeCloseTo(1795262803011.76, 1);
   });
 

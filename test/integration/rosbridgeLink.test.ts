@@ -19,10 +19,36 @@ const FAST: Partial<RosbridgeTimings> = {
 };
 
 const TOPICS: Record<string, FakeTopic> = {
-  '/camera/image_raw': { type: 'sensor_msgs/Image', rateHz: 20, message: (seq) => ({ height: 2, width: 4, encoding: 'rgb8', is_bigendian: 0, step: 12, data: new Uint8Array(24).fill(seq % 256) }) },
-  '/scan': { type: 'sensor_msgs/LaserScan', rateHz: 20, message: () => ({ angle_min: -1, angle_max: 1, angle_increment: 1, time_increment: 0, scan_time: 0.05, range_min: 0.1, range_max: 8, ranges: new Float32Array([1.5, Infinity, Number.NaN]), intensities: new Float32Array(0) }) },
-  '/joint_states': { type: 'sensor_msgs/JointState', rateHz: 20, message: (seq) => ({ name: ['left', 'right'], position: new Float64Array([seq, seq]), velocity: new Float64Array([1, 1]), effort: new Float64Array(0) }) },
-  '/imu': { type: 'sensor_msgs/Imu', rateHz: 20, message: () => ({ orientation: { x: 0, y: 0, z: 0, w: 1 }, angular_velocity: { x: 0, y: 0, z: 0.1 }, linear_acceleration: { x: 0, y: 0, z: 9.81 } }) },
+  '/camera/image_raw': {
+    type: 'sensor_msgs/Image',
+    rateHz: 20,
+    message: (seq) => ({ height: 2, width: 4, encoding: 'rgb8', is_bigendian: 0, step: 12, data: new Uint8Array(24).fill(seq % 256) }),
+  },
+  '/scan': {
+    type: 'sensor_msgs/LaserScan',
+    rateHz: 20,
+    message: () => ({
+      angle_min: -1,
+      angle_max: 1,
+      angle_increment: 1,
+      time_increment: 0,
+      scan_time: 0.05,
+      range_min: 0.1,
+      range_max: 8,
+      ranges: new Float32Array([1.5, Infinity, Number.NaN]),
+      intensities: new Float32Array(0),
+    }),
+  },
+  '/joint_states': {
+    type: 'sensor_msgs/JointState',
+    rateHz: 20,
+    message: (seq) => ({ name: ['left', 'right'], position: new Float64Array([seq, seq]), velocity: new Float64Array([1, 1]), effort: new Float64Array(0) }),
+  },
+  '/imu': {
+    type: 'sensor_msgs/Imu',
+    rateHz: 20,
+    message: () => ({ orientation: { x: 0, y: 0, z: 0, w: 1 }, angular_velocity: { x: 0, y: 0, z: 0.1 }, linear_acceleration: { x: 0, y: 0, z: 9.81 } }),
+  },
 };
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -44,13 +70,22 @@ function link(url: string, options: Partial<RosbridgeLinkOptions> = {}): Rosbrid
 
 /** linear.x of every /cmd_vel publish the server received, per client. */
 function commandsFrom(fake: FakeRosbridgeServer, client: (id: number) => boolean): number[] {
-  return fake.framesOf('publish', '/cmd_vel').filter((frame) => client(frame.client)).map((frame) => (frame.message['msg'] as { linear: { x: number } }).linear.x);
+  return fake
+    .framesOf('publish', '/cmd_vel')
+    .filter((frame) => client(frame.client))
+    .map((frame) => (frame.message['msg'] as { linear: { x: number } }).linear.x);
 }
 
 describe('RosbridgeLink against a rosbridge server', () => {
   it.each([
     ['ROS 1', {}],
-    ['ROS 2', { ros2Stamps: true, topics: Object.fromEntries(Object.entries(TOPICS).map(([name, spec]) => [name, { ...spec, type: spec.type.replace('/', '/msg/') }])) }],
+    [
+      'ROS 2',
+      {
+        ros2Stamps: true,
+        topics: Object.fromEntries(Object.entries(TOPICS).map(([name, spec]) => [name, { ...spec, type: spec.type.replace('/', '/msg/') }])),
+      },
+    ],
   ])('%s: connects, discovers topics, receives images and scans over CBOR and the rest over JSON', async (_, options) => {
     const fake = await server(options);
     const robot = link(fake.url);
@@ -65,7 +100,12 @@ describe('RosbridgeLink against a rosbridge server', () => {
     expect(fake.framesOf('subscribe', '/camera/image_raw')[0]!.message).toMatchObject({ compression: 'cbor' });
     expect(fake.framesOf('subscribe', '/scan')[0]!.message).toMatchObject({ compression: 'cbor' });
     expect(fake.framesOf('subscribe', '/imu')[0]!.message).toMatchObject({ compression: 'none', type: expect.stringMatching(/^sensor_msgs\/(msg\/)?Imu$/) });
-    expect(robot.topics().map((topic) => topic.kind).sort()).toEqual(['Image', 'Imu', 'JointState', 'LaserScan']);
+    expect(
+      robot
+        .topics()
+        .map((topic) => topic.kind)
+        .sort(),
+    ).toEqual(['Image', 'Imu', 'JointState', 'LaserScan']);
     expect(imu.receiveTimeMs - imu.sourceTimeMs).toBeGreaterThanOrEqual(0);
     expect(imu.receiveTimeMs - imu.sourceTimeMs).toBeLessThan(1000);
   });
@@ -80,7 +120,9 @@ describe('RosbridgeLink against a rosbridge server', () => {
     const subscribes = fake.framesOf('subscribe', '/joint_states');
     expect(subscribes[0]!.message).toMatchObject({ compression: 'cbor' });
     // The probe asked on a connection of its own, throttled; the link then switched to JSON.
-    expect(subscribes.some((frame) => frame.client !== subscribes[0]!.client && frame.message['compression'] === 'none' && frame.message['throttle_rate'] === 250)).toBe(true);
+    expect(
+      subscribes.some((frame) => frame.client !== subscribes[0]!.client && frame.message['compression'] === 'none' && frame.message['throttle_rate'] === 250),
+    ).toBe(true);
     expect(subscribes.at(-1)).toMatchObject({ client: subscribes[0]!.client, message: { compression: 'none' } });
     await fake.waitFor(() => fake.clientCount() === 1, 'the probe connection to close');
   });
@@ -134,7 +176,10 @@ describe('RosbridgeLink against a rosbridge server', () => {
     await expect(silent).rejects.toBeInstanceOf(ServiceCallError);
     await expect(silent).rejects.toMatchObject({ failure: 'timeout', message: expect.stringContaining('150 ms') });
     expect(Date.now() - startedMs).toBeLessThan(1000);
-    await expect(robot.callService('/missing', 'std_srvs/Trigger', {}, 1000)).rejects.toMatchObject({ failure: 'failed', message: expect.stringContaining('does not exist') });
+    await expect(robot.callService('/missing', 'std_srvs/Trigger', {}, 1000)).rejects.toMatchObject({
+      failure: 'failed',
+      message: expect.stringContaining('does not exist'),
+    });
     const cut = robot.callService('/never', 'std_srvs/Trigger', {}, 5000);
     await fake.stop();
     await expect(cut).rejects.toMatchObject({ failure: 'disconnected' });
@@ -143,7 +188,10 @@ describe('RosbridgeLink against a rosbridge server', () => {
   it('estimates the robot clock offset from /rosapi/get_time round trips and corrects stamps with it', async () => {
     const fake = await server({ clockOffsetMs: 5000 });
     const robot = link(fake.url);
-    await fake.waitFor(() => fake.framesOf('call_service').filter((frame) => frame.message['service'] === '/rosapi/get_time').length >= 3, 'three clock round trips');
+    await fake.waitFor(
+      () => fake.framesOf('call_service').filter((frame) => frame.message['service'] === '/rosapi/get_time').length >= 3,
+      'three clock round trips',
+    );
     const imu = await waitForMessage<Imu>(robot, '/imu');
     const estimate = robot.clockOffset();
     expect(estimate).toMatchObject({ source: 'round-trip', sampleCount: 3 });
@@ -175,7 +223,15 @@ describe('RosbridgeLink against a rosbridge server', () => {
     await waitForMessage<Image>(robot, '/camera/image_raw');
     let announcements = 0;
     robot.on('alerts', () => announcements++);
-    const short = { header: { seq: 1, stamp: { secs: 1, nsecs: 0 }, frame_id: 'c' }, height: 2, width: 4, encoding: 'rgb8', is_bigendian: 0, step: 12, data: new Uint8Array(10) };
+    const short = {
+      header: { seq: 1, stamp: { secs: 1, nsecs: 0 }, frame_id: 'c' },
+      height: 2,
+      width: 4,
+      encoding: 'rgb8',
+      is_bigendian: 0,
+      step: 12,
+      data: new Uint8Array(10),
+    };
     for (let i = 0; i < 40; i++) fake.publishNow('/camera/image_raw', short);
     fake.publishNow('/camera/image_raw', { ...short, width: 'four' });
     fake.sendToAll('this is not json');
@@ -200,7 +256,10 @@ describe('RosbridgeLink against a rosbridge server', () => {
     await fake.waitFor(() => fake.framesOf('call_service').find((frame) => frame.message['service'] === '/rosapi/topics'), 'discovery');
     await waitForMessage(robot, '/imu');
     expect(robot.publish('/cmd_vel', twistFromDrive({ linearMps: 0.1, angularRadps: 0 }))).toBe(false);
-    expect(robot.alerts().find((a) => a.key === 'command-type:/cmd_vel')).toMatchObject({ severity: 'error', message: expect.stringContaining('TwistStamped') });
+    expect(robot.alerts().find((a) => a.key === 'command-type:/cmd_vel')).toMatchObject({
+      severity: 'error',
+      message: expect.stringContaining('TwistStamped'),
+    });
     expect(fake.framesOf('publish', '/cmd_vel')).toEqual([]);
     expect(fake.framesOf('advertise', '/cmd_vel')).toEqual([]);
   });

@@ -15,7 +15,10 @@ const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolv
 const drive = (linearMps: number) => twistFromDrive({ linearMps, angularRadps: 0 });
 
 function publishedSpeeds(socket: FakeSocketPort): number[] {
-  return socket.sentMessages().filter((message) => message['op'] === 'publish').map((message) => (message['msg'] as { linear: { x: number } }).linear.x);
+  return socket
+    .sentMessages()
+    .filter((message) => message['op'] === 'publish')
+    .map((message) => (message['msg'] as { linear: { x: number } }).linear.x);
 }
 
 function scriptedLink() {
@@ -108,7 +111,10 @@ describe('RosbridgeLink over scripted sockets', () => {
     }
     expect(gapsMs).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000]);
     expect(link.presence()).toBe('reconnecting');
-    expect(link.alerts()[0]).toMatchObject({ key: 'connection', message: expect.stringContaining('Cannot reach the robot at ws://robot.local:9090 (connection refused)') });
+    expect(link.alerts()[0]).toMatchObject({
+      key: 'connection',
+      message: expect.stringContaining('Cannot reach the robot at ws://robot.local:9090 (connection refused)'),
+    });
     void link.close();
   });
 });

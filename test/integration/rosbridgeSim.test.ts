@@ -101,7 +101,10 @@ describe.each<WireCompression>(['none', 'cbor'])('RosbridgeLink ↔ simulated ro
 
     for (const stream of streams) {
       expect(wire.get(stream.topic), `${stream.topic} on the wire`).toEqual(new Set([compression === 'cbor' ? 'cbor' : 'json']));
-      expect(stream.log.items.every(({ msg }) => msg.kind === stream.kind), `${stream.topic} kind`).toBe(true);
+      expect(
+        stream.log.items.every(({ msg }) => msg.kind === stream.kind),
+        `${stream.topic} kind`,
+      ).toBe(true);
       const inWindow = stream.log.items.filter((each) => each.receiveTimeMs > startMs && each.receiveTimeMs <= endMs);
       const wallRateHz = inWindow.length / ((endMs - startMs) / 1000);
       // Real time, with room for a loaded test machine (a starved simulation skips ahead).
@@ -110,7 +113,10 @@ describe.each<WireCompression>(['none', 'cbor'])('RosbridgeLink ↔ simulated ro
       // Source times are the robot's stamps on the cockpit clock: one period apart, to the 10 ms physics step.
       const gapsMs = stream.log.items.slice(1).map((each, index) => each.sourceTimeMs - stream.log.items[index]!.sourceTimeMs);
       expect(Math.abs(median(gapsMs) - 1000 / stream.rateHz), `${stream.topic} period by its stamps`).toBeLessThanOrEqual(11);
-      expect(stream.log.items.every((each) => each.sourceTimeMs <= each.receiveTimeMs), `${stream.topic} arrives after it was stamped`).toBe(true);
+      expect(
+        stream.log.items.every((each) => each.sourceTimeMs <= each.receiveTimeMs),
+        `${stream.topic} arrives after it was stamped`,
+      ).toBe(true);
     }
 
     const [image] = streams[0]!.log.items as Array<Received<Image>>;

@@ -179,7 +179,11 @@ describe('serial link ↔ simulated robot on a pseudo-terminal', () => {
     }
     // The same steps reach the rosbridge clients: they see the robot the serial link drives move.
     const forwardMps = (frame: ReceivedFrame) => (frame.op['msg'] as { twist: { twist: { linear: { x: number } } } }).twist.twist.linear.x;
-    await rosClient.waitFor((frame) => frame.op.op === 'publish' && frame.op.topic === '/odom' && forwardMps(frame) > 0.1, 3000, 'odometry of a moving robot over rosbridge');
+    await rosClient.waitFor(
+      (frame) => frame.op.op === 'publish' && frame.op.topic === '/odom' && forwardMps(frame) > 0.1,
+      3000,
+      'odometry of a moving robot over rosbridge',
+    );
     expect(robot.groundTruth().linearMps).toBeGreaterThan(0.1);
   });
 
@@ -195,11 +199,15 @@ describe('serial link ↔ simulated robot on a pseudo-terminal', () => {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
     });
-    await waitFor('the sim to listen', (resolve) => {
-      const lines = createInterface({ input: child.stdout! });
-      lines.on('line', (line) => line.startsWith('Reins sim: ') && resolve(line));
-      return () => lines.close();
-    }, 20_000);
+    await waitFor(
+      'the sim to listen',
+      (resolve) => {
+        const lines = createInterface({ input: child.stdout! });
+        lines.on('line', (line) => line.startsWith('Reins sim: ') && resolve(line));
+        return () => lines.close();
+      },
+      20_000,
+    );
     const link = serialLink(ptyPath);
     await waitForPresence(link, 'present');
     const ack = waitFor<CommandAck>('an ACK', (resolve) => link.onAck(resolve));

@@ -27,7 +27,14 @@ interface RoslibService<Request, Response> {
 }
 const ROSLIB = roslib as unknown as {
   Ros: new (options: object) => RosConnection;
-  Topic: new <T>(options: { ros: RosConnection; name: string; messageType: string; compression?: string; throttle_rate?: number; queue_length?: number }) => RoslibTopic<T>;
+  Topic: new <T>(options: {
+    ros: RosConnection;
+    name: string;
+    messageType: string;
+    compression?: string;
+    throttle_rate?: number;
+    queue_length?: number;
+  }) => RoslibTopic<T>;
   Service: new <Request, Response>(options: { ros: RosConnection; name: string; serviceType: string }) => RoslibService<Request, Response>;
 };
 
@@ -138,7 +145,10 @@ describe.each(['none', 'cbor'])('every topic with compression %s', (compression)
       expect(wallRateHz, `${stream.name} over the wall clock`).toBeLessThan(stream.rateHz * 1.5);
       const headers = stream.received.map((each) => each.msg.header);
       // A client that keeps up loses nothing: seq counts up by one.
-      expect(headers.every((header, index) => index === 0 || header.seq === headers[index - 1]!.seq + 1), `${stream.name} seq`).toBe(true);
+      expect(
+        headers.every((header, index) => index === 0 || header.seq === headers[index - 1]!.seq + 1),
+        `${stream.name} seq`,
+      ).toBe(true);
       // Stamps are simulated time: the usual gap is the topic's period, to the 10 ms physics step.
       const gapsMs = headers.slice(1).map((header, index) => stampMs(header) - stampMs(headers[index]!));
       expect(Math.abs(median(gapsMs) - 1000 / stream.rateHz), `${stream.name} period by its stamps`).toBeLessThanOrEqual(10.5);
@@ -206,7 +216,9 @@ describe('services', () => {
     expect(topics.topics).toEqual(expect.arrayContaining([...TOPICS.map((topic) => topic.name), '/cmd_vel']));
     expect(topics.types[topics.topics.indexOf('/scan')]).toBe('sensor_msgs/LaserScan');
     expect(await new Promise((resolve, reject) => ros.getTopicType('/odom', resolve, reject))).toBe('nav_msgs/Odometry');
-    expect(await new Promise((resolve, reject) => ros.getServices(resolve, reject))).toEqual(expect.arrayContaining(['/rosapi/topics', '/sim/reset', '/sim/inject', '/sim/identify']));
+    expect(await new Promise((resolve, reject) => ros.getServices(resolve, reject))).toEqual(
+      expect.arrayContaining(['/rosapi/topics', '/sim/reset', '/sim/inject', '/sim/identify']),
+    );
     const time = await call<{ time: { secs: number; nsecs: number } }>(ros, '/rosapi/get_time', {});
     expect(Math.abs(time.time.secs * 1000 + time.time.nsecs / 1e6 - Date.now())).toBeLessThan(1000);
     const raw = await call<{ topics: string[]; typedefs_full_text: string[] }>(ros, '/rosapi/topics_and_raw_types', {});

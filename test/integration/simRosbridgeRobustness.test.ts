@@ -50,10 +50,18 @@ describe('malformed requests', () => {
     ['a wrong field type', (client) => client.send({ op: 'subscribe', id: 'x1', topic: 123 }), /topic/],
     ['a negative throttle_rate', (client) => client.send({ op: 'subscribe', id: 'x1', topic: '/scan', throttle_rate: -5 }), /throttle_rate/],
     ['a subscribe to an unknown topic', (client) => client.send({ op: 'subscribe', id: 'x1', topic: '/no/such/topic' }), /unknown topic \/no\/such\/topic/],
-    ['a subscribe with the wrong type for a known topic', (client) => client.send({ op: 'subscribe', id: 'x1', topic: '/scan', type: 'sensor_msgs/Image' }), /sensor_msgs\/LaserScan/],
+    [
+      'a subscribe with the wrong type for a known topic',
+      (client) => client.send({ op: 'subscribe', id: 'x1', topic: '/scan', type: 'sensor_msgs/Image' }),
+      /sensor_msgs\/LaserScan/,
+    ],
     ['a compression this robot does not serve', (client) => client.send({ op: 'subscribe', id: 'x1', topic: '/scan', compression: 'cbor-raw' }), /cbor-raw/],
     ['an unsubscribe from an unknown topic', (client) => client.send({ op: 'unsubscribe', id: 'x1', topic: '/nope' }), /unknown topic/],
-    ['a publish to /cmd_vel without advertising it', (client) => client.send({ op: 'publish', id: 'x1', topic: '/cmd_vel', msg: { linear: { x: 0.1 } } }), /advertis/],
+    [
+      'a publish to /cmd_vel without advertising it',
+      (client) => client.send({ op: 'publish', id: 'x1', topic: '/cmd_vel', msg: { linear: { x: 0.1 } } }),
+      /advertis/,
+    ],
     [
       'a publish of a malformed Twist',
       (client) => {
@@ -64,12 +72,24 @@ describe('malformed requests', () => {
     ],
     ['a publish to a topic the robot publishes', (client) => client.send({ op: 'publish', id: 'x1', topic: '/scan', msg: {} }), /robot publishes it/],
     ['a publish to an unknown topic', (client) => client.send({ op: 'publish', id: 'x1', topic: '/chatter', msg: { data: 'hi' } }), /unknown topic/],
-    ['an advertise of /cmd_vel with the wrong type', (client) => client.send({ op: 'advertise', id: 'x1', topic: '/cmd_vel', type: 'std_msgs/String' }), /geometry_msgs\/Twist/],
-    ['a call_service with args that are not an object', (client) => client.send({ op: 'call_service', id: 'x1', service: '/sim/reset', args: 'seed=4' }), /args/],
-    ['a fragment whose pieces disagree on total', (client) => {
-      client.send({ op: 'fragment', id: 'x1', data: '{"op":', num: 0, total: 3 });
-      client.send({ op: 'fragment', id: 'x1', data: '"nope"}', num: 1, total: 2 });
-    }, /disagree/],
+    [
+      'an advertise of /cmd_vel with the wrong type',
+      (client) => client.send({ op: 'advertise', id: 'x1', topic: '/cmd_vel', type: 'std_msgs/String' }),
+      /geometry_msgs\/Twist/,
+    ],
+    [
+      'a call_service with args that are not an object',
+      (client) => client.send({ op: 'call_service', id: 'x1', service: '/sim/reset', args: 'seed=4' }),
+      /args/,
+    ],
+    [
+      'a fragment whose pieces disagree on total',
+      (client) => {
+        client.send({ op: 'fragment', id: 'x1', data: '{"op":', num: 0, total: 3 });
+        client.send({ op: 'fragment', id: 'x1', data: '"nope"}', num: 1, total: 2 });
+      },
+      /disagree/,
+    ],
   ];
 
   it.each(cases)('%s gets a status error, and the client is still served', async (_name, send, reason) => {
@@ -137,7 +157,9 @@ describe('malformed requests', () => {
 
 describe('replies shaped like rosbridge_server', () => {
   const fixtureKeys = (name: string): string[] => {
-    const lines = readFileSync(new URL(`../fixtures/rosbridge-ros1/${name}.jsonl`, import.meta.url), 'utf8').trim().split('\n');
+    const lines = readFileSync(new URL(`../fixtures/rosbridge-ros1/${name}.jsonl`, import.meta.url), 'utf8')
+      .trim()
+      .split('\n');
     const frame = lines.map((line) => JSON.parse(line) as { dir: string; data: string }).find((each) => each.dir === 'server')!;
     return Object.keys(JSON.parse(frame.data) as object);
   };
@@ -145,7 +167,13 @@ describe('replies shaped like rosbridge_server', () => {
   it('answers service calls with the fields and order of the fixtures, failures with result false', async () => {
     const client = await connect();
     const missing = await client.call('/no_such_service', {}, 'call:missing');
-    expect(missing).toEqual({ op: 'service_response', service: '/no_such_service', values: 'Service /no_such_service does not exist', result: false, id: 'call:missing' });
+    expect(missing).toEqual({
+      op: 'service_response',
+      service: '/no_such_service',
+      values: 'Service /no_such_service does not exist',
+      result: false,
+      id: 'call:missing',
+    });
     expect(Object.keys(missing)).toEqual(fixtureKeys('service-missing'));
     const type = await client.call('/rosapi/topic_type', { topic: '/scan' }, 'call:type');
     expect(type).toEqual({ op: 'service_response', service: '/rosapi/topic_type', values: { type: 'sensor_msgs/LaserScan' }, result: true, id: 'call:type' });
@@ -165,7 +193,7 @@ describe('fragments in', () => {
     expect(relayed.op.msg).toEqual({ linear: { x: 0.25, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0.5 } });
   });
 
-  it("understands fragments the way rosbridge_server writes them (id 0, a float total)", async () => {
+  it('understands fragments the way rosbridge_server writes them (id 0, a float total)', async () => {
     const client = await connect();
     const call = JSON.stringify({ op: 'call_service', id: 'via-fragments', service: '/rosapi/topic_type', args: { topic: '/imu' } });
     const size = Math.ceil(call.length / 3);

@@ -55,7 +55,11 @@ export function fuzz<Ts extends [unknown, ...unknown[]]>(arbitraries: Arbitrarie
 }
 
 /** Checks an asynchronous property; a case that does not settle within maxCaseMs fails as a hang. */
-export async function fuzzAsync<Ts extends [unknown, ...unknown[]]>(arbitraries: Arbitraries<Ts>, predicate: (...args: Ts) => Promise<void>, options: FuzzOptions): Promise<void> {
+export async function fuzzAsync<Ts extends [unknown, ...unknown[]]>(
+  arbitraries: Arbitraries<Ts>,
+  predicate: (...args: Ts) => Promise<void>,
+  options: FuzzOptions,
+): Promise<void> {
   const property = (fc.asyncProperty as (...parts: unknown[]) => fc.IAsyncPropertyWithHooks<Ts>)(...arbitraries, predicate);
   try {
     await fc.assert(property, { ...fuzzParameters<Ts>(options), timeout: options.maxCaseMs ?? DEFAULT_MAX_CASE_MS });
@@ -79,7 +83,9 @@ function withSeedOnFailure(check: () => void): void {
 
 function seeded(error: unknown): Error {
   const message = error instanceof Error ? error.message : String(error);
-  const wrapped = new Error(`fuzz failure with seed ${FUZZ_SEED} (replay: FUZZ_SEED=${FUZZ_SEED} FUZZ_SCALE=${FUZZ_SCALE} npx vitest run FILE)\n${message}`, { cause: error });
+  const wrapped = new Error(`fuzz failure with seed ${FUZZ_SEED} (replay: FUZZ_SEED=${FUZZ_SEED} FUZZ_SCALE=${FUZZ_SCALE} npx vitest run FILE)\n${message}`, {
+    cause: error,
+  });
   console.error(`[fuzz] failed with seed ${FUZZ_SEED}, scale ${FUZZ_SCALE}`);
   return wrapped;
 }
@@ -108,7 +114,12 @@ type Mutation = { pathIndex: number; action: 'replace' | 'delete' | 'add'; key: 
 /** A valid JSON document with up to `maxMutations` fields replaced, deleted or added. */
 export function mutatedJson(document: unknown, values: fc.Arbitrary<unknown> = hostileJsonValue, maxMutations = 3): fc.Arbitrary<unknown> {
   const paths = jsonPaths(document);
-  const mutation: fc.Arbitrary<Mutation> = fc.record({ pathIndex: fc.nat({ max: paths.length - 1 }), action: fc.constantFrom('replace' as const, 'delete' as const, 'add' as const), key: fc.string({ maxLength: 6 }), value: values });
+  const mutation: fc.Arbitrary<Mutation> = fc.record({
+    pathIndex: fc.nat({ max: paths.length - 1 }),
+    action: fc.constantFrom('replace' as const, 'delete' as const, 'add' as const),
+    key: fc.string({ maxLength: 6 }),
+    value: values,
+  });
   return fc.array(mutation, { minLength: 1, maxLength: maxMutations }).map((mutations) => {
     let result: unknown = structuredClone(document);
     for (const { pathIndex, action, key, value } of mutations) result = applyMutation(result, paths[pathIndex]!, action, key, value);

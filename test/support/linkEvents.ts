@@ -30,40 +30,68 @@ export function waitFor<T>(what: string, start: (resolve: (value: T) => void) =>
 }
 
 export function waitForPresence(link: Link, wanted: LinkPresence, timeoutMs = 5000): Promise<void> {
-  return waitFor(`presence ${wanted} (it was ${link.presence()})`, (resolve) => {
-    if (link.presence() === wanted) resolve();
-    return link.on('presence', (presence) => {
-      if (presence === wanted) resolve();
-    });
-  }, timeoutMs);
+  return waitFor(
+    `presence ${wanted} (it was ${link.presence()})`,
+    (resolve) => {
+      if (link.presence() === wanted) resolve();
+      return link.on('presence', (presence) => {
+        if (presence === wanted) resolve();
+      });
+    },
+    timeoutMs,
+  );
 }
 
 export function waitForAlert(link: Link, match: (alert: CoreAlert) => boolean, timeoutMs = 5000): Promise<CoreAlert> {
-  return waitFor('an alert', (resolve) => {
-    const already = link.alerts().find(match);
-    if (already !== undefined) resolve(already);
-    return link.on('alerts', (alerts) => {
-      const found = alerts.find(match);
-      if (found !== undefined) resolve(found);
-    });
-  }, timeoutMs);
+  return waitFor(
+    'an alert',
+    (resolve) => {
+      const already = link.alerts().find(match);
+      if (already !== undefined) resolve(already);
+      return link.on('alerts', (alerts) => {
+        const found = alerts.find(match);
+        if (found !== undefined) resolve(found);
+      });
+    },
+    timeoutMs,
+  );
 }
 
 /** The next message on `topic` that `accept` takes (subscribing only while waiting). */
-export function waitForMessage<M extends RobotMessage>(link: Link, topic: string, accept: (received: Received<M>) => boolean = () => true, timeoutMs = 5000): Promise<Received<M>> {
-  return waitFor(`a message on ${topic}`, (resolve) => link.subscribe<M>(topic, (received) => {
-    if (accept(received)) resolve(received);
-  }), timeoutMs);
+export function waitForMessage<M extends RobotMessage>(
+  link: Link,
+  topic: string,
+  accept: (received: Received<M>) => boolean = () => true,
+  timeoutMs = 5000,
+): Promise<Received<M>> {
+  return waitFor(
+    `a message on ${topic}`,
+    (resolve) =>
+      link.subscribe<M>(topic, (received) => {
+        if (accept(received)) resolve(received);
+      }),
+    timeoutMs,
+  );
 }
 
 /** The next `count` messages on `topic` that `accept` takes. */
-export function nextMessages<M extends RobotMessage>(link: Link, topic: string, count: number, accept: (received: Received<M>) => boolean = () => true, timeoutMs = 5000): Promise<Array<Received<M>>> {
-  return waitFor(`${count} messages on ${topic}`, (resolve) => {
-    const received: Array<Received<M>> = [];
-    return link.subscribe<M>(topic, (message) => {
-      if (!accept(message)) return;
-      received.push(message);
-      if (received.length === count) resolve(received);
-    });
-  }, timeoutMs);
+export function nextMessages<M extends RobotMessage>(
+  link: Link,
+  topic: string,
+  count: number,
+  accept: (received: Received<M>) => boolean = () => true,
+  timeoutMs = 5000,
+): Promise<Array<Received<M>>> {
+  return waitFor(
+    `${count} messages on ${topic}`,
+    (resolve) => {
+      const received: Array<Received<M>> = [];
+      return link.subscribe<M>(topic, (message) => {
+        if (!accept(message)) return;
+        received.push(message);
+        if (received.length === count) resolve(received);
+      });
+    },
+    timeoutMs,
+  );
 }

@@ -13,7 +13,12 @@ let i = 0;
 function burst(): void {
   for (let n = 0; n < 50; n++, i++) {
     const rangesM = new Float32Array(90).map((_, beam) => 1 + ((beam + i) % 7));
-    recorder.record({ topic: '/scan', receiveTimeMs: T0_MS + i, sourceTimeMs: T0_MS + i, msg: { kind: 'LaserScan', frameId: 'laser', angleMinRad: -1, angleMaxRad: 1, angleIncrementRad: 0.02, rangeMinM: 0.1, rangeMaxM: 10, rangesM } });
+    recorder.record({
+      topic: '/scan',
+      receiveTimeMs: T0_MS + i,
+      sourceTimeMs: T0_MS + i,
+      msg: { kind: 'LaserScan', frameId: 'laser', angleMinRad: -1, angleMaxRad: 1, angleIncrementRad: 0.02, rangeMinM: 0.1, rangeMaxM: 10, rangesM },
+    });
   }
   setTimeout(burst, 1);
 }

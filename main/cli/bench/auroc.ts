@@ -21,7 +21,7 @@ export function auroc(positiveScores: ArrayLike<number>, negativeScores: ArrayLi
 
   // Sum of the positives' ranks (1-based), tied scores sharing the mean of their ranks.
   let positiveRankSum = 0;
-  for (let start = 0; start < scored.length; ) {
+  for (let start = 0; start < scored.length;) {
     let end = start;
     while (end < scored.length && scored[end]!.score === scored[start]!.score) end++;
     const meanRank = (start + 1 + end) / 2;

@@ -10,7 +10,13 @@ beforeAll(async () => {
 
 function fill(buffer: TickBuffer, episodeId: string, count: number): void {
   for (let step = 0; step < count; step++) {
-    buffer.add({ episodeId, step, embedding: Float32Array.from({ length: 8 }, (_, k) => Math.sin(step * 0.1 * (k + 1))), action: { linearMps: 0.2, angularRadps: Math.cos(step * 0.1) }, driver: 'operator' });
+    buffer.add({
+      episodeId,
+      step,
+      embedding: Float32Array.from({ length: 8 }, (_, k) => Math.sin(step * 0.1 * (k + 1))),
+      action: { linearMps: 0.2, angularRadps: Math.cos(step * 0.1) },
+      driver: 'operator',
+    });
   }
 }
 

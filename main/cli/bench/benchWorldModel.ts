@@ -5,7 +5,17 @@
 // is left untrained.
 import { SeededRandom } from '../../core/util/seededRandom.ts';
 import type { TickBuffer } from '../../session/learningParts.ts';
-import { actionFeatures, createWorldModel, disposeWorldModel, emptyBatch, sessionWorldModelConfig, type PresetName, type Rssm, type TrainedWorldModel, type TrainingBatch } from '../../session/worldModelParts.ts';
+import {
+  actionFeatures,
+  createWorldModel,
+  disposeWorldModel,
+  emptyBatch,
+  sessionWorldModelConfig,
+  type PresetName,
+  type Rssm,
+  type TrainedWorldModel,
+  type TrainingBatch,
+} from '../../session/worldModelParts.ts';
 
 export interface BenchWorldModelOptions {
   preset: PresetName;

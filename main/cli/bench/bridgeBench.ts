@@ -32,7 +32,10 @@ export const DEFAULT_BRIDGE_BENCH_OPTIONS: Readonly<BridgeBenchOptions> = Object
   watchdogTrials: 40,
 });
 
-export async function runBridgeBench(options: BridgeBenchOptions = DEFAULT_BRIDGE_BENCH_OPTIONS, log: Logger = createLogger('reins-bench')): Promise<BenchRow[]> {
+export async function runBridgeBench(
+  options: BridgeBenchOptions = DEFAULT_BRIDGE_BENCH_OPTIONS,
+  log: Logger = createLogger('reins-bench'),
+): Promise<BenchRow[]> {
   const streamRows = await measureStreams(options.stream, log);
   log.info('serial round trip to the reference firmware under simavr');
   const serialRows = await runSerialRoundTripBench();
@@ -56,7 +59,7 @@ async function measureStreams(timings: StreamTimings, log: Logger): Promise<Benc
           clockOffsetSource: offset?.source,
           alerts: result.alerts.map((alert) => alert.message),
         },
-        'measured a rosbridge stream; latency uses the link\'s clock-offset estimate',
+        "measured a rosbridge stream; latency uses the link's clock-offset estimate",
       );
       rows.push(...result.rows);
     }

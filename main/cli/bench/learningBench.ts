@@ -162,7 +162,14 @@ export async function runLearningBench(given: Partial<LearningBenchOptions> = {}
     const methods: MethodFigures[] = [];
     for (const method of options.methods) methods.push(await runMethod(method, options, perception));
     const results: BenchRow[] = methods.flatMap((figures) =>
-      figures.budgets.map((budget) => ({ name: `${figures.name}-success-${budget.simMinutes}min`, unit: 'fraction', p50: null, p95: null, p99: null, value: budget.successRate })),
+      figures.budgets.map((budget) => ({
+        name: `${figures.name}-success-${budget.simMinutes}min`,
+        unit: 'fraction',
+        p50: null,
+        p95: null,
+        p99: null,
+        value: budget.successRate,
+      })),
     );
     return { results, methods, hyperparameters: hyperparameters(options) };
   } finally {
@@ -172,19 +179,53 @@ export async function runLearningBench(given: Partial<LearningBenchOptions> = {}
 
 function checkOptions(options: LearningBenchOptions): void {
   const budgets = options.budgetsSimMinutes;
-  if (budgets.length === 0 || budgets.some((m, i) => !(m > 0) || (i > 0 && m <= budgets[i - 1]!))) throw new RangeError(`budgets must be rising simulated minutes > 0, got ${budgets.join(', ')}`);
-  if (!(Number.isInteger(options.evalEpisodes) && options.evalEpisodes >= 1)) throw new RangeError(`evalEpisodes must be a whole number ≥ 1, got ${options.evalEpisodes}`);
-  for (const method of options.methods) if (!LEARNING_METHODS.includes(method)) throw new RangeError(`unknown method "${method}"; methods: ${LEARNING_METHODS.join(', ')}`);
+  if (budgets.length === 0 || budgets.some((m, i) => !(m > 0) || (i > 0 && m <= budgets[i - 1]!)))
+    throw new RangeError(`budgets must be rising simulated minutes > 0, got ${budgets.join(', ')}`);
+  if (!(Number.isInteger(options.evalEpisodes) && options.evalEpisodes >= 1))
+    throw new RangeError(`evalEpisodes must be a whole number ≥ 1, got ${options.evalEpisodes}`);
+  for (const method of options.methods)
+    if (!LEARNING_METHODS.includes(method)) throw new RangeError(`unknown method "${method}"; methods: ${LEARNING_METHODS.join(', ')}`);
 }
 
 function hyperparameters(options: LearningBenchOptions): Record<string, unknown> {
   const { method: _method, reward: _reward, imagination, ...rest } = policyLearnerSettings(options.learner);
   const imagined = imaginationSettings(imagination);
-  const learner = { ...rest, imagination: imagined.rollouts > 0 ? { ...imagined, worldModel: { preset: options.worldModelPreset, stepsPerUpdate: options.worldModelStepsPerUpdate, warmSteps: options.worldModelWarmSteps, batch: 16, length: 32 } } : 'off' };
+  const learner = {
+    ...rest,
+    imagination:
+      imagined.rollouts > 0
+        ? {
+            ...imagined,
+            worldModel: {
+              preset: options.worldModelPreset,
+              stepsPerUpdate: options.worldModelStepsPerUpdate,
+              warmSteps: options.worldModelWarmSteps,
+              batch: 16,
+              length: 32,
+            },
+          }
+        : 'off',
+  };
   return {
-    stream: { demoSimMinutes: options.demoSimMinutes, updateEverySimSecs: options.updateEverySimSecs, actorStepsPerUpdate: options.actorStepsPerUpdate, slowPathEverySimMins: options.slowPathEverySimMins, slowPathSteps: options.slowPathSteps, controlRateHz: options.controlRateHz, arenaSeed: options.arenaSeed, trainEpisodeSeed: options.trainEpisodeSeed, evalEpisodeSeed: options.evalEpisodeSeed, evalEpisodes: options.evalEpisodes },
+    stream: {
+      demoSimMinutes: options.demoSimMinutes,
+      updateEverySimSecs: options.updateEverySimSecs,
+      actorStepsPerUpdate: options.actorStepsPerUpdate,
+      slowPathEverySimMins: options.slowPathEverySimMins,
+      slowPathSteps: options.slowPathSteps,
+      controlRateHz: options.controlRateHz,
+      arenaSeed: options.arenaSeed,
+      trainEpisodeSeed: options.trainEpisodeSeed,
+      evalEpisodeSeed: options.evalEpisodeSeed,
+      evalEpisodes: options.evalEpisodes,
+    },
     learner,
-    reinsOnly: { questionEverySimSecs: options.questionEverySimSecs, questionSegmentTicks: options.questionSegmentTicks, questionCandidates: options.questionCandidates, rewardEnsembleMembers: 5 },
+    reinsOnly: {
+      questionEverySimSecs: options.questionEverySimSecs,
+      questionSegmentTicks: options.questionSegmentTicks,
+      questionCandidates: options.questionCandidates,
+      rewardEnsembleMembers: 5,
+    },
     bc: 'behaviour cloning (the same squashed-Gaussian negative log-likelihood) on every operator tick with weight 1: the demonstrations and every takeover; the same actor network, optimiser, learning rate, batch of operator ticks and actor steps per update as reins; no reward model, no questions, no reference term',
   };
 }
@@ -245,7 +286,9 @@ class TrainingStream {
     this.learner = method === 'none' ? undefined : learner;
     if (method === 'none') learner.dispose();
     const imagines = method === 'reins' && (options.learner.imagination?.rollouts ?? 0) > 0;
-    this.worldModel = imagines ? new BenchWorldModel(perception.embeddingSize, { preset: options.worldModelPreset, batch: 16, length: 32, seed: options.seed }) : undefined;
+    this.worldModel = imagines
+      ? new BenchWorldModel(perception.embeddingSize, { preset: options.worldModelPreset, batch: 16, length: 32, seed: options.seed })
+      : undefined;
   }
 
   /** The world model once it has trained enough to imagine in, else undefined. */
@@ -351,7 +394,14 @@ class TrainingStream {
     const retrainEvery = options.slowPathEverySimMins * 60 * options.controlRateHz;
     if (retrainEvery > 0 && this.ticks - this.lastRetrainTick >= retrainEvery) {
       this.lastRetrainTick = this.ticks;
-      const retrained = retrainPolicy(this.buffer, this.learnerOptions, this.signals(), options.slowPathSteps, `v${this.versionNumber + 1}`, this.worldModel && this.worldModel.steps >= options.worldModelWarmSteps ? this.worldModel.rssm : undefined);
+      const retrained = retrainPolicy(
+        this.buffer,
+        this.learnerOptions,
+        this.signals(),
+        options.slowPathSteps,
+        `v${this.versionNumber + 1}`,
+        this.worldModel && this.worldModel.steps >= options.worldModelWarmSteps ? this.worldModel.rssm : undefined,
+      );
       if (retrained.ok) {
         // As live: the retrained version drives, and the fast path carries on from its weights.
         this.learner.restore(retrained.snapshot, retrained.reward);
@@ -476,7 +526,9 @@ async function runMethod(method: BenchMethod, options: LearningBenchOptions, per
       const drift = figures.rewardDrift;
       log(
         `learning: ${method} at ${simMinutes} sim min: success ${figures.successRate.toFixed(2)} (${outcome.collisions} collisions, ${outcome.timeouts} timeouts), ${figures.interventions} interventions, ${figures.preferenceAnswers} answers, ${figures.wallMinutes.toFixed(2)} wall min, ${figures.policyVersion}` +
-          (drift ? `; reward-drift warning on ${drift.warnedTicks} of ${drift.policyTicks} policy ticks, ${drift.interventionsWhileWarned} interventions while on` : ''),
+          (drift
+            ? `; reward-drift warning on ${drift.warnedTicks} of ${drift.policyTicks} policy ticks, ${drift.interventionsWhileWarned} interventions while on`
+            : ''),
       );
     }
   } finally {
@@ -524,9 +576,23 @@ async function evaluate(policy: LearnedPolicy, options: LearningBenchOptions, pe
 export function formatLearningTable(methods: readonly MethodFigures[]): string {
   const header = ['method', 'sim min', 'wall min', 'interventions', 'answers', 'success', 'collisions', 'timeouts', 'version'];
   const rows = methods.flatMap((method) =>
-    method.budgets.map((b) => [method.name, String(b.simMinutes), b.wallMinutes.toFixed(2), String(b.interventions), String(b.preferenceAnswers), b.successRate.toFixed(2), String(b.collisions), String(b.timeouts), b.policyVersion]),
+    method.budgets.map((b) => [
+      method.name,
+      String(b.simMinutes),
+      b.wallMinutes.toFixed(2),
+      String(b.interventions),
+      String(b.preferenceAnswers),
+      b.successRate.toFixed(2),
+      String(b.collisions),
+      String(b.timeouts),
+      b.policyVersion,
+    ]),
   );
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
 }

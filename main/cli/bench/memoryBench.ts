@@ -255,7 +255,13 @@ function noiseBank(ticks: readonly TickRow[], quantile: number, random: SeededRa
 }
 
 /** Appends perturbed copies of the distinct ticks until the table holds `rows`, as a bulk producer would. */
-async function extend(writer: MemoryWriter<TickRow>, ticks: readonly TickRow[], noise: readonly Float32Array[], rows: number, random: SeededRandom): Promise<void> {
+async function extend(
+  writer: MemoryWriter<TickRow>,
+  ticks: readonly TickRow[],
+  noise: readonly Float32Array[],
+  rows: number,
+  random: SeededRandom,
+): Promise<void> {
   const CHUNK_ROWS = 5000;
   let next = writer.status().written + writer.status().queued;
   while (next < rows) {
@@ -288,7 +294,12 @@ async function measureSearch(ticks: TickMemory, queries: readonly Float32Array[]
   return { approxMs, exactMs: exact.latenciesMs, recall: recallAt(approx.ids, exact.ids) };
 }
 
-async function searchAll(ticks: TickMemory, queries: readonly Float32Array[], exact: boolean, filter: TickFilter = {}): Promise<{ latenciesMs: number[]; ids: string[][] }> {
+async function searchAll(
+  ticks: TickMemory,
+  queries: readonly Float32Array[],
+  exact: boolean,
+  filter: TickFilter = {},
+): Promise<{ latenciesMs: number[]; ids: string[][] }> {
   const latenciesMs: number[] = [];
   const ids: string[][] = [];
   for (const embedding of queries) {

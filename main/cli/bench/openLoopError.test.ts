@@ -18,7 +18,11 @@ describe('OpenLoopErrorTally', () => {
     const lazy = new OpenLoopErrorTally(2, 3);
     for (const start of [0, 5, 16]) {
       perfect.add(actual, start, truth(actual, start, 3));
-      lazy.add(actual, start, Float32Array.from({ length: 6 }, (_, i) => actual[start * 2 + (i % 2)]!));
+      lazy.add(
+        actual,
+        start,
+        Float32Array.from({ length: 6 }, (_, i) => actual[start * 2 + (i % 2)]!),
+      );
     }
     expect(perfect.summary().ratio).toBe(0);
     expect(lazy.summary().ratio).toBe(1);

@@ -94,7 +94,12 @@ async function encoderRows(options: PerceptionBenchOptions, frames: readonly Tim
 }
 
 /** The whole step as the control loop runs it: every encoder, and the fusion. */
-async function fusedRow(options: PerceptionBenchOptions, frames: readonly TimedFrame[], provider: ProviderPreference, suffix: string): Promise<{ row: BenchRow; status: PerceptionStatus }> {
+async function fusedRow(
+  options: PerceptionBenchOptions,
+  frames: readonly TimedFrame[],
+  provider: ProviderPreference,
+  suffix: string,
+): Promise<{ row: BenchRow; status: PerceptionStatus }> {
   const perception = await openEncoders(options.encoders, { ...options.perception, provider });
   try {
     const status = perception.status();

@@ -42,13 +42,19 @@ function viewsFrom(arenaSeeds: readonly number[]): ProbeView[] {
 
 function rows(scores: ProbeScores, suffix: string): BenchRow[] {
   const row = (name: string, value: number): BenchRow => ({ name: `${name}${suffix}`, unit: 'R²', p50: null, p95: null, p99: null, value });
-  return [row('probe-r2-goal-bearing', scores.goalBearingR2), row('probe-r2-goal-distance', scores.goalDistanceR2), row('probe-r2-obstacle-distance', scores.obstacleDistanceR2)];
+  return [
+    row('probe-r2-goal-bearing', scores.goalBearingR2),
+    row('probe-r2-goal-distance', scores.goalDistanceR2),
+    row('probe-r2-obstacle-distance', scores.obstacleDistanceR2),
+  ];
 }
 
 export async function runPerceptionProbes(manifestPath: string): Promise<BenchRow[]> {
   const fitViews = viewsFrom(FIT_ARENA_SEEDS);
   const scoreViews = viewsFrom(SCORE_ARENA_SEEDS);
-  log(`probes: ${fitViews.length} views to fit (arenas ${FIT_ARENA_SEEDS[0]}–${FIT_ARENA_SEEDS.at(-1)}), ${scoreViews.length} to score (arenas ${SCORE_ARENA_SEEDS[0]}–${SCORE_ARENA_SEEDS.at(-1)}), held-out hues`);
+  log(
+    `probes: ${fitViews.length} views to fit (arenas ${FIT_ARENA_SEEDS[0]}–${FIT_ARENA_SEEDS.at(-1)}), ${scoreViews.length} to score (arenas ${SCORE_ARENA_SEEDS[0]}–${SCORE_ARENA_SEEDS.at(-1)}), held-out hues`,
+  );
   const results: BenchRow[] = [];
   const folder = mkdtempSync(join(tmpdir(), 'reins-probe-'));
   try {
@@ -57,7 +63,9 @@ export async function runPerceptionProbes(manifestPath: string): Promise<BenchRo
       [writeRandomEncodersLike(manifestPath, folder), '-random-init'],
     ] as const) {
       const scores = await scorePerceptionProbes(path, fitViews, scoreViews);
-      log(`probes${suffix || ' (default encoders)'}: goal in view in ${scores.fittedOn.inView}/${scores.fittedOn.all} fitting and ${scores.scoredOn.inView}/${scores.scoredOn.all} scoring views (${dirname(path)})`);
+      log(
+        `probes${suffix || ' (default encoders)'}: goal in view in ${scores.fittedOn.inView}/${scores.fittedOn.all} fitting and ${scores.scoredOn.inView}/${scores.scoredOn.all} scoring views (${dirname(path)})`,
+      );
       results.push(...rows(scores, suffix));
     }
   } finally {

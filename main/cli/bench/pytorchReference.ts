@@ -33,7 +33,12 @@ export interface PytorchRun {
 
 export type PytorchReferenceResult = { stepsPerSec: number; threads: number; params: number; perThreads: PytorchRun[] } | { skipped: string };
 
-const runLine = z.object({ stepsPerSec: z.number().positive(), threads: z.number().int().positive(), steps: z.number().int().nonnegative(), params: z.number().int().positive() });
+const runLine = z.object({
+  stepsPerSec: z.number().positive(),
+  threads: z.number().int().positive(),
+  steps: z.number().int().nonnegative(),
+  params: z.number().int().positive(),
+});
 
 /** Runs the reference at each thread setting in turn (never together: they would share the cores). */
 export async function runPytorchReference(options: PytorchReferenceOptions): Promise<PytorchReferenceResult> {
@@ -51,7 +56,11 @@ async function runAtThreads(threads: number, seconds: number): Promise<PytorchRu
   const env = { ...process.env, ...(threads === 1 ? { OMP_NUM_THREADS: '1' } : { OPENBLAS_NUM_THREADS: '1' }) };
   let stdout: string;
   try {
-    ({ stdout } = await run(PYTHON_PATH, [REFERENCE_SCRIPT_PATH, String(threads), String(seconds)], { env, timeout: seconds * 1000 + STARTUP_ALLOWANCE_MS, maxBuffer: 1 << 20 }));
+    ({ stdout } = await run(PYTHON_PATH, [REFERENCE_SCRIPT_PATH, String(threads), String(seconds)], {
+      env,
+      timeout: seconds * 1000 + STARTUP_ALLOWANCE_MS,
+      maxBuffer: 1 << 20,
+    }));
   } catch (error) {
     const { killed, stderr } = error as { killed?: boolean; stderr?: string };
     const why = killed ? `was stopped after ${seconds + STARTUP_ALLOWANCE_MS / 1000} s` : `failed: ${lastLines(stderr) || (error as Error).message}`;
@@ -79,7 +88,8 @@ async function missingPrerequisite(): Promise<string | undefined> {
   } catch (error) {
     return `${PYTHON_PATH} cannot import torch (apt-get install python3-torch): ${lastLines((error as { stderr?: string }).stderr) || (error as Error).message}`;
   }
-  if (!(await openblasPthreadInstalled())) return 'libopenblas0-pthread is not installed (apt-get install libopenblas0-pthread): the reference would time another BLAS';
+  if (!(await openblasPthreadInstalled()))
+    return 'libopenblas0-pthread is not installed (apt-get install libopenblas0-pthread): the reference would time another BLAS';
   return undefined;
 }
 

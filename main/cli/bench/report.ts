@@ -25,7 +25,11 @@ export function machineFacts(): BenchReport['machine'] {
 
 function gpuName(): string | null {
   try {
-    const out = execFileSync('nvidia-smi', ['--query-gpu=name', '--format=csv,noheader'], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = execFileSync('nvidia-smi', ['--query-gpu=name', '--format=csv,noheader'], {
+      encoding: 'utf8',
+      timeout: 5000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     return out.trim().split('\n')[0] || null;
   } catch {
     return null;
@@ -37,7 +41,11 @@ export function formatTable(report: BenchReport): string {
   const cell = (n: number | null) => (n === null ? '-' : n.toPrecision(4));
   const rows = report.results.map((r) => [r.name, r.unit, cell(r.p50), cell(r.p95), cell(r.p99), cell(r.value)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   const machine = `${report.machine.cpus} × ${report.machine.cpuModel}${report.machine.gpu ? `, ${report.machine.gpu}` : ', no GPU'}`;
   return [`suite ${report.suite} on ${machine}`, line(header), ...rows.map(line)].join('\n');
 }

@@ -34,7 +34,11 @@ function encodersOf(args: BenchArgs) {
 export async function runBench(args: BenchArgs): Promise<number> {
   if (args.suite === 'learning') {
     const outcome = await runLearningBench({ ...(args.encoders === undefined ? {} : { encoders: args.encoders }) });
-    writeReport({ suite: args.suite, machine: machineFacts(), results: outcome.results, methods: outcome.methods, hyperparameters: outcome.hyperparameters }, args.jsonPath, formatLearningTable(outcome.methods));
+    writeReport(
+      { suite: args.suite, machine: machineFacts(), results: outcome.results, methods: outcome.methods, hyperparameters: outcome.hyperparameters },
+      args.jsonPath,
+      formatLearningTable(outcome.methods),
+    );
     return 0;
   }
   const suite = SUITES[args.suite];

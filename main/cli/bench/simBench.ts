@@ -70,7 +70,8 @@ function measureLockstepSpeed(options: SimBenchOptions): number {
   void link.close();
   const frames = received.get(DEFAULT_TOPIC_MAP.camera) ?? 0;
   const expectedFrames = (WARMUP_SIM_SECS + options.speedSimSecs) * link.robot.cameraOptions.rateHz;
-  if (Math.abs(frames - expectedFrames) > 1) throw new Error(`rendered ${frames} camera frames, expected ${expectedFrames}: the bench is not measuring the full sensor load`);
+  if (Math.abs(frames - expectedFrames) > 1)
+    throw new Error(`rendered ${frames} camera frames, expected ${expectedFrames}: the bench is not measuring the full sensor load`);
   return options.speedSimSecs / wallSecs;
 }
 

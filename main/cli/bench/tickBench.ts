@@ -24,7 +24,9 @@ export async function runTickBench(given: Partial<TickBenchOptions> = {}): Promi
   const clock = () => simTimeMs;
   const perception = await openEncoders(options.encoders, options.perception);
   const status = perception.status();
-  process.stderr.write(`tick: encoders ${status.version}, ${status.modalities.map((m) => `${m.modality} ${m.state}${m.provider ? ` (${m.provider})` : ''}`).join(', ')}; intra-op threads ${status.intraOpThreads}, inter-op threads ${status.interOpThreads}\n`);
+  process.stderr.write(
+    `tick: encoders ${status.version}, ${status.modalities.map((m) => `${m.modality} ${m.state}${m.provider ? ` (${m.provider})` : ''}`).join(', ')}; intra-op threads ${status.intraOpThreads}, inter-op threads ${status.interOpThreads}\n`,
+  );
   const loop = await createControlLoop(link, { rateHz: options.rateHz, clock, perception });
   const periodMs = 1000 / options.rateHz;
   loop.heartbeat();
@@ -45,8 +47,12 @@ export async function runTickBench(given: Partial<TickBenchOptions> = {}): Promi
   const notEncoding = loop.perceptionStatus().modalities.filter((m) => m.state !== 'on' && m.state !== 'not-configured');
   await loop.close();
   await link.close();
-  if (notEncoding.length > 0) throw new Error(`not every encoder ran (${notEncoding.map((m) => `${m.modality}: ${m.problem ?? m.state}`).join('; ')}): the bench is not measuring the full pipeline`);
-  if (policyTicks !== options.ticks) throw new Error(`the policy drove only ${policyTicks} of ${options.ticks} ticks: the bench is not measuring the full pipeline`);
+  if (notEncoding.length > 0)
+    throw new Error(
+      `not every encoder ran (${notEncoding.map((m) => `${m.modality}: ${m.problem ?? m.state}`).join('; ')}): the bench is not measuring the full pipeline`,
+    );
+  if (policyTicks !== options.ticks)
+    throw new Error(`the policy drove only ${policyTicks} of ${options.ticks} ticks: the bench is not measuring the full pipeline`);
   const tick = percentiles(durationsMs);
   const meanMs = durationsMs.reduce((a, b) => a + b, 0) / durationsMs.length;
   return [

@@ -28,7 +28,15 @@ export const DEFAULT_UI_BENCH_OPTIONS: Readonly<UiBenchOptions> = Object.freeze(
 });
 
 const CHROMIUM = process.env.REINS_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const VIEWPORT = { width: 1440, height: 900 };
 /** The core re-sends a held command at the control rate; polling far faster catches the first one. */
 const STATE_POLL_MS = 2;

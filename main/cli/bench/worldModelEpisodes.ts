@@ -68,8 +68,10 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 export async function recordSimEpisodes(given: Partial<SimEpisodeOptions> = {}): Promise<SimEpisode[]> {
   const options = { ...DEFAULT_SIM_EPISODE_OPTIONS, ...given };
-  if (!(Number.isInteger(options.ticksPerSegment) && options.ticksPerSegment > 0)) throw new RangeError(`ticksPerSegment must be a whole number > 0, got ${options.ticksPerSegment}`);
-  if (!(Number.isInteger(options.segmentsPerArena) && options.segmentsPerArena >= 0)) throw new RangeError(`segmentsPerArena must be a whole number ≥ 0, got ${options.segmentsPerArena}`);
+  if (!(Number.isInteger(options.ticksPerSegment) && options.ticksPerSegment > 0))
+    throw new RangeError(`ticksPerSegment must be a whole number > 0, got ${options.ticksPerSegment}`);
+  if (!(Number.isInteger(options.segmentsPerArena) && options.segmentsPerArena >= 0))
+    throw new RangeError(`segmentsPerArena must be a whole number ≥ 0, got ${options.segmentsPerArena}`);
   const perception = await openEncoders(options.encoders, options.perception);
   try {
     const off = perception.status().modalities.filter((m) => m.state === 'off');
@@ -101,7 +103,14 @@ export async function recordSimEpisodes(given: Partial<SimEpisodeOptions> = {}):
  * episode's verdict (a collision, the goal reached) would otherwise teleport the robot mid-segment,
  * and a world model's data should keep the dynamics going — the robot is still there to drive.
  */
-async function recordSegment(perception: OnnxPerception, options: SimEpisodeOptions, arenaSeed: number, segment: number, events: ScheduledEvent[], random: SeededRandom): Promise<SimEpisode> {
+async function recordSegment(
+  perception: OnnxPerception,
+  options: SimEpisodeOptions,
+  arenaSeed: number,
+  segment: number,
+  events: ScheduledEvent[],
+  random: SeededRandom,
+): Promise<SimEpisode> {
   const episodeSeed = deriveSeed('world-model-episode', options.seed, arenaSeed, segment);
   const link = createSimLink({ arenaSeed, episodeSeed, epochMs: 0, autoReset: false });
   const synchroniser = createSynchroniser(link);
@@ -136,9 +145,11 @@ async function recordSegment(perception: OnnxPerception, options: SimEpisodeOpti
       link.advance(CONTROL_PERIOD_SECS);
       const frame = synchroniser.frame(link.clockMs());
       const truth = link.robot.groundTruth();
-      if (truth.episode.index !== episodeIndex) throw new Error(`segment ${arenaSeed}/${segment} crossed an episode reset at tick ${i}: the sim must not auto-reset here`);
+      if (truth.episode.index !== episodeIndex)
+        throw new Error(`segment ${arenaSeed}/${segment} crossed an episode reset at tick ${i}: the sim must not auto-reset here`);
       const incomplete = frame.missing.filter((role) => role !== 'odom');
-      if (i >= 0 && incomplete.length > 0) throw new Error(`segment ${arenaSeed}/${segment}, tick ${i}: the frame misses ${incomplete.join(', ')}: not every encoder would run`);
+      if (i >= 0 && incomplete.length > 0)
+        throw new Error(`segment ${arenaSeed}/${segment}, tick ${i}: the frame misses ${incomplete.join(', ')}: not every encoder would run`);
       const embedding = i >= 0 ? await perception.encode(frame, lastCommand) : undefined;
 
       // The operator is asked every tick, driving or not, so its delayed view of the world stays current.

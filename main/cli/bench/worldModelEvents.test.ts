@@ -17,14 +17,20 @@ describe('scheduleEvents', () => {
   });
 
   it('goes round the kinds from the one given, with magnitudes in the asked ranges', () => {
-    expect(scheduleEvents(200, new SeededRandom(1), 2).map((e) => e.kind).slice(0, 2)).toEqual(['camera-freeze', 'lidar-blackout']);
+    expect(
+      scheduleEvents(200, new SeededRandom(1), 2)
+        .map((e) => e.kind)
+        .slice(0, 2),
+    ).toEqual(['camera-freeze', 'lidar-blackout']);
     const events = Array.from({ length: 20 }, (_, seed) => scheduleEvents(200, new SeededRandom(seed), seed)).flat();
     expect(new Set(events.map((e) => e.kind))).toEqual(new Set(EVENT_KINDS));
     for (const { injection } of events) {
       if (injection.kind === 'shove') expect(Math.hypot(injection.forwardMps, injection.leftwardMps)).toBeGreaterThanOrEqual(0.6 - 1e-9);
       if (injection.kind === 'shove') expect(Math.hypot(injection.forwardMps, injection.leftwardMps)).toBeLessThanOrEqual(1.5 + 1e-9);
-      if (injection.kind === 'drop-obstacle') expect([injection.distanceM >= 0.5 && injection.distanceM <= 0.9, injection.radiusM >= 0.15 && injection.radiusM <= 0.3]).toEqual([true, true]);
-      if (injection.kind === 'freeze-camera' || injection.kind === 'blackout-lidar') expect(injection.durationMs >= 2000 && injection.durationMs <= 3000).toBe(true);
+      if (injection.kind === 'drop-obstacle')
+        expect([injection.distanceM >= 0.5 && injection.distanceM <= 0.9, injection.radiusM >= 0.15 && injection.radiusM <= 0.3]).toEqual([true, true]);
+      if (injection.kind === 'freeze-camera' || injection.kind === 'blackout-lidar')
+        expect(injection.durationMs >= 2000 && injection.durationMs <= 3000).toBe(true);
     }
   });
 });

@@ -70,24 +70,34 @@ const SIM_ACTION_LIMITS = [0.6, 2];
 const TRAIN_ARENA_BASE = 1;
 const HELD_OUT_ARENA_BASE = 9000;
 const EVENT_ARENA_BASE = 9500;
-const SURPRISE_ROW: Readonly<Record<EventKind, string>> = { shove: 'surprise-auroc-shove', obstacle: 'surprise-auroc-obstacle', 'camera-freeze': 'surprise-auroc-camera-freeze', 'lidar-blackout': 'surprise-auroc-lidar-blackout' };
+const SURPRISE_ROW: Readonly<Record<EventKind, string>> = {
+  shove: 'surprise-auroc-shove',
+  obstacle: 'surprise-auroc-obstacle',
+  'camera-freeze': 'surprise-auroc-camera-freeze',
+  'lidar-blackout': 'surprise-auroc-lidar-blackout',
+};
 const CONTROL_PERIOD_MS = CONTROL_PERIOD_SECS * 1000;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const arenas = (base: number, count: number) => Array.from({ length: count }, (_, i) => base + i);
 
 export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTIONS): Promise<BenchRow[]> {
-  const record = (arenaSeeds: number[], events: boolean, seed: number) => recordSimEpisodes({ arenaSeeds, segmentsPerArena: options.segmentsPerArena, ticksPerSegment: options.ticksPerSegment, events, seed });
+  const record = (arenaSeeds: number[], events: boolean, seed: number) =>
+    recordSimEpisodes({ arenaSeeds, segmentsPerArena: options.segmentsPerArena, ticksPerSegment: options.ticksPerSegment, events, seed });
   const training = await record(arenas(TRAIN_ARENA_BASE, options.trainArenas), false, options.seed);
   const heldOut = await record(arenas(HELD_OUT_ARENA_BASE, options.heldOutArenas), false, options.seed + 1);
   const withEvents = await record(arenas(EVENT_ARENA_BASE, options.heldOutArenas), true, options.seed + 2);
   const config = sessionWorldModelConfig(options.preset, { embeddingSize: training[0]!.embeddingSize, actionLimits: SIM_ACTION_LIMITS });
   const { version: encoderVersion, slots } = await encoderLayout();
-  const model = options.modelFrom === undefined ? freshModel(config, training, options.seed) : await readWorldModel(options.modelFrom, { config, encoderVersion }, options.seed);
+  const model =
+    options.modelFrom === undefined
+      ? freshModel(config, training, options.seed)
+      : await readWorldModel(options.modelFrom, { config, encoderVersion }, options.seed);
   const { rssm, trainer } = model;
   try {
     if (options.modelFrom === undefined) train(trainer, training, options);
     else log(`worldmodel: evaluating ${options.modelFrom} (${trainer.steps} steps), not training`);
-    if (options.saveModelTo !== undefined) await saveWorldModel(options.saveModelTo, model, { version: `bench-${trainer.steps}`, encoderVersion, createdAtMs: Date.now() });
+    if (options.saveModelTo !== undefined)
+      await saveWorldModel(options.saveModelTo, model, { version: `bench-${trainer.steps}`, encoderVersion, createdAtMs: Date.now() });
     const openLoop = openLoopRatio(rssm, heldOut, options);
     const rows: BenchRow[] = [{ name: 'openloop-error-ratio', unit: 'ratio', p50: null, p95: null, p99: null, value: openLoop }];
     return [...rows, ...surpriseRows(rssm, withEvents, slots)];
@@ -122,11 +132,15 @@ function train(trainer: WorldModelTrainer, episodes: readonly SimEpisode[], opti
     const figures = trainer.step(sampleBatch(episodes, trainer.rssm.config, options, random));
     if (performance.now() - lastLogMs > 30_000) {
       lastLogMs = performance.now();
-      log(`worldmodel: step ${trainer.steps}, loss ${figures.total.toFixed(3)} (decoder ${figures.decoder.toFixed(3)}, KL ${figures.klNats.toFixed(2)} nats), ${((performance.now() - startedMs) / 1000).toFixed(0)} s`);
+      log(
+        `worldmodel: step ${trainer.steps}, loss ${figures.total.toFixed(3)} (decoder ${figures.decoder.toFixed(3)}, KL ${figures.klNats.toFixed(2)} nats), ${((performance.now() - startedMs) / 1000).toFixed(0)} s`,
+      );
     }
   }
   const seconds = (performance.now() - startedMs) / 1000;
-  log(`worldmodel: trained ${options.preset} for ${trainer.steps} steps (batch ${options.batch} × ${options.sequenceLength}) in ${seconds.toFixed(0)} s on TF.js backend ${tf.getBackend()}, ${episodes.length} segments of ${episodes[0]?.ticks} ticks`);
+  log(
+    `worldmodel: trained ${options.preset} for ${trainer.steps} steps (batch ${options.batch} × ${options.sequenceLength}) in ${seconds.toFixed(0)} s on TF.js backend ${tf.getBackend()}, ${episodes.length} segments of ${episodes[0]?.ticks} ticks`,
+  );
 }
 
 /** Random windows of consecutive ticks; entry t's action is the one taken after tick t − 1. */
@@ -149,7 +163,11 @@ function previousAction(episode: SimEpisode, tick: number, config: WorldModelCon
 }
 
 /** Filters every episode (one batch row each) tick by tick, calling `visit` with the state after each tick. */
-function filterEpisodes(rssm: Rssm, episodes: readonly SimEpisode[], visit: (tick: number, state: RssmState, surpriseNats: Float32Array, predictionError: Float32Array, dimensionErrors: Float32Array) => void): void {
+function filterEpisodes(
+  rssm: Rssm,
+  episodes: readonly SimEpisode[],
+  visit: (tick: number, state: RssmState, surpriseNats: Float32Array, predictionError: Float32Array, dimensionErrors: Float32Array) => void,
+): void {
   const { config } = rssm;
   const ticks = Math.min(...episodes.map((episode) => episode.ticks));
   let state = rssm.initial(episodes.length);
@@ -164,7 +182,13 @@ function filterEpisodes(rssm: Rssm, episodes: readonly SimEpisode[], visit: (tic
     const step = rssm.observe(state, action, embedding);
     tf.dispose([action, embedding, state.deterministic, state.stochastic]);
     state = step.state;
-    visit(tick, state, step.surpriseNats.dataSync() as Float32Array, step.predictionError.dataSync() as Float32Array, step.dimensionErrors.dataSync() as Float32Array);
+    visit(
+      tick,
+      state,
+      step.surpriseNats.dataSync() as Float32Array,
+      step.predictionError.dataSync() as Float32Array,
+      step.dimensionErrors.dataSync() as Float32Array,
+    );
     tf.dispose([step.surpriseNats, step.predictionError, step.dimensionErrors]);
   }
   tf.dispose([state.deterministic, state.stochastic]);
@@ -186,7 +210,9 @@ function openLoopRatio(rssm: Rssm, episodes: readonly SimEpisode[], options: Qua
     const imagined = rssm.imagine(state, input);
     const predicted = imagined.dataSync() as Float32Array;
     tf.dispose([input, imagined]);
-    episodes.forEach((episode, row) => tally.add(episode.embeddings, tick, predicted.subarray(row * horizon * config.embeddingSize, (row + 1) * horizon * config.embeddingSize)));
+    episodes.forEach((episode, row) =>
+      tally.add(episode.embeddings, tick, predicted.subarray(row * horizon * config.embeddingSize, (row + 1) * horizon * config.embeddingSize)),
+    );
   });
   const summary = tally.summary();
   log(`worldmodel: open loop, model ÷ hold-last error per horizon: ${summary.perHorizon.map((h) => `${h.horizonTicks}: ${h.ratio.toFixed(2)}`).join(', ')}`);
@@ -225,7 +251,9 @@ function surpriseRows(rssm: Rssm, episodes: readonly SimEpisode[], slots: readon
     });
   });
   return EVENT_KINDS.map((kind) => {
-    const aurocs = Object.fromEntries(SURPRISE_MEASURES.map((measure) => [measure, auroc(scores.get(`${measure}/${kind}`) ?? [], scores.get(`${measure}/normal`) ?? [])])) as Record<SurpriseMeasure, number>;
+    const aurocs = Object.fromEntries(
+      SURPRISE_MEASURES.map((measure) => [measure, auroc(scores.get(`${measure}/${kind}`) ?? [], scores.get(`${measure}/normal`) ?? [])]),
+    ) as Record<SurpriseMeasure, number>;
     const counts = `${scores.get(`error/${kind}`)?.length ?? 0} event ticks, ${scores.get('error/normal')?.length ?? 0} normal`;
     log(`worldmodel: ${kind}: AUROC ${SURPRISE_MEASURES.map((measure) => `${measure} ${aurocs[measure].toFixed(3)}`).join(', ')} (${counts})`);
     return { name: SURPRISE_ROW[kind], unit: 'auroc', p50: null, p95: null, p99: null, value: aurocs[SHOWN_MEASURE] };

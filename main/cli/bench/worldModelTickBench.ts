@@ -33,7 +33,13 @@ export async function tickWithLearnerRows(options: TickWithLearnerOptions = DEFA
   const link = createSimLink({ epochMs: simTimeMs });
   const loop = await createControlLoop(link, { rateHz: options.rateHz, clock: () => simTimeMs, perception, worldModel: live.filter });
   // A memory row per tick as `reins start` keeps them (no recording): what the learner replays.
-  const stores = await openSessionStores(link, loop, perception, { record: false, recordings: undefined, remember: true, memory: join(folder, 'memory') }, quiet);
+  const stores = await openSessionStores(
+    link,
+    loop,
+    perception,
+    { record: false, recordings: undefined, remember: true, memory: join(folder, 'memory') },
+    quiet,
+  );
   if (stores.memory === undefined) throw new Error('the bench’s session stores keep no memory');
   const learning = startWorldModelLearning(live, loop, stores.memory, join(folder, 'checkpoints'), DEFAULT_WORLD_MODEL_ARGS, quiet);
   const durationsMs: number[] = [];
@@ -58,7 +64,9 @@ export async function tickWithLearnerRows(options: TickWithLearnerOptions = DEFA
     }
   } finally {
     const status = learning.status();
-    log(`tick-with-learner: learner ${status.preset} on ${status.backend}: ${status.trainSteps} steps, ${status.stepsPerSec?.toFixed(2) ?? '—'} steps/s, ${status.stepMs?.toFixed(0) ?? '—'} ms/step, replay ratio ${status.replayRatio?.toFixed(1) ?? '—'}; filter weights ${status.version}`);
+    log(
+      `tick-with-learner: learner ${status.preset} on ${status.backend}: ${status.trainSteps} steps, ${status.stepsPerSec?.toFixed(2) ?? '—'} steps/s, ${status.stepMs?.toFixed(0) ?? '—'} ms/step, replay ratio ${status.replayRatio?.toFixed(1) ?? '—'}; filter weights ${status.version}`,
+    );
     await learning.close();
     await loop.close();
     await stores.close();

@@ -25,7 +25,8 @@ function referenceBatch(seed: number): TrainingBatch {
   const { embeddingSize, actionSize } = sessionWorldModelConfig('wm-s');
   return tf.tidy(() => {
     const rows = BATCH * SEQUENCE;
-    const values = (shape: number[], min: number, max: number, offset: number) => tf.randomUniform(shape, min, max, 'float32', seed + offset).dataSync() as Float32Array;
+    const values = (shape: number[], min: number, max: number, offset: number) =>
+      tf.randomUniform(shape, min, max, 'float32', seed + offset).dataSync() as Float32Array;
     return {
       batch: BATCH,
       length: SEQUENCE,
@@ -73,7 +74,9 @@ export async function trainSpeedRows(options: TrainSpeedOptions = DEFAULT_TRAIN_
     for (const threads of threadSettings) {
       if (threads !== undefined) active.setBlasThreads?.(threads);
       const timed = { ...timeTraining(options.seconds), threads };
-      log(`wm-s-train-${backend}${threads === undefined ? '' : ` (${threads} BLAS thread${threads > 1 ? 's' : ''})`}: ${timed.stepsPerSec.toFixed(3)} steps/s over ${timed.steps} steps`);
+      log(
+        `wm-s-train-${backend}${threads === undefined ? '' : ` (${threads} BLAS thread${threads > 1 ? 's' : ''})`}: ${timed.stepsPerSec.toFixed(3)} steps/s over ${timed.steps} steps`,
+      );
       if (best === undefined || timed.stepsPerSec > best.stepsPerSec) best = timed;
     }
     if (best !== undefined) rows.push({ name: `wm-s-train-${backend}`, unit: 'steps/s', p50: null, p95: null, p99: null, value: best.stepsPerSec });

@@ -8,7 +8,6 @@ import { openRobot } from '../../session/openRobot.ts';
 import { parseRobotSpec, type ProbeArgs } from '../args.ts';
 import { TopicMeter, type TopicReport } from './topicMeter.ts';
 
-
 export interface ProbeReport {
   robot: string;
   connected: boolean;
@@ -64,6 +63,10 @@ export function formatProbe(report: ProbeReport): string {
     t.latencyMsP50 === undefined ? '-' : t.latencyMsP50.toFixed(1),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [`${report.robot}: connected`, line(header), ...rows.map(line)].join('\n');
 }

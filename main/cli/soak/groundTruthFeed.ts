@@ -30,7 +30,16 @@ export class GroundTruthFeed {
         socket.off('error', reject);
         // A lost socket ends the feed; the operator then stops supervising (latest() goes stale).
         socket.on('error', () => undefined);
-        socket.send(JSON.stringify({ op: 'subscribe', id: 'soak-ground-truth', topic: GROUND_TRUTH_TOPIC, type: 'reins_sim/GroundTruth', throttle_rate: Math.round(1000 / rateHz), queue_length: 1 }));
+        socket.send(
+          JSON.stringify({
+            op: 'subscribe',
+            id: 'soak-ground-truth',
+            topic: GROUND_TRUTH_TOPIC,
+            type: 'reins_sim/GroundTruth',
+            throttle_rate: Math.round(1000 / rateHz),
+            queue_length: 1,
+          }),
+        );
         resolve(new GroundTruthFeed(socket));
       });
     });
@@ -53,5 +62,7 @@ export class GroundTruthFeed {
 function camelCased(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(camelCased);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, field]) => [key.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase()), camelCased(field)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => [key.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase()), camelCased(field)]),
+  );
 }

@@ -33,6 +33,10 @@ export async function runSoakCommand(argv: string[]): Promise<number> {
     log: createLogger('reins-soak'),
   });
   const checks = targetChecks(outcome);
-  writeReport({ suite: 'soak', machine: machineFacts(), results: soakRows(outcome), windows: outcome.windows, checks, accounting: outcome.accounting }, values.json, `${formatWindowTable(outcome)}\n\n${formatChecks(checks)}`);
+  writeReport(
+    { suite: 'soak', machine: machineFacts(), results: soakRows(outcome), windows: outcome.windows, checks, accounting: outcome.accounting },
+    values.json,
+    `${formatWindowTable(outcome)}\n\n${formatChecks(checks)}`,
+  );
   return checks.every((check) => check.pass) ? 0 : 1;
 }

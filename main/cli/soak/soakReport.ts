@@ -21,7 +21,11 @@ export const WATCHDOG_TIMEOUT_MS = 300;
 const STOP_GRACE_MS = 100;
 
 export function rssGrowthPercent(outcome: SoakOutcome): number | undefined {
-  return growthAfterWarmup(outcome, (w) => w.rssMiB, (w) => w.rssPeakMiB);
+  return growthAfterWarmup(
+    outcome,
+    (w) => w.rssMiB,
+    (w) => w.rssPeakMiB,
+  );
 }
 
 /**
@@ -31,7 +35,11 @@ export function rssGrowthPercent(outcome: SoakOutcome): number | undefined {
  * counts in full.
  */
 export function rssLevelGrowthPercent(outcome: SoakOutcome): number | undefined {
-  return growthAfterWarmup(outcome, (w) => w.rssMeanMiB, (w) => w.rssMeanMiB);
+  return growthAfterWarmup(
+    outcome,
+    (w) => w.rssMeanMiB,
+    (w) => w.rssMeanMiB,
+  );
 }
 
 /** The highest later reading against the last warm-up window's baseline reading, in percent. */
@@ -56,19 +64,49 @@ export function targetChecks(outcome: SoakOutcome): TargetCheck[] {
   const dropped = droppedTickPercent(outcome);
   const warmup = warmupWindows(windows.length);
   return [
-    { figure: `RSS growth after window ${warmup}`, value: growth === undefined ? 'n/a' : `${growth.toFixed(1)} %`, target: '< 10 %', pass: growth !== undefined && growth < 10 },
+    {
+      figure: `RSS growth after window ${warmup}`,
+      value: growth === undefined ? 'n/a' : `${growth.toFixed(1)} %`,
+      target: '< 10 %',
+      pass: growth !== undefined && growth < 10,
+    },
     { figure: 'tick p99, worst window', value: `${worstP99.toFixed(2)} ms`, target: '≤ 20 ms in every window', pass: windows.every((w) => w.tickMs.p99 <= 20) },
-    { figure: 'dropped ticks (skipped + started late)', value: `${dropped.toFixed(3)} % (${outcome.ticksSkipped} + ${outcome.ticksStartedLate} of ${outcome.ticks + outcome.ticksSkipped})`, target: '< 0.1 %', pass: dropped < 0.1 },
+    {
+      figure: 'dropped ticks (skipped + started late)',
+      value: `${dropped.toFixed(3)} % (${outcome.ticksSkipped} + ${outcome.ticksStartedLate} of ${outcome.ticks + outcome.ticksSkipped})`,
+      target: '< 0.1 %',
+      pass: dropped < 0.1,
+    },
     { figure: 'recorder drops', value: String(a.recorderDropped), target: '0', pass: a.recorderDropped === 0 },
     { figure: 'memory writer drops', value: String(a.memoryDropped), target: '0', pass: a.memoryDropped === 0 },
-    { figure: 'MCAP messages read back / given', value: `${a.mcapReadBack} / ${a.recorderGiven} (${a.mcapFiles} files)`, target: 'equal, files finished', pass: a.mcapReadBack === a.recorderGiven && a.mcapUnfinishedFiles === 0 },
+    {
+      figure: 'MCAP messages read back / given',
+      value: `${a.mcapReadBack} / ${a.recorderGiven} (${a.mcapFiles} files)`,
+      target: 'equal, files finished',
+      pass: a.mcapReadBack === a.recorderGiven && a.mcapUnfinishedFiles === 0,
+    },
     { figure: 'commands in MCAP / sent', value: `${a.commandsInMcap} / ${a.commandsSent}`, target: 'equal', pass: a.commandsInMcap === a.commandsSent },
     { figure: 'ticks in MCAP / ticks', value: `${a.ticksInMcap} / ${a.ticks}`, target: 'equal', pass: a.ticksInMcap === a.ticks },
-    { figure: 'memory rows read back / ticks', value: `${a.memoryRows} / ${a.ticks}`, target: 'equal', pass: a.memoryRows === a.ticks && a.memoryWritten === a.ticks },
+    {
+      figure: 'memory rows read back / ticks',
+      value: `${a.memoryRows} / ${a.ticks}`,
+      target: 'equal',
+      pass: a.memoryRows === a.ticks && a.memoryWritten === a.ticks,
+    },
     stopCheck('stop after hand-back, autonomy off', outcome.handBackStop),
     stopCheck('stop on heartbeat lapse', outcome.heartbeatStop, WATCHDOG_TIMEOUT_MS),
-    { figure: 'operator takeovers / hand-backs', value: `${outcome.operator.takeovers} / ${outcome.operator.handBacks}`, target: '≥ 1, none refused', pass: outcome.operator.takeovers >= 1 && outcome.operator.handBacks >= 1 && outcome.operator.refused === 0 },
-    { figure: 'shutdown', value: outcome.shutdownStatus === 0 ? 'every part closed' : 'a part failed to close', target: 'clean', pass: outcome.shutdownStatus === 0 },
+    {
+      figure: 'operator takeovers / hand-backs',
+      value: `${outcome.operator.takeovers} / ${outcome.operator.handBacks}`,
+      target: '≥ 1, none refused',
+      pass: outcome.operator.takeovers >= 1 && outcome.operator.handBacks >= 1 && outcome.operator.refused === 0,
+    },
+    {
+      figure: 'shutdown',
+      value: outcome.shutdownStatus === 0 ? 'every part closed' : 'a part failed to close',
+      target: 'clean',
+      pass: outcome.shutdownStatus === 0,
+    },
   ];
 }
 
@@ -77,13 +115,45 @@ function stopCheck(figure: string, check: StopCheck, allowedMs = 0): TargetCheck
   const limitMs = allowedMs + STOP_GRACE_MS;
   const zero = check.zeroAfterMs === undefined ? 'no zero' : `zero after ${Math.round(check.zeroAfterMs)} ms`;
   const speed = check.speedAfterMps === undefined ? 'speed unknown' : `${check.speedAfterMps.toFixed(3)} m/s 1 s later`;
-  const pass = check.zeroAfterMs !== undefined && check.zeroAfterMs <= limitMs && check.commandsAfterZero === 0 && check.speedAfterMps !== undefined && check.speedAfterMps < 0.05 && check.driverAfter === 'idle';
-  return { figure, value: `${zero}, ${check.commandsAfterZero} after, ${speed}, ${check.driverAfter}`, target: `zero ≤ ${limitMs} ms, then silence, < 0.05 m/s`, pass };
+  const pass =
+    check.zeroAfterMs !== undefined &&
+    check.zeroAfterMs <= limitMs &&
+    check.commandsAfterZero === 0 &&
+    check.speedAfterMps !== undefined &&
+    check.speedAfterMps < 0.05 &&
+    check.driverAfter === 'idle';
+  return {
+    figure,
+    value: `${zero}, ${check.commandsAfterZero} after, ${speed}, ${check.driverAfter}`,
+    target: `zero ≤ ${limitMs} ms, then silence, < 0.05 m/s`,
+    pass,
+  };
 }
 
 export function formatWindowTable(outcome: SoakOutcome): string {
   const topics = Object.keys(outcome.windows[0]?.sensorHz ?? {});
-  const header = ['window', 'end s', 'RSS MiB', 'mean MiB', 'peak MiB', 'heap MiB', 'ext MiB', 'C used', 'C free', 'C mapped', 'ticks', 'tick p50', 'p95', 'p99 ms', 'late p99 ms', 'skipped', 'late', 'rec drop', 'mem drop', ...topics.map((t) => `${t} Hz`)];
+  const header = [
+    'window',
+    'end s',
+    'RSS MiB',
+    'mean MiB',
+    'peak MiB',
+    'heap MiB',
+    'ext MiB',
+    'C used',
+    'C free',
+    'C mapped',
+    'ticks',
+    'tick p50',
+    'p95',
+    'p99 ms',
+    'late p99 ms',
+    'skipped',
+    'late',
+    'rec drop',
+    'mem drop',
+    ...topics.map((t) => `${t} Hz`),
+  ];
   const rows = outcome.windows.map((w) => [
     String(w.index),
     w.endSecs.toFixed(0),
@@ -110,11 +180,21 @@ export function formatWindowTable(outcome: SoakOutcome): string {
 }
 
 export function formatChecks(checks: readonly TargetCheck[]): string {
-  return table(['figure', 'value', 'target', ''], checks.map((c) => [c.figure, c.value, c.target, c.pass ? 'pass' : 'FAIL']));
+  return table(
+    ['figure', 'value', 'target', ''],
+    checks.map((c) => [c.figure, c.value, c.target, c.pass ? 'pass' : 'FAIL']),
+  );
 }
 
 export function soakRows(outcome: SoakOutcome): BenchRow[] {
-  const row = (name: string, unit: string, value: number, p?: { p50: number; p95: number; p99: number }): BenchRow => ({ name, unit, p50: p?.p50 ?? null, p95: p?.p95 ?? null, p99: p?.p99 ?? null, value });
+  const row = (name: string, unit: string, value: number, p?: { p50: number; p95: number; p99: number }): BenchRow => ({
+    name,
+    unit,
+    p50: p?.p50 ?? null,
+    p95: p?.p95 ?? null,
+    p99: p?.p99 ?? null,
+    value,
+  });
   const a = outcome.accounting;
   return [
     ...outcome.windows.flatMap((w) => [row(`rss-min-${w.index}`, 'MiB', w.rssMiB), row(`tick-min-${w.index}`, 'ms', w.tickMs.p50, w.tickMs)]),
@@ -133,6 +213,10 @@ export function soakRows(outcome: SoakOutcome): BenchRow[] {
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
 }

@@ -148,7 +148,17 @@ async function soakIn(folder: string, options: SoakOptions): Promise<SoakOutcome
     const endMs = startedMs + Math.min(index * options.windowSecs, options.durationSecs) * 1000;
     await sleep(Math.max(0, endMs - performance.now()));
     const figures = windows.close();
-    log.info({ window: figures.index, rssMiB: Math.round(figures.rssMiB), tickP99Ms: +figures.tickMs.p99.toFixed(2), ticks: figures.ticks, skipped: figures.skipped, late: figures.startedLate }, 'soak window');
+    log.info(
+      {
+        window: figures.index,
+        rssMiB: Math.round(figures.rssMiB),
+        tickP99Ms: +figures.tickMs.p99.toFixed(2),
+        ticks: figures.ticks,
+        skipped: figures.skipped,
+        late: figures.startedLate,
+      },
+      'soak window',
+    );
   }
   clearInterval(memoryTimer);
 
@@ -164,7 +174,19 @@ async function soakIn(folder: string, options: SoakOptions): Promise<SoakOutcome
   const shutdownStatus = await core.shutdown([['the API server', () => server.close()]]);
   const accounting = await account(core, ticks, commandsSent);
   const { log: _log, ...shown } = options;
-  return { options: shown, windows: windows.windows, ticks, ticksSkipped, ticksStartedLate, operator: operator.counts, handBackStop, heartbeatStop, accounting, shutdownStatus, folder };
+  return {
+    options: shown,
+    windows: windows.windows,
+    ticks,
+    ticksSkipped,
+    ticksStartedLate,
+    operator: operator.counts,
+    handBackStop,
+    heartbeatStop,
+    accounting,
+    shutdownStatus,
+    folder,
+  };
 }
 
 function startArgs(folder: string, options: SoakOptions): StartArgs {
@@ -179,7 +201,16 @@ function startArgs(folder: string, options: SoakOptions): StartArgs {
     tlsCert: undefined,
     tlsKey: undefined,
     insecure: false,
-    simArgs: ['--arena-seed', String(ARENA_SEED), '--seed', String(options.seed), '--camera', `${camera.widthPx}x${camera.heightPx}@${camera.rateHz}`, '--scan', `${scan.beams}@${scan.rateHz}`],
+    simArgs: [
+      '--arena-seed',
+      String(ARENA_SEED),
+      '--seed',
+      String(options.seed),
+      '--camera',
+      `${camera.widthPx}x${camera.heightPx}@${camera.rateHz}`,
+      '--scan',
+      `${scan.beams}@${scan.rateHz}`,
+    ],
     encoders: options.encoders,
     encoderThreads: undefined,
     stores: { recordings: join(folder, 'recordings'), record: true, memory: join(folder, 'memory'), remember: true },

@@ -120,6 +120,11 @@ export class SoakWindows {
   }
 
   private readCounters() {
-    return { skipped: this.counters.ticksSkipped(), late: this.counters.ticksStartedLate(), recordingDropped: this.counters.recordingDropped(), memoryDropped: this.counters.memoryDropped() };
+    return {
+      skipped: this.counters.ticksSkipped(),
+      late: this.counters.ticksStartedLate(),
+      recordingDropped: this.counters.recordingDropped(),
+      memoryDropped: this.counters.memoryDropped(),
+    };
   }
 }

@@ -87,7 +87,11 @@ describe('trimHeap', () => {
 describe('trimHeapBetweenTicks', () => {
   function fakeLoop() {
     const listeners = new Set<() => void>();
-    return { onTick: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)), tick: () => listeners.forEach((listener) => listener()), listeners };
+    return {
+      onTick: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
+      tick: () => listeners.forEach((listener) => listener()),
+      listeners,
+    };
   }
   const turn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -96,7 +100,12 @@ describe('trimHeapBetweenTicks', () => {
     let nowMs = 0;
     const trims: number[] = [];
     const seen: number[] = [];
-    const stop = trimHeapBetweenTicks(loop, { everyMs: 1000, clock: () => nowMs, trim: () => (trims.push(nowMs), { released: true, tookMs: 2 }), onTrim: (outcome) => seen.push(outcome.tookMs) });
+    const stop = trimHeapBetweenTicks(loop, {
+      everyMs: 1000,
+      clock: () => nowMs,
+      trim: () => (trims.push(nowMs), { released: true, tookMs: 2 }),
+      onTrim: (outcome) => seen.push(outcome.tookMs),
+    });
     loop.tick();
     nowMs = 999;
     loop.tick();

@@ -73,7 +73,12 @@ export function trimHeap(addonPath: string = DEFAULT_ALLOCATOR_ADDON_PATH): { re
  */
 export function trimHeapBetweenTicks(
   loop: { onTick(listener: () => void): () => void },
-  options: { everyMs: number; trim?: () => { released: boolean; tookMs: number } | undefined; clock?: () => number; onTrim?: (outcome: { released: boolean; tookMs: number }) => void },
+  options: {
+    everyMs: number;
+    trim?: () => { released: boolean; tookMs: number } | undefined;
+    clock?: () => number;
+    onTrim?: (outcome: { released: boolean; tookMs: number }) => void;
+  },
 ): () => void {
   const { everyMs, trim = () => trimHeap(), clock = () => performance.now(), onTrim } = options;
   if (!(everyMs > 0)) throw new RangeError(`the heap is trimmed every positive number of ms, got ${everyMs}`);
@@ -120,7 +125,11 @@ function requireAddon(addonPath: string): { addon: AllocatorAddon } | { reason: 
     addon = createRequire(import.meta.url)(addonPath) as AllocatorAddon;
   } catch (error) {
     const notBuilt = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND';
-    return { reason: notBuilt ? `${addonPath} is not built (run node native/build.mjs; it needs gcc)` : `${addonPath} did not load: ${(error as Error).message.split('\n')[0]}` };
+    return {
+      reason: notBuilt
+        ? `${addonPath} is not built (run node native/build.mjs; it needs gcc)`
+        : `${addonPath} did not load: ${(error as Error).message.split('\n')[0]}`,
+    };
   }
   const missing = (['fixMmapThreshold', 'mallocStats', 'trimHeap'] as const).filter((name) => typeof addon[name] !== 'function');
   if (missing.length > 0) return { reason: `${addonPath} lacks ${missing.join(', ')} (stale build? run node native/build.mjs)` };

@@ -42,15 +42,22 @@ describe('what the machine offers the GPU paths', () => {
   });
 
   it('tells a library that exists but that the loader cannot find apart from one that is missing', () => {
-    const libraries = [...runtimeLibrariesIn(['/usr/lib/libcudart.so.12', '/usr/lib/libcublas.so.12'], true), ...runtimeLibrariesIn(['/opt/venv/nvidia/cudnn/lib/libcudnn.so.9'], false)];
+    const libraries = [
+      ...runtimeLibrariesIn(['/usr/lib/libcudart.so.12', '/usr/lib/libcublas.so.12'], true),
+      ...runtimeLibrariesIn(['/opt/venv/nvidia/cudnn/lib/libcudnn.so.9'], false),
+    ];
     const [onnx] = judgeGpuPaths(facts({ libraries }));
-    expect(onnx!.missing).toEqual(["cuDNN 9 (libcudnn.so.9) on the loader's path: it is at /opt/venv/nvidia/cudnn/lib/libcudnn.so.9, which LD_LIBRARY_PATH or ldconfig does not name"]);
+    expect(onnx!.missing).toEqual([
+      "cuDNN 9 (libcudnn.so.9) on the loader's path: it is at /opt/venv/nvidia/cudnn/lib/libcudnn.so.9, which LD_LIBRARY_PATH or ldconfig does not name",
+    ]);
   });
 
   it('names the missing GPU and an old driver', () => {
     const none = judgeGpuPaths(facts({ devices: [], smiProblem: 'nvidia-smi is not installed or did not answer' }));
     expect(none[0]!.missing[0]).toBe('an NVIDIA GPU with its driver (nvidia-smi is not installed or did not answer)');
-    const old = judgeGpuPaths(facts({ driverCudaVersion: '11.4', libraries: runtimeLibrariesIn(['/l/libcudart.so.12', '/l/libcublas.so.12', '/l/libcudnn.so.9'], true) }));
+    const old = judgeGpuPaths(
+      facts({ driverCudaVersion: '11.4', libraries: runtimeLibrariesIn(['/l/libcudart.so.12', '/l/libcublas.so.12', '/l/libcudnn.so.9'], true) }),
+    );
     expect(old[0]!.missing).toEqual(['a driver for CUDA 12 or newer (this driver supports CUDA 11.4)']);
   });
 });

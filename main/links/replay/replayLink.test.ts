@@ -22,13 +22,46 @@ afterEach(async () => {
 });
 
 function odom(atMs: number, xM: number): Received<RobotMessage> {
-  return { topic: '/odom', receiveTimeMs: atMs, sourceTimeMs: atMs - 4, msg: { kind: 'Odometry', frameId: 'odom', childFrameId: 'base', odomFromBaseXM: xM, odomFromBaseYM: 0, odomFromBaseYawRad: 0, linearMps: 0.2, angularRadps: 0 } };
+  return {
+    topic: '/odom',
+    receiveTimeMs: atMs,
+    sourceTimeMs: atMs - 4,
+    msg: {
+      kind: 'Odometry',
+      frameId: 'odom',
+      childFrameId: 'base',
+      odomFromBaseXM: xM,
+      odomFromBaseYM: 0,
+      odomFromBaseYawRad: 0,
+      linearMps: 0.2,
+      angularRadps: 0,
+    },
+  };
 }
 function image(atMs: number, shade: number): Received<RobotMessage> {
-  return { topic: '/camera/image_raw', receiveTimeMs: atMs, sourceTimeMs: atMs - 20, msg: { kind: 'Image', frameId: 'camera', width: 4, height: 2, encoding: 'rgb8', step: 12, data: new Uint8Array(24).fill(shade) } };
+  return {
+    topic: '/camera/image_raw',
+    receiveTimeMs: atMs,
+    sourceTimeMs: atMs - 20,
+    msg: { kind: 'Image', frameId: 'camera', width: 4, height: 2, encoding: 'rgb8', step: 12, data: new Uint8Array(24).fill(shade) },
+  };
 }
 function scan(atMs: number): Received<RobotMessage> {
-  return { topic: '/scan', receiveTimeMs: atMs, sourceTimeMs: atMs, msg: { kind: 'LaserScan', frameId: 'laser', angleMinRad: -1, angleMaxRad: 1, angleIncrementRad: 1, rangeMinM: 0.1, rangeMaxM: 10, rangesM: new Float32Array([1, 2, 3]) } };
+  return {
+    topic: '/scan',
+    receiveTimeMs: atMs,
+    sourceTimeMs: atMs,
+    msg: {
+      kind: 'LaserScan',
+      frameId: 'laser',
+      angleMinRad: -1,
+      angleMaxRad: 1,
+      angleIncrementRad: 1,
+      rangeMinM: 0.1,
+      rangeMaxM: 10,
+      rangesM: new Float32Array([1, 2, 3]),
+    },
+  };
 }
 
 /** A log of 1 s: odometry every 50 ms (x = its index), a camera frame every 100 ms, a scan every 200 ms, and command events. */
@@ -40,12 +73,22 @@ async function recordLog(): Promise<ReplaySource> {
     recorder.record(odom(t, i));
     if (i % 2 === 0) recorder.record(image(t, i));
     if (i % 4 === 0) recorder.record(scan(t));
-    recorder.recordEvent(COMMAND_SENT_CHANNEL, t, { driver: 'idle', command: { linearMps: 0, angularRadps: 0 }, requested: { linearMps: 0, angularRadps: 0 }, clipped: false, delivered: true, atMs: t });
+    recorder.recordEvent(COMMAND_SENT_CHANNEL, t, {
+      driver: 'idle',
+      command: { linearMps: 0, angularRadps: 0 },
+      requested: { linearMps: 0, angularRadps: 0 },
+      clipped: false,
+      delivered: true,
+      atMs: t,
+    });
   }
   await recorder.close();
   reader = await RecordingReader.open(path);
   const opened = reader;
-  const channels = [...opened.mcap.channelsById.values()].map((channel) => ({ topic: channel.topic, schemaName: opened.mcap.schemasById.get(channel.schemaId)?.name ?? '' }));
+  const channels = [...opened.mcap.channelsById.values()].map((channel) => ({
+    topic: channel.topic,
+    schemaName: opened.mcap.schemasById.get(channel.schemaId)?.name ?? '',
+  }));
   const stats = opened.mcap.statistics!;
   return {
     path,
@@ -79,7 +122,12 @@ describe('ReplayLink', () => {
   it('offers the log’s sensor topics with their kinds, never Reins’ own events, and sends nothing', async () => {
     const source = await recordLog();
     const link = new ReplayLink(source);
-    expect(link.topics().map((topic) => [topic.topic, topic.kind]).sort()).toEqual([
+    expect(
+      link
+        .topics()
+        .map((topic) => [topic.topic, topic.kind])
+        .sort(),
+    ).toEqual([
       ['/camera/image_raw', 'Image'],
       ['/odom', 'Odometry'],
       ['/scan', 'LaserScan'],

@@ -84,7 +84,12 @@ export class ReplayLink implements Link {
       const decoder = channelDecoder(channel.schemaName);
       if (decoder) this.decoders.set(channel.topic, decoder);
     }
-    this.problems = source.problems.map((problem, index) => ({ key: `replay-log-${index}`, severity: 'warn', message: problem, hint: 'What is readable of the log is shown; the rest is lost.' }));
+    this.problems = source.problems.map((problem, index) => ({
+      key: `replay-log-${index}`,
+      severity: 'warn',
+      message: problem,
+      hint: 'What is readable of the log is shown; the rest is lost.',
+    }));
     this.fanout = new TopicFanout({ subscriberFailed: () => undefined });
   }
 
@@ -147,7 +152,8 @@ export class ReplayLink implements Link {
   }
 
   setSpeed(speed: number): void {
-    if (!(speed >= MIN_REPLAY_SPEED && speed <= MAX_REPLAY_SPEED)) throw new RangeError(`replay speed must be between ${MIN_REPLAY_SPEED} and ${MAX_REPLAY_SPEED}, got ${speed}`);
+    if (!(speed >= MIN_REPLAY_SPEED && speed <= MAX_REPLAY_SPEED))
+      throw new RangeError(`replay speed must be between ${MIN_REPLAY_SPEED} and ${MAX_REPLAY_SPEED}, got ${speed}`);
     this.positionMs = this.currentPositionMs();
     this.speed = speed;
     if (this.playing) this.restart(true);
@@ -195,7 +201,12 @@ export class ReplayLink implements Link {
       }
     } catch (error) {
       if (generation !== this.generation) return;
-      this.problems.push({ key: `replay-read-${this.problems.length}`, severity: 'error', message: `reading the log failed: ${(error as Error).message}`, hint: 'Playback stopped here; seek past the damaged part to go on.' });
+      this.problems.push({
+        key: `replay-read-${this.problems.length}`,
+        severity: 'error',
+        message: `reading the log failed: ${(error as Error).message}`,
+        hint: 'Playback stopped here; seek past the damaged part to go on.',
+      });
       this.hub.emitAlerts(this.alerts());
     }
     if (generation !== this.generation) return;
@@ -207,7 +218,9 @@ export class ReplayLink implements Link {
 
   /** After a seek: the latest message of each subscribed topic at that time, so the panels show the moment. */
   private async showMomentAt(atMs: number, generation: number): Promise<void> {
-    const found = await Promise.all([...this.fanout.topics()].filter((topic) => this.decoders.has(topic)).map((topic) => this.source.latestAt(topic, atMs).catch(() => undefined)));
+    const found = await Promise.all(
+      [...this.fanout.topics()].filter((topic) => this.decoders.has(topic)).map((topic) => this.source.latestAt(topic, atMs).catch(() => undefined)),
+    );
     if (generation !== this.generation) return;
     for (const message of found) if (message) this.deliver(message);
   }

@@ -65,7 +65,13 @@ describe('FragmentAssembler', () => {
       data: fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('{"op":"x"}', '{', '}'), fc.anything()),
       num: fc.oneof(fc.integer({ min: -1, max: 6 }), fc.double(), fc.anything()),
       // Values whose String() throws ([{ toString: '' }] once escaped the socket handler as a TypeError).
-      total: fc.oneof(fc.double({ min: -1, max: 8 }), fc.integer({ min: 0, max: 2_000_000 }), fc.anything(), fc.constant([{ toString: '' }]), fc.constant({ valueOf: 1, toString: 1 })),
+      total: fc.oneof(
+        fc.double({ min: -1, max: 8 }),
+        fc.integer({ min: 0, max: 2_000_000 }),
+        fc.anything(),
+        fc.constant([{ toString: '' }]),
+        fc.constant({ valueOf: 1, toString: 1 }),
+      ),
     });
     fuzz(
       [fc.array(fragment, { maxLength: 30 })],

@@ -16,22 +16,56 @@ const cbor = new Encoder({ useRecords: false, tagUint8Array: false, variableMapS
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** What a JavaScript runtime error says: an alert worded like this is a bug, not a clear message. */
-const RUNTIME_ERROR = /Cannot read propert|Cannot convert|is not a function|is not iterable|is not defined|undefined is not|null is not|Maximum call stack|Invalid array length/;
+const RUNTIME_ERROR =
+  /Cannot read propert|Cannot convert|is not a function|is not iterable|is not defined|undefined is not|null is not|Maximum call stack|Invalid array length/;
 
 const TOPICS = ['/scan', '/camera/image_raw', '/joint_states', '/odom', '/imu'];
 const TYPES = ['sensor_msgs/LaserScan', 'sensor_msgs/Image', 'sensor_msgs/JointState', 'nav_msgs/Odometry', 'sensor_msgs/Imu'];
 const HEADER = { seq: 1, stamp: { secs: 10, nsecs: 5 }, frame_id: 'f' };
 const TEMPLATES: Record<string, Record<string, unknown>> = {
-  '/scan': { header: HEADER, angle_min: -1, angle_max: 1, angle_increment: 0.5, time_increment: 0, scan_time: 0.1, range_min: 0.1, range_max: 8, ranges: [1, null, 2, 3, 4], intensities: [] },
+  '/scan': {
+    header: HEADER,
+    angle_min: -1,
+    angle_max: 1,
+    angle_increment: 0.5,
+    time_increment: 0,
+    scan_time: 0.1,
+    range_min: 0.1,
+    range_max: 8,
+    ranges: [1, null, 2, 3, 4],
+    intensities: [],
+  },
   '/camera/image_raw': { header: HEADER, height: 1, width: 2, encoding: 'rgb8', is_bigendian: 0, step: 6, data: 'AAECAwQF' },
   '/joint_states': { header: HEADER, name: ['a'], position: [1], velocity: [0], effort: [] },
-  '/odom': { header: HEADER, child_frame_id: 'base', pose: { pose: { position: { x: 0, y: 0, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } } }, twist: { twist: { linear: { x: 0, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0 } } } },
+  '/odom': {
+    header: HEADER,
+    child_frame_id: 'base',
+    pose: { pose: { position: { x: 0, y: 0, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } } },
+    twist: { twist: { linear: { x: 0, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0 } } },
+  },
   '/imu': { header: HEADER, orientation: { x: 0, y: 0, z: 0, w: 1 }, angular_velocity: { x: 0, y: 0, z: 0 }, linear_acceleration: { x: 0, y: 0, z: 0 } },
 };
 
 /** Values that break careless code: wrong types, odd numbers, objects that refuse to become text. */
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(null, true, false, 0, -1, 1.5, Number.MAX_VALUE, '', 'x', [], {}, [null], { toString: 1 }, { valueOf: 'x', toString: {} }, { length: -1 }, { __proto__: null, a: 1 }),
+  fc.constantFrom(
+    null,
+    true,
+    false,
+    0,
+    -1,
+    1.5,
+    Number.MAX_VALUE,
+    '',
+    'x',
+    [],
+    {},
+    [null],
+    { toString: 1 },
+    { valueOf: 'x', toString: {} },
+    { length: -1 },
+    { __proto__: null, a: 1 },
+  ),
   fc.string({ maxLength: 12 }),
   fc.double(),
   fc.uint8Array({ maxLength: 16 }),
@@ -42,7 +76,11 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 const publishFrame = fc.constantFrom(...TOPICS).chain((topic) => {
   const template = TEMPLATES[topic]!;
   const patch = fc.dictionary(fc.constantFrom(...Object.keys(template)), fc.option(hostileValue, { nil: undefined }), { maxKeys: 3 });
-  return fc.record({ op: fc.constant('publish'), topic: fc.oneof(fc.constant(topic), hostileValue), msg: fc.oneof({ weight: 4, arbitrary: patch.map((changes) => ({ ...template, ...changes })) }, hostileValue) });
+  return fc.record({
+    op: fc.constant('publish'),
+    topic: fc.oneof(fc.constant(topic), hostileValue),
+    msg: fc.oneof({ weight: 4, arbitrary: patch.map((changes) => ({ ...template, ...changes })) }, hostileValue),
+  });
 });
 
 /** A frame's content before it is put on the wire; `pending` picks one of the link's open service calls. */
@@ -55,25 +93,54 @@ type FrameSpec =
 
 const plausibleMessage: fc.Arbitrary<unknown> = fc.oneof(
   publishFrame,
-  fc.record({ op: fc.constant('status'), level: fc.oneof(fc.constantFrom('error', 'warning', 'info'), hostileValue), msg: hostileValue }, { requiredKeys: ['op'] }),
+  fc.record(
+    { op: fc.constant('status'), level: fc.oneof(fc.constantFrom('error', 'warning', 'info'), hostileValue), msg: hostileValue },
+    { requiredKeys: ['op'] },
+  ),
   fc.record({ op: fc.constant('service_response'), id: hostileValue, result: hostileValue, values: hostileValue }, { requiredKeys: ['op'] }),
   fc.record({ op: fc.constant('png'), data: fc.oneof(fc.base64String({ maxLength: 40 }), hostileValue) }),
   fc.record({ op: fc.constant('fragment'), id: hostileValue, data: hostileValue, num: hostileValue, total: hostileValue }, { requiredKeys: ['op'] }),
-  fc.record({ op: fc.oneof(fc.constantFrom('publish', 'service_response', 'status', 'call_service', 'subscribe', 'png', 'fragment', 'set_level'), hostileValue) }).chain((head) =>
-    fc.dictionary(fc.string({ maxLength: 8 }), hostileValue, { maxKeys: 4 }).map((rest) => ({ ...rest, ...head })),
-  ),
+  fc
+    .record({
+      op: fc.oneof(fc.constantFrom('publish', 'service_response', 'status', 'call_service', 'subscribe', 'png', 'fragment', 'set_level'), hostileValue),
+    })
+    .chain((head) => fc.dictionary(fc.string({ maxLength: 8 }), hostileValue, { maxKeys: 4 }).map((rest) => ({ ...rest, ...head }))),
   hostileValue,
 );
 
 const frameSpec: fc.Arbitrary<FrameSpec> = fc.oneof(
-  fc.record({ wire: fc.constant('text' as const), text: fc.oneof(fc.string({ maxLength: 60, unit: 'binary' }), fc.json({ maxDepth: 3 }), fc.constantFrom('{"op":', '{"op":"publish"', '[]', 'null', '1e999', '"op"')) }),
-  fc.record({ wire: fc.constant('bytes' as const), bytes: fc.oneof(fc.uint8Array({ maxLength: 64 }), fc.constantFrom(Uint8Array.of(0xa1, 0x62, 0x6f, 0x70), Uint8Array.of(0xbf), Uint8Array.of(0xd9, 0xd9, 0xf7))) }),
+  fc.record({
+    wire: fc.constant('text' as const),
+    text: fc.oneof(
+      fc.string({ maxLength: 60, unit: 'binary' }),
+      fc.json({ maxDepth: 3 }),
+      fc.constantFrom('{"op":', '{"op":"publish"', '[]', 'null', '1e999', '"op"'),
+    ),
+  }),
+  fc.record({
+    wire: fc.constant('bytes' as const),
+    bytes: fc.oneof(
+      fc.uint8Array({ maxLength: 64 }),
+      fc.constantFrom(Uint8Array.of(0xa1, 0x62, 0x6f, 0x70), Uint8Array.of(0xbf), Uint8Array.of(0xd9, 0xd9, 0xf7)),
+    ),
+  }),
   fc.record({ wire: fc.constantFrom('json' as const, 'cbor' as const), message: plausibleMessage }),
   fc.record({
     wire: fc.constantFrom('json' as const, 'cbor' as const),
-    response: fc.record({ pending: fc.nat(), result: fc.oneof(fc.boolean(), hostileValue), values: hostileValue, extra: fc.dictionary(fc.constantFrom('service', 'type', 'values'), hostileValue, { maxKeys: 2 }) }),
+    response: fc.record({
+      pending: fc.nat(),
+      result: fc.oneof(fc.boolean(), hostileValue),
+      values: hostileValue,
+      extra: fc.dictionary(fc.constantFrom('service', 'type', 'values'), hostileValue, { maxKeys: 2 }),
+    }),
   }),
-  fc.record({ wire: fc.constant('fragments' as const), message: plausibleMessage, size: fc.integer({ min: 1, max: 40 }), total: fc.oneof(fc.constant('exact'), hostileValue), drop: fc.integer({ min: -1, max: 5 }) }),
+  fc.record({
+    wire: fc.constant('fragments' as const),
+    message: plausibleMessage,
+    size: fc.integer({ min: 1, max: 40 }),
+    total: fc.oneof(fc.constant('exact'), hostileValue),
+    drop: fc.integer({ min: -1, max: 5 }),
+  }),
 );
 
 function toWire(spec: FrameSpec, pendingIds: readonly string[]): Array<string | ArrayBuffer> {
@@ -140,7 +207,10 @@ describe('the rosbridge link under generated frames', () => {
             () => (outcome.settled = true),
             (error: unknown) => Object.assign(outcome, { settled: true, error }),
           );
-          const pendingIds = socket.sentMessages().filter((message) => message['op'] === 'call_service').map((message) => String(message['id']));
+          const pendingIds = socket
+            .sentMessages()
+            .filter((message) => message['op'] === 'call_service')
+            .map((message) => String(message['id']));
           for (const spec of specs) for (const frame of toWire(spec, pendingIds)) socket.receive(frame);
           await settle();
           clock.advance(600);

@@ -37,7 +37,14 @@ export class RosbridgeLink implements Link {
     firstSubscribed: (topic) => this.live?.ensureSubscribed(topic),
     lastUnsubscribed: (topic) => this.live?.dropSubscription(topic),
     subscriberFailed: (topic, error) =>
-      this.alertBoard.count(repeatingAlert({ key: `subscriber:${topic}`, severity: 'error', message: `A subscriber to ${topic} failed: ${error instanceof Error ? error.message : String(error)}`, hint: 'A bug in the cockpit; the link keeps delivering to the other subscribers.' })),
+      this.alertBoard.count(
+        repeatingAlert({
+          key: `subscriber:${topic}`,
+          severity: 'error',
+          message: `A subscriber to ${topic} failed: ${error instanceof Error ? error.message : String(error)}`,
+          hint: 'A bug in the cockpit; the link keeps delivering to the other subscribers.',
+        }),
+      ),
   });
   private session: RosbridgeSession | undefined;
   private live: LiveConnection | undefined;
@@ -87,13 +94,25 @@ export class RosbridgeLink implements Link {
     if (this.events.presence() !== 'present' || session === undefined || !session.isOpen()) return false;
     const wire = encodeTwist(twist);
     if (wire === undefined) {
-      this.alertBoard.count(repeatingAlert({ key: 'command-not-finite', severity: 'error', message: `Refused to send a command with a non-finite value on ${topic}.`, hint: 'A bug upstream of the link produced NaN or infinity; the robot was sent nothing.' }));
+      this.alertBoard.count(
+        repeatingAlert({
+          key: 'command-not-finite',
+          severity: 'error',
+          message: `Refused to send a command with a non-finite value on ${topic}.`,
+          hint: 'A bug upstream of the link produced NaN or infinity; the robot was sent nothing.',
+        }),
+      );
       return false;
     }
     const rosType = this.routes.commandType(topic);
     if (kindOfType(rosType) !== 'Twist') {
       // rosbridge would accept the publish and then fail to convert it, telling no one.
-      this.alertBoard.raise({ key: `command-type:${topic}`, severity: 'error', message: `${topic} carries ${rosType}; the cockpit sends geometry_msgs/Twist, so nothing was sent.`, hint: 'Point the command role at a Twist topic (a twist_mux input, say), or relay Twist to TwistStamped on the robot.' });
+      this.alertBoard.raise({
+        key: `command-type:${topic}`,
+        severity: 'error',
+        message: `${topic} carries ${rosType}; the cockpit sends geometry_msgs/Twist, so nothing was sent.`,
+        hint: 'Point the command role at a Twist topic (a twist_mux input, say), or relay Twist to TwistStamped on the robot.',
+      });
       return false;
     }
     this.alertBoard.clearIfQuiet('command-not-finite');
@@ -138,8 +157,17 @@ export class RosbridgeLink implements Link {
       open: () => this.onOpen(session),
       closed: (reason) => this.onClosed(session, reason),
       message: (topic, wire) => this.live?.onWireMessage(topic, wire),
-      frameProblem: (text) => this.alertBoard.count(repeatingAlert({ key: 'frame', severity: 'warn', message: `rosbridge sent a frame the cockpit could not read: ${text}`, hint: 'Usually a server or network fault; if it persists, check the rosbridge_server version and log.' })),
-      serverStatus: (level, text) => this.alertBoard.raise({ key: 'server-status', severity: level === 'error' ? 'warn' : 'info', message: `rosbridge says: ${text}` }),
+      frameProblem: (text) =>
+        this.alertBoard.count(
+          repeatingAlert({
+            key: 'frame',
+            severity: 'warn',
+            message: `rosbridge sent a frame the cockpit could not read: ${text}`,
+            hint: 'Usually a server or network fault; if it persists, check the rosbridge_server version and log.',
+          }),
+        ),
+      serverStatus: (level, text) =>
+        this.alertBoard.raise({ key: 'server-status', severity: level === 'error' ? 'warn' : 'info', message: `rosbridge says: ${text}` }),
     });
     this.session = session;
   }
@@ -148,15 +176,20 @@ export class RosbridgeLink implements Link {
     if (session !== this.session) return;
     this.backoff.reset();
     this.alertBoard.clear('connection');
-    this.live = new LiveConnection(session, {
-      routes: this.routes,
-      alerts: this.alertBoard,
-      estimator: this.estimator,
-      commandTopic: this.options.topicMap.command,
-      wantedTopics: () => this.fanout.topics(),
-      deliver: (route, wire) => this.deliver(route, wire),
-      openProbe: (topic, rosType, onMessage) => this.openProbe(topic, rosType, onMessage),
-    }, this.options.clock, this.options.timings);
+    this.live = new LiveConnection(
+      session,
+      {
+        routes: this.routes,
+        alerts: this.alertBoard,
+        estimator: this.estimator,
+        commandTopic: this.options.topicMap.command,
+        wantedTopics: () => this.fanout.topics(),
+        deliver: (route, wire) => this.deliver(route, wire),
+        openProbe: (topic, rosType, onMessage) => this.openProbe(topic, rosType, onMessage),
+      },
+      this.options.clock,
+      this.options.timings,
+    );
     this.live.start();
     this.events.setPresence('present');
   }
@@ -221,7 +254,12 @@ export class RosbridgeLink implements Link {
   }
 
   private fail(problem: string): void {
-    this.alertBoard.raise({ key: 'connection', severity: 'error', message: `Cannot connect: ${problem}.`, hint: 'Give the robot as ws://HOST:PORT (rosbridge_server listens on 9090 by default).' });
+    this.alertBoard.raise({
+      key: 'connection',
+      severity: 'error',
+      message: `Cannot connect: ${problem}.`,
+      hint: 'Give the robot as ws://HOST:PORT (rosbridge_server listens on 9090 by default).',
+    });
     this.events.setPresence('error');
   }
 }

@@ -194,7 +194,8 @@ function messageShapeProblem(message: unknown): string | undefined {
   const op = typeof message['op'] === 'string' ? message['op'] : 'unnamed';
   for (const field of ROUTING_FIELDS) {
     const value = message[field];
-    if (value !== undefined && typeof value !== 'string' && typeof value !== 'number') return `a "${op}" message whose "${field}" is ${describeWireValue(value)}, not text`;
+    if (value !== undefined && typeof value !== 'string' && typeof value !== 'number')
+      return `a "${op}" message whose "${field}" is ${describeWireValue(value)}, not text`;
   }
   // roslib would only log this to the console; an answer without an id cannot be matched to a call.
   if (op === 'service_response' && !message['id']) return 'a "service_response" message without an "id"';

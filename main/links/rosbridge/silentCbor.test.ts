@@ -29,11 +29,16 @@ function rig() {
   const clock = manualClock();
   const probes: Array<{ topic: string; hear: () => void; closed: boolean }> = [];
   const silent: string[] = [];
-  const watch = new SilentCborWatch({ silentAfterMs: 3000, probeWindowMs: 3000, probeMessagesNeeded: 2, maxSilentAfterMs: 10_000 }, clock, (topic, _type, onMessage) => {
-    const probe = { topic, hear: onMessage, closed: false };
-    probes.push(probe);
-    return { close: () => void (probe.closed = true) };
-  }, (topic) => silent.push(topic));
+  const watch = new SilentCborWatch(
+    { silentAfterMs: 3000, probeWindowMs: 3000, probeMessagesNeeded: 2, maxSilentAfterMs: 10_000 },
+    clock,
+    (topic, _type, onMessage) => {
+      const probe = { topic, hear: onMessage, closed: false };
+      probes.push(probe);
+      return { close: () => void (probe.closed = true) };
+    },
+    (topic) => silent.push(topic),
+  );
   return { clock, probes, silent, watch };
 }
 

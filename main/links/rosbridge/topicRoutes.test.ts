@@ -7,10 +7,17 @@ function routes(compression: Record<string, 'cbor' | 'none'> = {}): TopicRoutes 
 }
 
 describe('TopicRoutes', () => {
-  it('waits for discovery, then routes by the discovered type, delivering a role\'s kind', () => {
+  it("waits for discovery, then routes by the discovered type, delivering a role's kind", () => {
     const table = routes();
     expect(table.route('/scan')).toEqual({ ok: false, wait: true });
-    table.setDiscovered(new Map([['/scan', 'sensor_msgs/msg/LaserScan'], ['/camera/image_raw/compressed', 'sensor_msgs/CompressedImage'], ['/joint_states', 'sensor_msgs/JointState'], ['/chatter', 'std_msgs/String']]));
+    table.setDiscovered(
+      new Map([
+        ['/scan', 'sensor_msgs/msg/LaserScan'],
+        ['/camera/image_raw/compressed', 'sensor_msgs/CompressedImage'],
+        ['/joint_states', 'sensor_msgs/JointState'],
+        ['/chatter', 'std_msgs/String'],
+      ]),
+    );
     expect(table.route('/scan')).toMatchObject({ ok: true, route: { rosType: 'sensor_msgs/msg/LaserScan', kind: 'LaserScan', compression: 'cbor' } });
     expect(table.route('/camera/image_raw/compressed')).toMatchObject({ ok: true, route: { kind: 'Image', compression: 'cbor' } });
     expect(table.route('/joint_states')).toMatchObject({ ok: true, route: { compression: 'none' } });
@@ -26,10 +33,13 @@ describe('TopicRoutes', () => {
   it('refuses a role topic of the wrong type with a hint about the topic map', () => {
     const table = routes();
     table.setDiscovered(new Map([['/imu', 'sensor_msgs/LaserScan']]));
-    expect(table.route('/imu')).toMatchObject({ ok: false, alert: { message: expect.stringContaining('the imu role needs Imu'), hint: expect.stringContaining('topic map') } });
+    expect(table.route('/imu')).toMatchObject({
+      ok: false,
+      alert: { message: expect.stringContaining('the imu role needs Imu'), hint: expect.stringContaining('topic map') },
+    });
   });
 
-  it('uses the topic map\'s types where rosapi is missing', () => {
+  it("uses the topic map's types where rosapi is missing", () => {
     const table = routes();
     table.setDiscoveryFailed();
     expect(table.route('/odom')).toMatchObject({ ok: true, route: { rosType: 'nav_msgs/Odometry', compression: 'none' } });

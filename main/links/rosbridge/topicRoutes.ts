@@ -70,10 +70,19 @@ export class TopicRoutes {
     }
     if (this.discovered === undefined && !this.discoveryFailed) return { ok: false, wait: true };
     if (discoveredType === undefined) {
-      return refuse(topic, `${topic} is not offered by the robot`, 'Check the topic name (rostopic list / ros2 topic list shows what it offers); the link subscribes when it appears.');
+      return refuse(
+        topic,
+        `${topic} is not offered by the robot`,
+        'Check the topic name (rostopic list / ros2 topic list shows what it offers); the link subscribes when it appears.',
+      );
     }
     const kind = kindOfType(discoveredType);
-    if (kind === undefined) return refuse(topic, `${topic} carries ${discoveredType}, which the cockpit does not decode`, 'Subscribe to a topic of a supported type (Image, CompressedImage, LaserScan, PointCloud2, JointState, Imu, Odometry, Twist).');
+    if (kind === undefined)
+      return refuse(
+        topic,
+        `${topic} carries ${discoveredType}, which the cockpit does not decode`,
+        'Subscribe to a topic of a supported type (Image, CompressedImage, LaserScan, PointCloud2, JointState, Imu, Odometry, Twist).',
+      );
     return this.routeAs(topic, discoveredType, kind, undefined);
   }
 
@@ -99,7 +108,11 @@ export class TopicRoutes {
     const decode = decoderFor(rosType, kind);
     if (decode === undefined) {
       const who = role === undefined ? 'the cockpit' : `the ${role} role`;
-      return refuse(topic, `${topic} carries ${rosType}, but ${who} needs ${kind}`, `Point the ${role ?? 'subscription'} at a topic that carries ${kind} (the topic map sets each role's topic).`);
+      return refuse(
+        topic,
+        `${topic} carries ${rosType}, but ${who} needs ${kind}`,
+        `Point the ${role ?? 'subscription'} at a topic that carries ${kind} (the topic map sets each role's topic).`,
+      );
     }
     // A topic found silent over CBOR stays on JSON whatever was configured: CBOR cannot work there.
     const configured = this.options.compression[topic] ?? (prefersCbor(kindOfType(rosType) ?? kind) ? 'cbor' : 'none');

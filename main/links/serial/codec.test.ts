@@ -8,8 +8,7 @@ import { decodeFrame, encodeFrame, MAX_ENCODED_FRAME_BYTES } from './frames.ts';
 import { FrameStreamDecoder } from './frameStream.ts';
 import { ACK_RESULTS, ERROR_CODES, type ProtocolMessage } from './protocolMessages.ts';
 
-const textUpTo = (maxBytes: number) =>
-  fc.string({ unit: 'grapheme', maxLength: 8 }).filter((text) => new TextEncoder().encode(text).length <= maxBytes);
+const textUpTo = (maxBytes: number) => fc.string({ unit: 'grapheme', maxLength: 8 }).filter((text) => new TextEncoder().encode(text).length <= maxBytes);
 const f32 = fc.float();
 const u16 = fc.integer({ min: 0, max: 0xffff });
 const u32 = fc.integer({ min: 0, max: 0xffffffff });
@@ -41,7 +40,11 @@ const messageArbitrary: fc.Arbitrary<ProtocolMessage> = fc.oneof(
       type: fc.constant('sensor' as const),
       deviceTimeUs: u32,
       wheels: fc.array(
-        fc.record({ encoderCounts: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), velocityRadps: f32, dutyPermille: fc.integer({ min: -1000, max: 1000 }) }),
+        fc.record({
+          encoderCounts: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+          velocityRadps: f32,
+          dutyPermille: fc.integer({ min: -1000, max: 1000 }),
+        }),
         { maxLength: 4 },
       ),
       analogMillivolts: fc.array(u16, { maxLength: 8 }),
@@ -198,7 +201,10 @@ describe('frames', () => {
     expect(decodeFrame(raw([1, 0x42, 5, 0]))).toMatchObject({ status: 'fault', fault: { kind: 'unknown-type', seq: 5, typeCode: 0x42 } });
     expect(decodeFrame(raw([1, 0x90, 6, 0, 1, 2]))).toEqual({ status: 'ignored', seq: 6, typeCode: 0x90 });
     expect(decodeFrame(raw([2, 0x03, 0, 0]))).toMatchObject({ status: 'fault', fault: { kind: 'unsupported-version' } });
-    expect(decodeFrame(raw([1, 0x10, 0, 0, 1, 2, 3]))).toMatchObject({ status: 'fault', fault: { kind: 'bad-payload', detail: expect.stringContaining('linearMps') } });
+    expect(decodeFrame(raw([1, 0x10, 0, 0, 1, 2, 3]))).toMatchObject({
+      status: 'fault',
+      fault: { kind: 'bad-payload', detail: expect.stringContaining('linearMps') },
+    });
     expect(decodeFrame(Uint8Array.of(3, 1, 2))).toMatchObject({ status: 'fault', fault: { kind: 'too-short' } });
   });
 

@@ -19,14 +19,7 @@ export interface Frame {
   message: ProtocolMessage;
 }
 
-export type FrameFaultKind =
-  | 'bad-cobs'
-  | 'too-short'
-  | 'too-long'
-  | 'crc-mismatch'
-  | 'unsupported-version'
-  | 'unknown-type'
-  | 'bad-payload';
+export type FrameFaultKind = 'bad-cobs' | 'too-short' | 'too-long' | 'crc-mismatch' | 'unsupported-version' | 'unknown-type' | 'bad-payload';
 
 export interface FrameFault {
   kind: FrameFaultKind;

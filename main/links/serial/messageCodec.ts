@@ -2,15 +2,7 @@
 // PayloadError (short or inconsistent payload) or an UnknownTypeError; framing and CRC live in
 // frames.ts.
 import { ByteReader, ByteWriter, PayloadError } from './byteCursor.ts';
-import {
-  ACK_RESULTS,
-  ERROR_CODES,
-  LIMITS,
-  MESSAGE_TYPE,
-  type AckResult,
-  type ProtocolErrorCode,
-  type ProtocolMessage,
-} from './protocolMessages.ts';
+import { ACK_RESULTS, ERROR_CODES, LIMITS, MESSAGE_TYPE, type AckResult, type ProtocolErrorCode, type ProtocolMessage } from './protocolMessages.ts';
 import { decodeSensor, encodeSensor } from './sensorBlocks.ts';
 
 export class UnknownTypeError extends Error {
@@ -52,7 +44,11 @@ export function encodePayload(message: ProtocolMessage): { typeCode: number; pay
       writer.f32(message.linearMps).f32(message.angularRadps);
       break;
     case 'ack':
-      writer.u16(message.ackedSeq & 0xffff).u8(ACK_RESULTS.indexOf(message.result)).f32(message.appliedLinearMps).f32(message.appliedAngularRadps);
+      writer
+        .u16(message.ackedSeq & 0xffff)
+        .u8(ACK_RESULTS.indexOf(message.result))
+        .f32(message.appliedLinearMps)
+        .f32(message.appliedAngularRadps);
       break;
     case 'sensor':
       return { typeCode: MESSAGE_TYPE.sensor, payload: encodeSensor(message) };

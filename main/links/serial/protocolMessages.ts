@@ -26,14 +26,7 @@ export const STATUS_FLAG = Object.freeze({ armed: 1 << 0, watchdogStopped: 1 << 
 export const ACK_RESULTS = ['applied', 'clamped', 'not-armed', 'invalid'] as const;
 export type AckResult = (typeof ACK_RESULTS)[number];
 
-export const ERROR_CODES = [
-  'crc-mismatch',
-  'bad-frame',
-  'unknown-type',
-  'bad-payload',
-  'unsupported-version',
-  'rx-overflow',
-] as const;
+export const ERROR_CODES = ['crc-mismatch', 'bad-frame', 'unknown-type', 'bad-payload', 'unsupported-version', 'rx-overflow'] as const;
 /** Wire code = index + 1; an unknown code from a newer peer is kept as its number. */
 export type ProtocolErrorCode = (typeof ERROR_CODES)[number] | number;
 

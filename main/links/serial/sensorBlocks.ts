@@ -11,14 +11,23 @@ export function encodeSensor(sensor: Sensor): Uint8Array {
   const writer = new ByteWriter(96).u32(sensor.deviceTimeUs >>> 0);
   if (sensor.wheels !== undefined) {
     const wheels = sensor.wheels.slice(0, LIMITS.maxWheels);
-    writer.u8(BLOCK.wheels).u8(1 + wheels.length * WHEEL_BYTES).u8(wheels.length);
+    writer
+      .u8(BLOCK.wheels)
+      .u8(1 + wheels.length * WHEEL_BYTES)
+      .u8(wheels.length);
     for (const wheel of wheels) {
-      writer.i32(wheel.encoderCounts | 0).f32(wheel.velocityRadps).i16(clampInt(wheel.dutyPermille, -1000, 1000));
+      writer
+        .i32(wheel.encoderCounts | 0)
+        .f32(wheel.velocityRadps)
+        .i16(clampInt(wheel.dutyPermille, -1000, 1000));
     }
   }
   if (sensor.analogMillivolts !== undefined) {
     const channels = sensor.analogMillivolts.slice(0, LIMITS.maxAnalogChannels);
-    writer.u8(BLOCK.analog).u8(1 + channels.length * 2).u8(channels.length);
+    writer
+      .u8(BLOCK.analog)
+      .u8(1 + channels.length * 2)
+      .u8(channels.length);
     for (const millivolts of channels) writer.u16(clampInt(millivolts, 0, 0xffff));
   }
   if (sensor.imu !== undefined) {
@@ -26,7 +35,11 @@ export function encodeSensor(sensor: Sensor): Uint8Array {
     const { orientation, angularVelocityRadps, linearAccelerationMps2 } = sensor.imu;
     for (const value of [...orientation, ...angularVelocityRadps, ...linearAccelerationMps2]) writer.f32(value);
   }
-  if (sensor.status !== undefined) writer.u8(BLOCK.status).u8(1).u8(sensor.status & 0xff);
+  if (sensor.status !== undefined)
+    writer
+      .u8(BLOCK.status)
+      .u8(1)
+      .u8(sensor.status & 0xff);
   return writer.finish();
 }
 

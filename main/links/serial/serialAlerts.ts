@@ -74,20 +74,40 @@ export function versionAlert(deviceVersion: number, hostVersion: number): CoreAl
 export function faultAlert(fault: FrameFault, baud: number): CountedAlertSpec {
   switch (fault.kind) {
     case 'crc-mismatch':
-      return counted(K.crc, 'warn', (n) => `${n} frame${plural(n)} failed the CRC check (last: ${fault.detail}).`,
-        `Line noise or a wrong baud rate: check the cable and ground, and that the device runs at ${baud} baud.`);
+      return counted(
+        K.crc,
+        'warn',
+        (n) => `${n} frame${plural(n)} failed the CRC check (last: ${fault.detail}).`,
+        `Line noise or a wrong baud rate: check the cable and ground, and that the device runs at ${baud} baud.`,
+      );
     case 'unknown-type':
-      return counted(K.unknownType, 'warn', (n) => `${n} frame${plural(n)} of a type this Reins does not know (last: ${fault.detail}).`,
-        'The firmware is newer than this Reins: update Reins, or flash the matching firmware.');
+      return counted(
+        K.unknownType,
+        'warn',
+        (n) => `${n} frame${plural(n)} of a type this Reins does not know (last: ${fault.detail}).`,
+        'The firmware is newer than this Reins: update Reins, or flash the matching firmware.',
+      );
     case 'bad-payload':
-      return counted(K.badPayload, 'warn', (n) => `${n} frame${plural(n)} with a malformed payload (last: ${fault.detail}).`,
-        'The firmware and Reins disagree about a message layout: flash the firmware that matches this Reins.');
+      return counted(
+        K.badPayload,
+        'warn',
+        (n) => `${n} frame${plural(n)} with a malformed payload (last: ${fault.detail}).`,
+        'The firmware and Reins disagree about a message layout: flash the firmware that matches this Reins.',
+      );
     case 'unsupported-version':
-      return counted(K.version, 'error', (n) => `${n} frame${plural(n)} of another protocol version (${fault.detail}).`,
-        'Update the firmware or Reins so both speak the same version.');
+      return counted(
+        K.version,
+        'error',
+        (n) => `${n} frame${plural(n)} of another protocol version (${fault.detail}).`,
+        'Update the firmware or Reins so both speak the same version.',
+      );
     default:
-      return counted(K.garbage, 'warn', (n) => `${n} damaged or unframed chunk${plural(n)} on the line (last: ${fault.detail}).`,
-        `Something else writes to this port (a boot loader, debug prints), or the baud rate (${baud}) is wrong.`);
+      return counted(
+        K.garbage,
+        'warn',
+        (n) => `${n} damaged or unframed chunk${plural(n)} on the line (last: ${fault.detail}).`,
+        `Something else writes to this port (a boot loader, debug prints), or the baud rate (${baud}) is wrong.`,
+      );
   }
 }
 
@@ -100,8 +120,12 @@ export function deviceErrorAlert(error: ProtocolError): CountedAlertSpec {
 }
 
 export function framesLostAlert(): CountedAlertSpec {
-  return counted(K.framesLost, 'info', (n) => `${n} frame${plural(n)} from the device never arrived intact.`,
-    'A few on a noisy line are harmless; many mean the line is overloaded or noisy.');
+  return counted(
+    K.framesLost,
+    'info',
+    (n) => `${n} frame${plural(n)} from the device never arrived intact.`,
+    'A few on a noisy line are harmless; many mean the line is overloaded or noisy.',
+  );
 }
 
 export function deviceWatchdogAlert(timeoutMs: number): CoreAlert {
@@ -117,20 +141,29 @@ export function commandRefusedAlert(result: string): CoreAlert {
   return {
     key: K.commandRefused,
     severity: 'warn',
-    message: result === 'not-armed' ? 'The device refused a drive command: its heartbeat watchdog had tripped.' : 'The device refused a drive command as invalid.',
+    message:
+      result === 'not-armed' ? 'The device refused a drive command: its heartbeat watchdog had tripped.' : 'The device refused a drive command as invalid.',
     hint: 'Drive again; if it keeps refusing, the link is dropping heartbeats.',
   };
 }
 
 export function commandUnansweredAlert(): CountedAlertSpec {
-  return counted(K.commandUnanswered, 'warn', (n) => `${n} drive command${plural(n)} got no acknowledgement within 1 s.`,
-    'Commands are being lost on the way to the device: check the cable and baud rate.');
+  return counted(
+    K.commandUnanswered,
+    'warn',
+    (n) => `${n} drive command${plural(n)} got no acknowledgement within 1 s.`,
+    'Commands are being lost on the way to the device: check the cable and baud rate.',
+  );
 }
 
 export function subscriberFailedAlert(topic: string, error: unknown): CountedAlertSpec {
   const detail = error instanceof Error ? error.message : String(error);
-  return counted(`${K.subscriber}:${topic}`, 'error', (n) => `A subscriber to ${topic} failed${n > 1 ? ` ${n} times` : ''}: ${detail}`,
-    'A bug in the cockpit; the link keeps delivering to the other subscribers.');
+  return counted(
+    `${K.subscriber}:${topic}`,
+    'error',
+    (n) => `A subscriber to ${topic} failed${n > 1 ? ` ${n} times` : ''}: ${detail}`,
+    'A bug in the cockpit; the link keeps delivering to the other subscribers.',
+  );
 }
 
 function counted(key: string, severity: CoreAlert['severity'], message: (count: number) => string, hint: string): CountedAlertSpec {

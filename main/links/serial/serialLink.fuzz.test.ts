@@ -44,15 +44,26 @@ const deviceInfo = fc.record({
 /** Pieces of what a device sends: well-formed messages, CRC-correct frames of any content, damage, noise. */
 const wirePiece: fc.Arbitrary<Uint8Array> = fc.oneof(
   fc.tuple(deviceInfo, fc.integer({ min: 0, max: 0xffff })).map(([info, seq]) => encodeFrame({ type: 'helloReply', ...info }, seq)),
-  fc.record({
-    deviceTimeUs: fc.integer({ min: 0, max: 0xffffffff }),
-    wheels: fc.array(fc.record({ encoderCounts: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), velocityRadps: f32, dutyPermille: fc.integer({ min: -1000, max: 1000 }) }), { maxLength: 4 }),
-    status: fc.integer({ min: 0, max: 255 }),
-  }).map((sensor) => encodeFrame({ type: 'sensor', ...sensor }, 1)),
-  fc.tuple(fc.integer({ min: 0, max: 0xffff }), fc.integer({ min: 0, max: 255 })).map(([senderTimeUs, status]) => encodeFrame({ type: 'heartbeat', senderTimeUs, status }, 2)),
-  fc.tuple(fc.integer({ min: 0, max: 2 }), fc.constantFrom(...TYPE_CODES), fc.integer({ min: 0, max: 0xffff }), fc.uint8Array({ maxLength: 80 })).map(([version, type, seq, payload]) =>
-    rawFrame(Uint8Array.of(version, type, seq & 0xff, seq >> 8, ...payload)),
-  ),
+  fc
+    .record({
+      deviceTimeUs: fc.integer({ min: 0, max: 0xffffffff }),
+      wheels: fc.array(
+        fc.record({
+          encoderCounts: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+          velocityRadps: f32,
+          dutyPermille: fc.integer({ min: -1000, max: 1000 }),
+        }),
+        { maxLength: 4 },
+      ),
+      status: fc.integer({ min: 0, max: 255 }),
+    })
+    .map((sensor) => encodeFrame({ type: 'sensor', ...sensor }, 1)),
+  fc
+    .tuple(fc.integer({ min: 0, max: 0xffff }), fc.integer({ min: 0, max: 255 }))
+    .map(([senderTimeUs, status]) => encodeFrame({ type: 'heartbeat', senderTimeUs, status }, 2)),
+  fc
+    .tuple(fc.integer({ min: 0, max: 2 }), fc.constantFrom(...TYPE_CODES), fc.integer({ min: 0, max: 0xffff }), fc.uint8Array({ maxLength: 80 }))
+    .map(([version, type, seq, payload]) => rawFrame(Uint8Array.of(version, type, seq & 0xff, seq >> 8, ...payload))),
   fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.nat()).map(([bytes, bit]) => {
     const frame = rawFrame(bytes);
     frame[(bit >> 3) % (frame.length - 1)]! ^= 1 << (bit & 7);

@@ -51,7 +51,12 @@ describe('SerialLink', () => {
     expect(link.publish('/cmd_vel', forward)).toBe(true);
     expect(link.publish('/other', forward)).toBe(false);
     expect(link.publish('/cmd_vel', twistFromDrive({ linearMps: Number.NaN, angularRadps: 0 }))).toBe(false);
-    expect(ports.latest().sentOfType('velocity').map((frame) => frame.message.linearMps)).toEqual([expect.closeTo(0.2, 5)]);
+    expect(
+      ports
+        .latest()
+        .sentOfType('velocity')
+        .map((frame) => frame.message.linearMps),
+    ).toEqual([expect.closeTo(0.2, 5)]);
   });
 
   it('maps wheel samples to joint states and odometry on the cockpit clock', async () => {
@@ -84,7 +89,10 @@ describe('SerialLink', () => {
     ports.latest().reply({ type: 'sensor', deviceTimeUs: 1_020_000, wheels: [wheel, wheel] });
     expect(received).toHaveLength(2);
     expect(link.presence()).toBe('present');
-    expect(link.alerts().find((a) => a.key === 'serial-subscriber:/joint_states')).toMatchObject({ severity: 'error', message: expect.stringMatching(/failed 2 times: panel bug/) });
+    expect(link.alerts().find((a) => a.key === 'serial-subscriber:/joint_states')).toMatchObject({
+      severity: 'error',
+      message: expect.stringMatching(/failed 2 times: panel bug/),
+    });
   });
 
   it('goes to reconnecting when the device falls silent, and says HELLO again', async () => {

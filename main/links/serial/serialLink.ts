@@ -206,7 +206,12 @@ export class SerialLink implements Link {
 
   private sendHello(): void {
     this.lastHelloMs = this.options.nowMs();
-    this.connection?.send({ type: 'hello', protocolVersion: PROTOCOL_VERSION, heartbeatPeriodMs: this.options.heartbeatPeriodMs, hostName: this.options.hostName });
+    this.connection?.send({
+      type: 'hello',
+      protocolVersion: PROTOCOL_VERSION,
+      heartbeatPeriodMs: this.options.heartbeatPeriodMs,
+      hostName: this.options.hostName,
+    });
   }
 
   /** Runs every heartbeat period: heartbeats, HELLO retries, silence and ACK timeouts, alert upkeep. */
@@ -296,9 +301,14 @@ export class SerialLink implements Link {
       if (this.fanout.wants(topic)) this.fanout.deliver({ topic, receiveTimeMs, sourceTimeMs, msg });
     }
   }
-
 }
 
 function sameDevice(a: DeviceInfo, b: DeviceInfo): boolean {
-  return a.name === b.name && a.wheelCount === b.wheelCount && a.encoderCountsPerRev === b.encoderCountsPerRev && a.wheelRadiusM === b.wheelRadiusM && a.trackM === b.trackM;
+  return (
+    a.name === b.name &&
+    a.wheelCount === b.wheelCount &&
+    a.encoderCountsPerRev === b.encoderCountsPerRev &&
+    a.wheelRadiusM === b.wheelRadiusM &&
+    a.trackM === b.trackM
+  );
 }

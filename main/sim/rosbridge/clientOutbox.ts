@@ -170,11 +170,14 @@ export class ClientOutbox {
     if (dueMs === Infinity || dueMs >= this.timerDueMs) return;
     this.clearTimer();
     this.timerDueMs = dueMs;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.timerDueMs = Infinity;
-      this.pump();
-    }, Math.max(0, Math.ceil(dueMs - nowMs)));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerDueMs = Infinity;
+        this.pump();
+      },
+      Math.max(0, Math.ceil(dueMs - nowMs)),
+    );
     this.timer.unref();
   }
 

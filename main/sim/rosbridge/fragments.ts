@@ -36,10 +36,7 @@ export interface IncomingFragment {
   total: number;
 }
 
-export type FragmentOutcome =
-  | { kind: 'pending' }
-  | { kind: 'complete'; text: string }
-  | { kind: 'refused'; message: string };
+export type FragmentOutcome = { kind: 'pending' } | { kind: 'complete'; text: string } | { kind: 'refused'; message: string };
 
 export interface FragmentAssemblerOptions {
   /** Most characters all unfinished messages of one client may hold together. */

@@ -29,8 +29,15 @@ describe('/sim/inject args under generated input', () => {
           return;
         }
         expect(parsed.message.length).toBeGreaterThan(10);
-        if (typeof input === 'object' && input !== null && !Array.isArray(input) && VALID.some((injection) => injection.kind === (input as { kind?: unknown }).kind)) {
-          const named = Object.keys({ ...VALID.find((injection) => injection.kind === (input as { kind?: unknown }).kind), ...input }).filter((key) => parsed.message.includes(key));
+        if (
+          typeof input === 'object' &&
+          input !== null &&
+          !Array.isArray(input) &&
+          VALID.some((injection) => injection.kind === (input as { kind?: unknown }).kind)
+        ) {
+          const named = Object.keys({ ...VALID.find((injection) => injection.kind === (input as { kind?: unknown }).kind), ...input }).filter((key) =>
+            parsed.message.includes(key),
+          );
           expect(named, parsed.message).not.toEqual([]);
         }
       },

@@ -31,7 +31,10 @@ describe('client ops under generated frames', () => {
     const text = fc.oneof(
       fc.string({ maxLength: 120, unit: 'binary' }),
       fc.json({ maxDepth: 3 }),
-      fc.constantFrom(...VALID_OPS).chain((op) => mutatedJson(op)).map((document) => JSON.stringify(document) ?? ''),
+      fc
+        .constantFrom(...VALID_OPS)
+        .chain((op) => mutatedJson(op))
+        .map((document) => JSON.stringify(document) ?? ''),
     );
     fuzz([text], (input) => expectClearAnswer(parseClientOp(input)), { runs: 2000 });
   });

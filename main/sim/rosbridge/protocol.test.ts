@@ -6,10 +6,20 @@ import { parseTwist } from './twistMessage.ts';
 describe('parseClientOp', () => {
   it('accepts the ops roslib sends, ignoring fields the robot has no use for', () => {
     const parsed = parseClientOp(
-      JSON.stringify({ op: 'subscribe', id: 'subscribe:/scan:1', type: 'sensor_msgs/LaserScan', topic: '/scan', compression: 'cbor', throttle_rate: 0, queue_length: 0 }),
+      JSON.stringify({
+        op: 'subscribe',
+        id: 'subscribe:/scan:1',
+        type: 'sensor_msgs/LaserScan',
+        topic: '/scan',
+        compression: 'cbor',
+        throttle_rate: 0,
+        queue_length: 0,
+      }),
     );
     expect(parsed.ok && parsed.op.op).toBe('subscribe');
-    const advertise = parseClientOp(JSON.stringify({ op: 'advertise', id: 'a', type: 'geometry_msgs/Twist', topic: '/cmd_vel', latch: false, queue_size: 100 }));
+    const advertise = parseClientOp(
+      JSON.stringify({ op: 'advertise', id: 'a', type: 'geometry_msgs/Twist', topic: '/cmd_vel', latch: false, queue_size: 100 }),
+    );
     expect(advertise.ok).toBe(true);
   });
 
@@ -34,7 +44,10 @@ describe('parseClientOp', () => {
 
 describe('parseTwist', () => {
   it('takes linear.x and angular.z, with missing fields as zero like rosbridge', () => {
-    expect(parseTwist({ linear: { x: 0.2, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0.5 } })).toMatchObject({ ok: true, command: { linearMps: 0.2, angularRadps: 0.5 } });
+    expect(parseTwist({ linear: { x: 0.2, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0.5 } })).toMatchObject({
+      ok: true,
+      command: { linearMps: 0.2, angularRadps: 0.5 },
+    });
     expect(parseTwist({ linear: { x: 0.3 } })).toMatchObject({ ok: true, command: { linearMps: 0.3, angularRadps: 0 } });
   });
 
@@ -52,7 +65,10 @@ describe('parseTwist', () => {
 
 describe('parseInjection', () => {
   it('accepts a SimInjection as JSON and refuses a malformed or out-of-range one', () => {
-    expect(parseInjection({ kind: 'shove', forwardMps: 0.5, leftwardMps: 0 })).toEqual({ ok: true, injection: { kind: 'shove', forwardMps: 0.5, leftwardMps: 0 } });
+    expect(parseInjection({ kind: 'shove', forwardMps: 0.5, leftwardMps: 0 })).toEqual({
+      ok: true,
+      injection: { kind: 'shove', forwardMps: 0.5, leftwardMps: 0 },
+    });
     expect(parseInjection({ kind: 'flood', stream: 'imu', rateHz: 500, durationMs: 1000 }).ok).toBe(true);
     expect(parseInjection({ kind: 'teleport' }).ok).toBe(false);
     expect(parseInjection({ kind: 'stall', durationMs: '1s' }).ok).toBe(false);

@@ -66,16 +66,7 @@ export type StatusLevel = z.infer<typeof StatusLevel>;
 
 export const SetLevelOp = z.object({ op: z.literal('set_level'), id: OpId, level: StatusLevel });
 
-export const ClientOp = z.discriminatedUnion('op', [
-  AdvertiseOp,
-  UnadvertiseOp,
-  PublishOp,
-  SubscribeOp,
-  UnsubscribeOp,
-  CallServiceOp,
-  FragmentOp,
-  SetLevelOp,
-]);
+export const ClientOp = z.discriminatedUnion('op', [AdvertiseOp, UnadvertiseOp, PublishOp, SubscribeOp, UnsubscribeOp, CallServiceOp, FragmentOp, SetLevelOp]);
 export type ClientOp = z.infer<typeof ClientOp>;
 export type OpIdValue = string | number | undefined;
 

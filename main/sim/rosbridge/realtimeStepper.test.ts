@@ -53,7 +53,16 @@ describe('RealtimeStepper', () => {
   it('stops and reports a step that throws', () => {
     const { record, events } = recorder();
     let nowMs = 0;
-    const stepper = new RealtimeStepper({ ...events, step: () => { throw new Error('physics exploded'); } }, 0, { nowMs: () => nowMs });
+    const stepper = new RealtimeStepper(
+      {
+        ...events,
+        step: () => {
+          throw new Error('physics exploded');
+        },
+      },
+      0,
+      { nowMs: () => nowMs },
+    );
     stepper.start();
     nowMs += 20;
     vi.advanceTimersByTime(10);

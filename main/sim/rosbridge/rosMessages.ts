@@ -83,7 +83,16 @@ export function rosLaserScan(scan: LaserScan, { seq, stampMs, scanPeriodSecs }: 
 }
 
 /** sensor_msgs/PointField datatype constants. */
-const POINT_FIELD_DATATYPES: Readonly<Record<PointFieldDatatype, number>> = { int8: 1, uint8: 2, int16: 3, uint16: 4, int32: 5, uint32: 6, float32: 7, float64: 8 };
+const POINT_FIELD_DATATYPES: Readonly<Record<PointFieldDatatype, number>> = {
+  int8: 1,
+  uint8: 2,
+  int16: 3,
+  uint16: 4,
+  int32: 5,
+  uint32: 6,
+  float32: 7,
+  float64: 8,
+};
 
 export function rosPointCloud2(cloud: PointCloud2, { seq, stampMs }: Stamping): RosMessage {
   return {

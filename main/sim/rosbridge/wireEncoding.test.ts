@@ -61,7 +61,15 @@ const STAMPING: Stamping = { seq: 1, stampMs: 0, scanPeriodSecs: 0.1 };
 
 function imageFrom(fixture: PublishOp): Image {
   const msg = fixture.msg as unknown as { header: RosHeader; width: number; height: number; encoding: Image['encoding']; step: number; data: Uint8Array };
-  return { kind: 'Image', frameId: msg.header.frame_id, width: msg.width, height: msg.height, encoding: msg.encoding, step: msg.step, data: new Uint8Array(msg.data) };
+  return {
+    kind: 'Image',
+    frameId: msg.header.frame_id,
+    width: msg.width,
+    height: msg.height,
+    encoding: msg.encoding,
+    step: msg.step,
+    data: new Uint8Array(msg.data),
+  };
 }
 
 function scanFrom(fixture: PublishOp): LaserScan {
@@ -91,7 +99,9 @@ describe('JSON frames (compression none)', () => {
 
   it('writes a LaserScan with inf and nan as null, float32 fields rounded as rospy does', () => {
     const fixture = JSON.parse(firstText('laserscan-json-inf-nan')) as PublishOp;
-    const ranges = (fixture.msg.ranges as Array<number | null>).map((range, index, all) => (range !== null ? range : index === all.length - 2 ? Infinity : NaN));
+    const ranges = (fixture.msg.ranges as Array<number | null>).map((range, index, all) =>
+      range !== null ? range : index === all.length - 2 ? Infinity : NaN,
+    );
     const scan = scanFrom({ ...fixture, msg: { ...fixture.msg, ranges: Float32Array.from(ranges) } });
     const ours = JSON.parse(encodeJson(publishOp('/scan', rosLaserScan(scan, STAMPING), fixture.msg.header)));
     expect(ours).toEqual(fixture);
@@ -237,7 +247,14 @@ describe('fragments', () => {
   });
 
   it('encodes a message once per wire form, however many clients take it', () => {
-    const message = new OutgoingMessage('/scan', rosLaserScan(scanFrom({ op: 'publish', topic: '/scan', msg: { header: { seq: 1, stamp: { secs: 0, nsecs: 0 }, frame_id: 'laser' }, ranges: new Float32Array(8) } }), STAMPING), '/scan:1');
+    const message = new OutgoingMessage(
+      '/scan',
+      rosLaserScan(
+        scanFrom({ op: 'publish', topic: '/scan', msg: { header: { seq: 1, stamp: { secs: 0, nsecs: 0 }, frame_id: 'laser' }, ranges: new Float32Array(8) } }),
+        STAMPING,
+      ),
+      '/scan:1',
+    );
     const form = { compression: 'none', fragmentSize: 64 } as const;
     expect(message.frames(form)).toBe(message.frames(form));
     expect(message.frames(form).length).toBeGreaterThan(1);

@@ -32,7 +32,13 @@ function harness() {
   };
 }
 
-const JOINTS: JointState = { kind: 'JointState', names: ['l', 'r'], positionsRad: Float64Array.of(Math.PI, 0), velocitiesRadps: Float64Array.of(1, 1), effortsNm: new Float64Array(2) };
+const JOINTS: JointState = {
+  kind: 'JointState',
+  names: ['l', 'r'],
+  positionsRad: Float64Array.of(Math.PI, 0),
+  velocitiesRadps: Float64Array.of(1, 1),
+  effortsNm: new Float64Array(2),
+};
 
 describe('SimSerialDevice', () => {
   it('stays silent until HELLO, then answers and samples', () => {

@@ -4,7 +4,14 @@
 // with what it actually applied.
 import { encodeFrame, type Frame, type FrameFault } from '../../links/serial/frames.ts';
 import { FrameStreamDecoder } from '../../links/serial/frameStream.ts';
-import { CAPABILITY, PROTOCOL_VERSION, STATUS_FLAG, type DeviceInfo, type ProtocolErrorCode, type ProtocolMessage } from '../../links/serial/protocolMessages.ts';
+import {
+  CAPABILITY,
+  PROTOCOL_VERSION,
+  STATUS_FLAG,
+  type DeviceInfo,
+  type ProtocolErrorCode,
+  type ProtocolMessage,
+} from '../../links/serial/protocolMessages.ts';
 import { ZERO_DRIVE, type DriveCommand, type Imu, type JointState } from '../../core/messages.ts';
 import { DIFF_DRIVE_SPEC } from '../diffDrive.ts';
 

@@ -100,7 +100,10 @@ const UNARY_OPS: Readonly<Record<string, string>> = {
 };
 
 function unaryKernel(kernelName: string, expression: string, backendName: string): KernelConfig {
-  const loop = new Function('input', 'out', `for (let i = 0; i < out.length; i++) { const x = input[i]; out[i] = ${expression}; }`) as (input: Float32Array, out: Float32Array) => void;
+  const loop = new Function('input', 'out', `for (let i = 0; i < out.length; i++) { const x = input[i]; out[i] = ${expression}; }`) as (
+    input: Float32Array,
+    out: Float32Array,
+  ) => void;
   const cpu = getKernel(kernelName, 'cpu');
   if (cpu === undefined) throw new Error(`the cpu backend has no ${kernelName} kernel to fall back on`);
   const kernelFunc = ((args: { inputs: { x: TensorInfo }; backend: MathBackendCPU }) => {

@@ -47,15 +47,30 @@ describe.skipIf(blas === undefined)('the native backend’s own element-wise and
 
   it('binary ops broadcast as cpu does: equal shapes, scalars, rows, columns and the general case', async () => {
     const pairs: [number[], number[]][] = [
-      [[4, 5], [4, 5]],
+      [
+        [4, 5],
+        [4, 5],
+      ],
       [[4, 5], []],
       [[], [4, 5]],
       [[4, 5], [5]],
       [[5], [4, 5]],
-      [[4, 5], [1, 5]],
-      [[4, 5], [4, 1]],
-      [[4, 1], [4, 5]],
-      [[3, 1, 5], [4, 1]],
+      [
+        [4, 5],
+        [1, 5],
+      ],
+      [
+        [4, 5],
+        [4, 1],
+      ],
+      [
+        [4, 1],
+        [4, 5],
+      ],
+      [
+        [3, 1, 5],
+        [4, 1],
+      ],
     ];
     for (const [aShape, bShape] of pairs) {
       const { cpu, native: ours } = await onBoth(() => {
@@ -70,7 +85,20 @@ describe.skipIf(blas === undefined)('the native backend’s own element-wise and
     const { cpu, native: ours } = await onBoth(() => {
       const x = tf.concat([random([50], 3), tf.tensor1d([0, -0, NaN, Infinity, -Infinity, 1e-30, 40, -40])]);
       const positive = tf.abs(x);
-      return [tf.abs(x), tf.exp(x), tf.expm1(x), tf.log(positive), tf.log1p(positive), tf.neg(x), tf.rsqrt(positive), tf.sigmoid(x), tf.sign(x), tf.sqrt(positive), tf.square(x), tf.tanh(x)];
+      return [
+        tf.abs(x),
+        tf.exp(x),
+        tf.expm1(x),
+        tf.log(positive),
+        tf.log1p(positive),
+        tf.neg(x),
+        tf.rsqrt(positive),
+        tf.sigmoid(x),
+        tf.sign(x),
+        tf.sqrt(positive),
+        tf.square(x),
+        tf.tanh(x),
+      ];
     });
     expectClose(ours, cpu);
   });
@@ -99,7 +127,14 @@ describe.skipIf(blas === undefined)('the native backend’s own element-wise and
 
   it('leaves other dtypes to the cpu kernels', async () => {
     const { cpu, native: ours } = await onBoth(() => {
-      const a = tf.tensor2d([[1, 2], [3, 4]], [2, 2], 'int32');
+      const a = tf.tensor2d(
+        [
+          [1, 2],
+          [3, 4],
+        ],
+        [2, 2],
+        'int32',
+      );
       return [tf.add(a, tf.scalar(3, 'int32')), tf.sum(a, 0), tf.slice(a, [0, 1], [2, 1]), tf.neg(a)];
     });
     expect(ours).toEqual(cpu);

@@ -109,7 +109,8 @@ export function fastLayoutKernels(backendName: string): KernelConfig[] {
   const reduction = (kernelName: string, mean: boolean): KernelConfig => ({
     kernelName,
     backendName,
-    kernelFunc: ((args: Args<{ axis: number | number[]; keepDims: boolean }>) => reduceBlock(args, mean) ?? cpuKernel(kernelName).kernelFunc(args as never)) as unknown as KernelFunc,
+    kernelFunc: ((args: Args<{ axis: number | number[]; keepDims: boolean }>) =>
+      reduceBlock(args, mean) ?? cpuKernel(kernelName).kernelFunc(args as never)) as unknown as KernelFunc,
   });
   return [
     { kernelName: 'Slice', backendName, kernelFunc: slice as unknown as KernelFunc },

@@ -19,11 +19,28 @@ const STEPS = 5;
 
 /** Step k's gradients; the second weight gets none on odd steps (a head the batch does not train). */
 function gradientValues(step: number, magnitude: number): (Float32Array | undefined)[] {
-  return SHAPES.map((shape, index) => (index === 1 && step % 2 === 1 ? undefined : seededFloats(shape.reduce((a, b) => a * b, 1), 100 * step + index).map((v) => magnitude * v)));
+  return SHAPES.map((shape, index) =>
+    index === 1 && step % 2 === 1
+      ? undefined
+      : seededFloats(
+          shape.reduce((a, b) => a * b, 1),
+          100 * step + index,
+        ).map((v) => magnitude * v),
+  );
 }
 
 function initialVariables(): tf.Variable[] {
-  return SHAPES.map((shape, index) => tf.variable(tf.tensor(seededFloats(shape.reduce((a, b) => a * b, 1), index + 1), shape)));
+  return SHAPES.map((shape, index) =>
+    tf.variable(
+      tf.tensor(
+        seededFloats(
+          shape.reduce((a, b) => a * b, 1),
+          index + 1,
+        ),
+        shape,
+      ),
+    ),
+  );
 }
 
 /** The reference: the norm, the clip and tf.train.adam in TensorFlow.js ops on the cpu backend. */
@@ -72,7 +89,8 @@ const CONFIG = worldModelConfig('wm-xxs', { embeddingSize: 6, deterministicSize:
 function batchOf(length: number, seed: number): TrainingBatch {
   const rows = 2 * length;
   return {
-    batch: 2, length,
+    batch: 2,
+    length,
     embeddings: seededFloats(rows * CONFIG.embeddingSize, seed),
     previousActions: seededFloats(rows * CONFIG.actionSize, seed + 1),
     rewards: seededFloats(rows, seed + 2),
@@ -104,7 +122,10 @@ describe.skipIf(!blas)("the fused Adam step on the 'native' backend", () => {
     expect(FusedAdam.forCurrentBackend(SETTINGS)).toBeUndefined();
   });
 
-  it.each([['inactive', 1e6], ['active', 0.5]])('moves the weights as clipping and tf.train.adam do, clipping %s', async (_, clipNorm) => {
+  it.each([
+    ['inactive', 1e6],
+    ['active', 0.5],
+  ])('moves the weights as clipping and tf.train.adam do, clipping %s', async (_, clipNorm) => {
     const reference = await referenceRun(clipNorm, 2);
     const fused = await fusedRun(clipNorm, 2);
     fused.norms.forEach((norm, step) => expect(norm).toBeCloseTo(reference.norms[step]!, 4));
@@ -169,7 +190,8 @@ describe.skipIf(!blas)("the fused Adam step on the 'native' backend", () => {
     for (let step = 0; step < 3; step++) trainer.step(batchOf(5, step));
     const identity = { version: 'wm-test-3', encoderVersion: 'encoders-a', createdAtMs: 1 };
     const restored = await restoreCheckpoint(await snapshotCheckpoint({ rssm, trainer }, identity), { config: CONFIG, encoderVersion: 'encoders-a' }, 9);
-    const state = async (model: WorldModelTrainer) => (await model.optimizer.getWeights()).map(({ name, tensor }) => [name === 'iter' ? 'iter' : name.slice(-2), ...tensor.dataSync()]);
+    const state = async (model: WorldModelTrainer) =>
+      (await model.optimizer.getWeights()).map(({ name, tensor }) => [name === 'iter' ? 'iter' : name.slice(-2), ...tensor.dataSync()]);
     expect(await state(restored.trainer)).toEqual(await state(trainer));
     stepOnFixedGradients({ rssm, trainer });
     stepOnFixedGradients(restored);
@@ -200,6 +222,8 @@ describe.skipIf(!blas)("the fused Adam step on the 'native' backend", () => {
 
   it('rejects arrays too short for the weight, instead of writing past them', () => {
     const weight = new Float32Array(8);
-    expect(() => blas!.adamUpdate(weight, new Float32Array(8), new Float32Array(8), new Float32Array(3), 1, 1e-3, 0.9, 0.999, 1e-8, 0.1, 0.001)).toThrow(/adamUpdate: secondMoment has 3 elements/);
+    expect(() => blas!.adamUpdate(weight, new Float32Array(8), new Float32Array(8), new Float32Array(3), 1, 1e-3, 0.9, 0.999, 1e-8, 0.1, 0.001)).toThrow(
+      /adamUpdate: secondMoment has 3 elements/,
+    );
   });
 });

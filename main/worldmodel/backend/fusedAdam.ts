@@ -39,7 +39,10 @@ export class FusedAdam {
   private firstPower: number;
   private secondPower: number;
 
-  private constructor(private readonly backend: NativeBlasBackend, private readonly settings: AdamSettings) {
+  private constructor(
+    private readonly backend: NativeBlasBackend,
+    private readonly settings: AdamSettings,
+  ) {
     this.firstPower = Math.fround(settings.beta1);
     this.secondPower = Math.fround(settings.beta2);
   }
@@ -56,7 +59,8 @@ export class FusedAdam {
    * (the moments still decay and the weight still moves, as tf.train.adam does given zeros).
    */
   step(variables: tf.Variable[], gradients: (tf.Tensor | undefined)[], clipNorm: number): number {
-    if (tf.backend() !== this.backend) throw new Error(`the fused Adam step works on the backend it was made on, not on '${tf.getBackend()}'; make a new trainer after changing backends`);
+    if (tf.backend() !== this.backend)
+      throw new Error(`the fused Adam step works on the backend it was made on, not on '${tf.getBackend()}'; make a new trainer after changing backends`);
     const { blas } = this.backend;
     const gradientValues = gradients.map((gradient) => gradient && this.storage(gradient));
     const norm = Math.sqrt(gradientValues.reduce((sum, values) => sum + (values ? blas.sumOfSquares(values) : 0), 0));
@@ -65,14 +69,27 @@ export class FusedAdam {
     if (this.moments.length === 0) {
       this.moments = variables.map((variable) => ({ first: zeroMoment(variable), second: zeroMoment(variable) }));
     }
-    if (this.moments.length !== variables.length) throw new Error(`the fused Adam step holds moments for ${this.moments.length} weights, got ${variables.length}`);
+    if (this.moments.length !== variables.length)
+      throw new Error(`the fused Adam step holds moments for ${this.moments.length} weights, got ${variables.length}`);
     const { learningRate, beta1, beta2, epsilon } = this.settings;
     const firstCorrection = Math.fround(1 - this.firstPower);
     const secondCorrection = Math.fround(1 - this.secondPower);
     variables.forEach((variable, index) => {
       const { first, second } = this.moments[index]!;
       const weightNext = this.storage(variable).slice();
-      blas.adamUpdate(weightNext, gradientValues[index], this.storage(first), this.storage(second), scale, learningRate, beta1, beta2, epsilon, firstCorrection, secondCorrection);
+      blas.adamUpdate(
+        weightNext,
+        gradientValues[index],
+        this.storage(first),
+        this.storage(second),
+        scale,
+        learningRate,
+        beta1,
+        beta2,
+        epsilon,
+        firstCorrection,
+        secondCorrection,
+      );
       const next = tf.tensor(weightNext, variable.shape, 'float32');
       variable.assign(next);
       next.dispose();
@@ -86,7 +103,11 @@ export class FusedAdam {
   /** tf.AdamOptimizer's layout: the step count as 'iter' (a new scalar, the caller's), then every first moment, then every second. */
   async getWeights(): Promise<NamedTensor[]> {
     const iterations = { name: 'iter', tensor: tf.scalar(this.iterations, 'int32') };
-    return [iterations, ...this.moments.map(({ first }) => ({ name: `${first.name}/m`, tensor: first })), ...this.moments.map(({ second }) => ({ name: `${second.name}/v`, tensor: second }))];
+    return [
+      iterations,
+      ...this.moments.map(({ first }) => ({ name: `${first.name}/m`, tensor: first })),
+      ...this.moments.map(({ second }) => ({ name: `${second.name}/v`, tensor: second })),
+    ];
   }
 
   /** Takes the state in tf.AdamOptimizer's layout; the moments are copied (the caller keeps its tensors). */
@@ -99,7 +120,9 @@ export class FusedAdam {
     if (moments.length % 2 !== 0) throw new Error(`Adam state needs as many second moments as first, got ${moments.length} moments`);
     const count = moments.length / 2;
     tf.dispose(this.moments.flatMap(({ first, second }) => [first, second]));
-    this.moments = moments.slice(0, count).map(({ tensor }, index) => ({ first: privateMoment(tensor), second: privateMoment(moments[count + index]!.tensor) }));
+    this.moments = moments
+      .slice(0, count)
+      .map(({ tensor }, index) => ({ first: privateMoment(tensor), second: privateMoment(moments[count + index]!.tensor) }));
   }
 
   dispose(): void {

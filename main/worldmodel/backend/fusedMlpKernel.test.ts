@@ -26,7 +26,16 @@ type Numbers = Record<string, number[]>;
 
 /** An MLP whose gain and shift are away from 1 and 0 (so their gradients count), an input and a loss's coefficients. */
 function setUp({ rows, inputs, hidden, outputs }: Case) {
-  const variable = (shape: number[], seed: number, map: (v: number) => number = (v) => v) => tf.variable(tf.tensor(seededFloats(shape.reduce((a, b) => a * b, 1), seed).map(map), shape));
+  const variable = (shape: number[], seed: number, map: (v: number) => number = (v) => v) =>
+    tf.variable(
+      tf.tensor(
+        seededFloats(
+          shape.reduce((a, b) => a * b, 1),
+          seed,
+        ).map(map),
+        shape,
+      ),
+    );
   const layers: Mlp = {
     hidden: { weight: variable([inputs, hidden], 1), bias: variable([hidden], 2, (v) => 0.3 * v) },
     norm: { gain: variable([hidden], 3, (v) => 1 + 0.3 * v), shift: variable([hidden], 4, (v) => 0.2 * v) },
@@ -35,7 +44,13 @@ function setUp({ rows, inputs, hidden, outputs }: Case) {
   const input = variable([rows, inputs], 7, (v) => 2 * v);
   const coefficients = tf.tensor2d(seededFloats(rows * outputs, 8), [rows, outputs]);
   const named: Record<(typeof MLP_KERNEL_INPUTS)[number], tf.Variable> = {
-    input, hiddenWeight: layers.hidden.weight, hiddenBias: layers.hidden.bias, gain: layers.norm.gain, shift: layers.norm.shift, outWeight: layers.out.weight, outBias: layers.out.bias,
+    input,
+    hiddenWeight: layers.hidden.weight,
+    hiddenBias: layers.hidden.bias,
+    gain: layers.norm.gain,
+    shift: layers.norm.shift,
+    outWeight: layers.out.weight,
+    outBias: layers.out.bias,
   };
   return { layers, input, coefficients, named };
 }
@@ -68,7 +83,9 @@ function relativeError(actual: number[], reference: number[]): number {
 
 function expectClose(actual: Numbers, reference: Numbers, tolerance: number): void {
   expect(Object.keys(actual).sort()).toEqual(Object.keys(reference).sort());
-  const over = Object.keys(reference).map((name) => [name, relativeError(actual[name]!, reference[name]!)] as const).filter(([, error]) => !(error < tolerance));
+  const over = Object.keys(reference)
+    .map((name) => [name, relativeError(actual[name]!, reference[name]!)] as const)
+    .filter(([, error]) => !(error < tolerance));
   expect(over, `relative errors over ${tolerance}`).toEqual([]);
 }
 
@@ -83,7 +100,10 @@ describe.skipIf(!blas)("the fused MLP kernel on the 'native' backend", () => {
     expect(tf.getKernel(MLP_KERNEL, 'cpu')).toBeUndefined();
   });
 
-  it.each([['tiny', TINY], ['medium', MEDIUM]])('computes a %s MLP and all its gradients as the op-by-op version does', async (_, testCase) => {
+  it.each([
+    ['tiny', TINY],
+    ['medium', MEDIUM],
+  ])('computes a %s MLP and all its gradients as the op-by-op version does', async (_, testCase) => {
     const fused = await mlpOn(NATIVE_BACKEND_NAME, testCase);
     const reference = await mlpOn('cpu', testCase);
     expect(relativeError(fused.output, reference.output)).toBeLessThan(1e-5);
@@ -123,6 +143,8 @@ describe.skipIf(!blas)("the fused MLP kernel on the 'native' backend", () => {
 
   it('rejects a layer-norm backward whose arrays are too short, instead of writing past them', () => {
     const enough = new Float32Array(16);
-    expect(() => blas!.layerNormSiluBackward(enough, enough, enough, enough, enough, new Float32Array(4), 2, enough, new Float32Array(3), enough)).toThrow(/layerNormSiluBackward: dGain has 3 elements/);
+    expect(() => blas!.layerNormSiluBackward(enough, enough, enough, enough, enough, new Float32Array(4), 2, enough, new Float32Array(3), enough)).toThrow(
+      /layerNormSiluBackward: dGain has 3 elements/,
+    );
   });
 });

@@ -1,7 +1,18 @@
 // rssmLayers.mlp as one kernel for the 'native' backend (MLP_KERNEL), with its gradient as a second
 // kernel. As the RSSM sequence kernel does, the forward keeps its intermediates for the gradient when
 // it runs under a tape, keyed by its output's data; the gradient recomputes them if none was kept.
-import { engine, registerGradient, registerKernel, type GradConfig, type KernelConfig, type KernelFunc, type NamedAttrMap, type NamedTensorMap, type Tensor, type TensorInfo } from '@tensorflow/tfjs-core';
+import {
+  engine,
+  registerGradient,
+  registerKernel,
+  type GradConfig,
+  type KernelConfig,
+  type KernelFunc,
+  type NamedAttrMap,
+  type NamedTensorMap,
+  type Tensor,
+  type TensorInfo,
+} from '@tensorflow/tfjs-core';
 import { MLP_KERNEL, MLP_KERNEL_INPUTS } from '../rssmLayers.ts';
 import { mlpBackward, mlpForward, type MlpRecord, type MlpSizes, type MlpWeights } from './fusedMlpMath.ts';
 import type { NativeBlasBackend } from './nativeBlasBackend.ts';
@@ -34,8 +45,17 @@ function mlpSizes(inputs: KernelArgs['inputs'], attrs: NamedAttrMap): MlpSizes {
   const [rows, width] = shapeOf('input') as [number, number];
   const [inputSize, hidden] = shapeOf('hiddenWeight') as [number, number];
   const [hiddenOut, outputs] = shapeOf('outWeight') as [number, number];
-  const vectors: [string, number][] = [['hiddenBias', hidden], ['gain', hidden], ['shift', hidden], ['outBias', outputs]];
-  const misfit = shapeOf('input').length !== 2 || width !== inputSize || hiddenOut !== hidden || vectors.some(([name, size]) => shapeOf(name).length !== 1 || shapeOf(name)[0] !== size);
+  const vectors: [string, number][] = [
+    ['hiddenBias', hidden],
+    ['gain', hidden],
+    ['shift', hidden],
+    ['outBias', outputs],
+  ];
+  const misfit =
+    shapeOf('input').length !== 2 ||
+    width !== inputSize ||
+    hiddenOut !== hidden ||
+    vectors.some(([name, size]) => shapeOf(name).length !== 1 || shapeOf(name)[0] !== size);
   if (misfit) {
     const shapes = MLP_KERNEL_INPUTS.map((name) => `${name} [${shapeOf(name).join(', ')}]`).join(', ');
     throw new Error(`fused MLP kernel: shapes do not fit together: ${shapes}`);
@@ -47,7 +67,12 @@ function run({ inputs, backend, attrs }: KernelArgs): MlpRun {
   const sizes = mlpSizes(inputs, attrs);
   const read = (name: (typeof MLP_KERNEL_INPUTS)[number]) => values(backend, tensorInput(inputs, name));
   const weights: MlpWeights = {
-    hiddenWeight: read('hiddenWeight'), hiddenBias: read('hiddenBias'), gain: read('gain'), shift: read('shift'), outWeight: read('outWeight'), outBias: read('outBias'),
+    hiddenWeight: read('hiddenWeight'),
+    hiddenBias: read('hiddenBias'),
+    gain: read('gain'),
+    shift: read('shift'),
+    outWeight: read('outWeight'),
+    outBias: read('outBias'),
   };
   return { sizes, weights, record: mlpForward(backend.blas, sizes, weights, read('input')) };
 }

@@ -7,7 +7,12 @@ import * as tf from '@tensorflow/tfjs-core';
 import { loadNativeBlas, type NativeBlas } from './nativeBlas.ts';
 import { loadWorldModelBackend, type BackendName } from './selectBackend.ts';
 
-const SHAPES_MKN: [number, number, number][] = [[16, 512, 512], [16, 1024, 512], [1024, 1024, 256], [1024, 1024, 1024]];
+const SHAPES_MKN: [number, number, number][] = [
+  [16, 512, 512],
+  [16, 1024, 512],
+  [1024, 1024, 256],
+  [1024, 1024, 1024],
+];
 
 const { values: args } = parseArgs({
   options: {

@@ -11,7 +11,10 @@ type Activation = 'linear' | 'relu' | 'prelu' | 'elu' | 'relu6' | 'leakyrelu' | 
 
 let seed = 100;
 function input(shape: number[]): Float32Array {
-  return seededFloats(shape.reduce((a, b) => a * b, 1), seed++);
+  return seededFloats(
+    shape.reduce((a, b) => a * b, 1),
+    seed++,
+  );
 }
 
 /** Runs `compute` on a backend and returns its result as plain numbers (tensors made inside are freed). */
@@ -42,28 +45,75 @@ describe.skipIf(!blas)("the 'native' TF.js backend", () => {
   beforeAll(() => registerNativeBackend(blas!));
 
   it.each([
-    [[1, 1], [1, 1]], [[3, 5], [5, 7]], [[16, 33], [33, 9]], [[2, 64, 17], [2, 17, 31]], [[7, 1], [1, 4]],
+    [
+      [1, 1],
+      [1, 1],
+    ],
+    [
+      [3, 5],
+      [5, 7],
+    ],
+    [
+      [16, 33],
+      [33, 9],
+    ],
+    [
+      [2, 64, 17],
+      [2, 17, 31],
+    ],
+    [
+      [7, 1],
+      [1, 4],
+    ],
   ])('matches the cpu backend for %j·%j with every transpose', async (aShape, bShape) => {
     const transpose = (shape: number[]) => [...shape.slice(0, -2), shape.at(-1)!, shape.at(-2)!];
-    for (const [transposeA, transposeB] of [[false, false], [true, false], [false, true], [true, true]] as const) {
+    for (const [transposeA, transposeB] of [
+      [false, false],
+      [true, false],
+      [false, true],
+      [true, true],
+    ] as const) {
       const a = input(transposeA ? transpose(aShape) : aShape);
       const b = input(transposeB ? transpose(bShape) : bShape);
       await expectNativeMatchesCpu(() =>
-        tf.matMul(tf.tensor(a, transposeA ? transpose(aShape) : aShape), tf.tensor(b, transposeB ? transpose(bShape) : bShape), transposeA, transposeB));
+        tf.matMul(tf.tensor(a, transposeA ? transpose(aShape) : aShape), tf.tensor(b, transposeB ? transpose(bShape) : bShape), transposeA, transposeB),
+      );
     }
   });
 
   it.each([
-    [[3, 4, 5], [5, 6]], [[4, 5], [3, 5, 6]], [[2, 3, 4, 5], [2, 3, 5, 6]], [[1, 4, 5], [3, 5, 6]], [[2, 1, 4, 5], [3, 5, 6]],
+    [
+      [3, 4, 5],
+      [5, 6],
+    ],
+    [
+      [4, 5],
+      [3, 5, 6],
+    ],
+    [
+      [2, 3, 4, 5],
+      [2, 3, 5, 6],
+    ],
+    [
+      [1, 4, 5],
+      [3, 5, 6],
+    ],
+    [
+      [2, 1, 4, 5],
+      [3, 5, 6],
+    ],
   ])('broadcasts batch dimensions %j·%j', async (aShape, bShape) => {
     const [a, b] = [input(aShape), input(bShape)];
     const batchShape = tf.broadcast_util.assertAndGetBroadcastShape(aShape.slice(0, -2), bShape.slice(0, -2));
     const native = await on(NATIVE_BACKEND_NAME, () => tf.matMul(tf.tensor(a, aShape), tf.tensor(b, bShape)));
     // The reference broadcasts explicitly: the cpu kernel indexes batches modulo their size, which is
     // right only when one side's batch is 1 or both are equal.
-    const cpu = await on('cpu', () => tf.matMul(
-      tf.broadcastTo(tf.tensor(a, aShape), [...batchShape, ...aShape.slice(-2)]),
-      tf.broadcastTo(tf.tensor(b, bShape), [...batchShape, ...bShape.slice(-2)])));
+    const cpu = await on('cpu', () =>
+      tf.matMul(
+        tf.broadcastTo(tf.tensor(a, aShape), [...batchShape, ...aShape.slice(-2)]),
+        tf.broadcastTo(tf.tensor(b, bShape), [...batchShape, ...bShape.slice(-2)]),
+      ),
+    );
     expectSameResults(native, cpu);
   });
 
@@ -72,10 +122,17 @@ describe.skipIf(!blas)("the 'native' TF.js backend", () => {
     const [m, k, n] = [6, 9, 5];
     for (const biasShape of [[n], [1, n], [1], [m, n], [m, 1]]) {
       const [a, b, bias, alpha] = [input([k, m]), input([k, n]), input(biasShape), input([n])];
-      await expectNativeMatchesCpu(() => tf.fused.matMul({
-        a: tf.tensor(a, [k, m]), b: tf.tensor(b, [k, n]), transposeA: true,
-        bias: tf.tensor(bias, biasShape), activation, preluActivationWeights: tf.tensor(alpha, [n]), leakyreluAlpha: 0.1,
-      }));
+      await expectNativeMatchesCpu(() =>
+        tf.fused.matMul({
+          a: tf.tensor(a, [k, m]),
+          b: tf.tensor(b, [k, n]),
+          transposeA: true,
+          bias: tf.tensor(bias, biasShape),
+          activation,
+          preluActivationWeights: tf.tensor(alpha, [n]),
+          leakyreluAlpha: 0.1,
+        }),
+      );
     }
   });
 
@@ -84,10 +141,11 @@ describe.skipIf(!blas)("the 'native' TF.js backend", () => {
     await expectNativeMatchesCpu(() => tf.fused.matMul({ a: tf.tensor(a, [2, 4, 3]), b: tf.tensor(b, [2, 5, 3]), transposeB: true, activation: 'relu' }));
   });
 
-  it('multiplies the world model\'s layer shape 16×514·514×1536 like the cpu backend', async () => {
+  it("multiplies the world model's layer shape 16×514·514×1536 like the cpu backend", async () => {
     const [a, b, bias] = [input([16, 514]), input([514, 1536]), input([1536])];
     await expectNativeMatchesCpu(() =>
-      tf.fused.matMul({ a: tf.tensor(a, [16, 514]), b: tf.tensor(b, [514, 1536]), bias: tf.tensor(bias, [1536]), activation: 'elu' }));
+      tf.fused.matMul({ a: tf.tensor(a, [16, 514]), b: tf.tensor(b, [514, 1536]), bias: tf.tensor(bias, [1536]), activation: 'elu' }),
+    );
   });
 
   it('multiplies 1024×1024·1024×256 (checked at sampled entries against float64 sums)', async () => {
@@ -121,14 +179,16 @@ describe.skipIf(!blas)("the 'native' TF.js backend", () => {
     await tf.setBackend(NATIVE_BACKEND_NAME);
     const before = tf.memory().numTensors;
     const dataBefore = tf.engine().backend.numDataIds();
-    const out = tf.tidy(() => tf.sum(tf.fused.matMul({ a: tf.ones([2, 3]), b: tf.ones([3, 4]), bias: tf.ones([2, 4]), activation: 'prelu', preluActivationWeights: tf.ones([4]) })));
+    const out = tf.tidy(() =>
+      tf.sum(tf.fused.matMul({ a: tf.ones([2, 3]), b: tf.ones([3, 4]), bias: tf.ones([2, 4]), activation: 'prelu', preluActivationWeights: tf.ones([4]) })),
+    );
     expect(out.dataSync()[0]).toBe(32);
     out.dispose();
     expect(tf.memory().numTensors).toBe(before);
     expect(tf.engine().backend.numDataIds()).toBe(dataBefore);
   });
 
-  it('rejects mismatched inner dimensions with the cpu kernel\'s message', async () => {
+  it("rejects mismatched inner dimensions with the cpu kernel's message", async () => {
     await tf.setBackend(NATIVE_BACKEND_NAME);
     expect(() => tf.matMul(tf.ones([2, 3]), tf.ones([4, 2]))).toThrow(/inner shapes \(3\) and \(4\)/);
   });

@@ -19,7 +19,8 @@ const NATIVE_BACKEND_PRIORITY = 0;
 export function registerNativeBackend(blas: NativeBlas): void {
   if (findBackendFactory(NATIVE_BACKEND_NAME)) return;
   registerBackend(NATIVE_BACKEND_NAME, () => new NativeBlasBackend(blas), NATIVE_BACKEND_PRIORITY);
-  for (const config of [...nativeMatMulKernels(NATIVE_BACKEND_NAME), ...fastElementwiseKernels(NATIVE_BACKEND_NAME), ...fastLayoutKernels(NATIVE_BACKEND_NAME)]) registerKernel(config);
+  for (const config of [...nativeMatMulKernels(NATIVE_BACKEND_NAME), ...fastElementwiseKernels(NATIVE_BACKEND_NAME), ...fastLayoutKernels(NATIVE_BACKEND_NAME)])
+    registerKernel(config);
   registerRssmSequenceKernels(NATIVE_BACKEND_NAME);
   registerFusedMlpKernels(NATIVE_BACKEND_NAME);
   for (const config of getKernelsForBackend('cpu')) {

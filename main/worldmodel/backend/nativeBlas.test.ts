@@ -33,7 +33,12 @@ describe('loadNativeBlas', () => {
 describe.skipIf(!blas)('the OpenBLAS addon', () => {
   const native = blas!;
 
-  it.each([[false, false], [true, false], [false, true], [true, true]])('multiplies row-major matrices (transA=%s, transB=%s)', (transA, transB) => {
+  it.each([
+    [false, false],
+    [true, false],
+    [false, true],
+    [true, true],
+  ])('multiplies row-major matrices (transA=%s, transB=%s)', (transA, transB) => {
     const [m, n, k] = [5, 7, 3];
     const a = seededFloats(m * k, 1);
     const b = seededFloats(k * n, 2);
@@ -70,18 +75,76 @@ describe.skipIf(!blas)('the OpenBLAS addon', () => {
   });
 
   it.each([
-    ['a non-boolean transpose', () => native.sgemm(1 as unknown as boolean, false, 1, 1, 1, new Float32Array(1), new Float32Array(1), new Float32Array(1)), TypeError, /sgemm: transA must be a boolean/],
-    ['a fractional size', () => native.sgemm(false, false, 1.5, 1, 1, new Float32Array(2), new Float32Array(1), new Float32Array(2)), RangeError, /m must be a whole number in \[0, 2147483647\], got 1\.5/],
-    ['a negative size', () => native.sgemm(false, false, -1, 1, 1, new Float32Array(1), new Float32Array(1), new Float32Array(1)), RangeError, /m must be a whole number/],
-    ['a Float64Array', () => native.sgemm(false, false, 1, 1, 1, new Float64Array(1) as unknown as Float32Array, new Float32Array(1), new Float32Array(1)), TypeError, /a must be a Float32Array/],
-    ['a too-short output', () => native.sgemm(false, false, 2, 2, 2, new Float32Array(4), new Float32Array(4), new Float32Array(3)), RangeError, /c has 3 elements but the shapes need at least 4/],
-    ['a too-short input', () => native.sgemm(false, false, 2, 2, 2, new Float32Array(3), new Float32Array(4), new Float32Array(4)), RangeError, /a has 3 elements but the shapes need at least 4/],
-    ['an output sharing memory with an input', () => { const x = new Float32Array(4); native.sgemm(false, false, 2, 2, 2, x, new Float32Array(4), x); }, RangeError, /c must not share memory with a/],
+    [
+      'a non-boolean transpose',
+      () => native.sgemm(1 as unknown as boolean, false, 1, 1, 1, new Float32Array(1), new Float32Array(1), new Float32Array(1)),
+      TypeError,
+      /sgemm: transA must be a boolean/,
+    ],
+    [
+      'a fractional size',
+      () => native.sgemm(false, false, 1.5, 1, 1, new Float32Array(2), new Float32Array(1), new Float32Array(2)),
+      RangeError,
+      /m must be a whole number in \[0, 2147483647\], got 1\.5/,
+    ],
+    [
+      'a negative size',
+      () => native.sgemm(false, false, -1, 1, 1, new Float32Array(1), new Float32Array(1), new Float32Array(1)),
+      RangeError,
+      /m must be a whole number/,
+    ],
+    [
+      'a Float64Array',
+      () => native.sgemm(false, false, 1, 1, 1, new Float64Array(1) as unknown as Float32Array, new Float32Array(1), new Float32Array(1)),
+      TypeError,
+      /a must be a Float32Array/,
+    ],
+    [
+      'a too-short output',
+      () => native.sgemm(false, false, 2, 2, 2, new Float32Array(4), new Float32Array(4), new Float32Array(3)),
+      RangeError,
+      /c has 3 elements but the shapes need at least 4/,
+    ],
+    [
+      'a too-short input',
+      () => native.sgemm(false, false, 2, 2, 2, new Float32Array(3), new Float32Array(4), new Float32Array(4)),
+      RangeError,
+      /a has 3 elements but the shapes need at least 4/,
+    ],
+    [
+      'an output sharing memory with an input',
+      () => {
+        const x = new Float32Array(4);
+        native.sgemm(false, false, 2, 2, 2, x, new Float32Array(4), x);
+      },
+      RangeError,
+      /c must not share memory with a/,
+    ],
     ['missing arguments', () => (native.sgemm as unknown as () => void)(), TypeError, /sgemm: expects at least 8 arguments, got 0/],
-    ['a non-finite beta', () => native.sgemm(false, false, 1, 1, 1, new Float32Array(1), new Float32Array(1), new Float32Array(1), Number.NaN), RangeError, /beta must be finite/],
-    ['a batch too long for its input', () => native.sgemmBatched(3, false, false, 2, 2, 2, new Float32Array(8), 4, new Float32Array(4), 0, new Float32Array(12), 4), RangeError, /sgemmBatched: a has 8 elements but the shapes need at least 12/],
-    ['overlapping batch outputs', () => native.sgemmBatched(2, false, false, 2, 2, 2, new Float32Array(4), 0, new Float32Array(4), 0, new Float32Array(8), 2), RangeError, /cStride must be at least m\*n/],
-    ['a negative stride', () => native.sgemmBatched(1, false, false, 1, 1, 1, new Float32Array(1), -1, new Float32Array(1), 0, new Float32Array(1), 1), RangeError, /aStride must be a whole number/],
+    [
+      'a non-finite beta',
+      () => native.sgemm(false, false, 1, 1, 1, new Float32Array(1), new Float32Array(1), new Float32Array(1), Number.NaN),
+      RangeError,
+      /beta must be finite/,
+    ],
+    [
+      'a batch too long for its input',
+      () => native.sgemmBatched(3, false, false, 2, 2, 2, new Float32Array(8), 4, new Float32Array(4), 0, new Float32Array(12), 4),
+      RangeError,
+      /sgemmBatched: a has 8 elements but the shapes need at least 12/,
+    ],
+    [
+      'overlapping batch outputs',
+      () => native.sgemmBatched(2, false, false, 2, 2, 2, new Float32Array(4), 0, new Float32Array(4), 0, new Float32Array(8), 2),
+      RangeError,
+      /cStride must be at least m\*n/,
+    ],
+    [
+      'a negative stride',
+      () => native.sgemmBatched(1, false, false, 1, 1, 1, new Float32Array(1), -1, new Float32Array(1), 0, new Float32Array(1), 1),
+      RangeError,
+      /aStride must be a whole number/,
+    ],
     ['zero threads', () => native.setOpenblasThreads(0), RangeError, /setOpenblasThreads: threads must be a whole number in \[1, 1024\]/],
   ])('throws a clear error for %s', (_case, call, errorType, message) => {
     expect(call).toThrow(errorType);

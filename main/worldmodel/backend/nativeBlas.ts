@@ -10,33 +10,85 @@ export interface NativeBlas {
   sgemm(transA: boolean, transB: boolean, m: number, n: number, k: number, a: Float32Array, b: Float32Array, c: Float32Array, beta?: number): void;
   /** `batch` products, the i-th reading a at i·aStride, b at i·bStride, writing c at i·cStride (stride 0 broadcasts an input). */
   sgemmBatched(
-    batch: number, transA: boolean, transB: boolean, m: number, n: number, k: number,
-    a: Float32Array, aStride: number, b: Float32Array, bStride: number, c: Float32Array, cStride: number, beta?: number,
+    batch: number,
+    transA: boolean,
+    transB: boolean,
+    m: number,
+    n: number,
+    k: number,
+    a: Float32Array,
+    aStride: number,
+    b: Float32Array,
+    bStride: number,
+    c: Float32Array,
+    cStride: number,
+    beta?: number,
   ): void;
   openblasThreads(): number;
   setOpenblasThreads(threads: number): void;
   // The RSSM sequence kernel's element-wise forward steps (reins_blas.c says what each computes).
   gruCell(
-    fromInput: Float32Array, fromHidden: Float32Array, hidden: Float32Array | undefined, rows: number, size: number,
-    reset: Float32Array, update: Float32Array, candidate: Float32Array, hiddenCandidate: Float32Array, next: Float32Array,
+    fromInput: Float32Array,
+    fromHidden: Float32Array,
+    hidden: Float32Array | undefined,
+    rows: number,
+    size: number,
+    reset: Float32Array,
+    update: Float32Array,
+    candidate: Float32Array,
+    hiddenCandidate: Float32Array,
+    next: Float32Array,
   ): void;
   layerNormSilu(
-    pre: Float32Array, gain: Float32Array, shift: Float32Array, epsilon: number, rows: number,
-    normalised: Float32Array, reciprocalStd: Float32Array, scaled: Float32Array, gate: Float32Array, activated: Float32Array,
+    pre: Float32Array,
+    gain: Float32Array,
+    shift: Float32Array,
+    epsilon: number,
+    rows: number,
+    normalised: Float32Array,
+    reciprocalStd: Float32Array,
+    scaled: Float32Array,
+    gate: Float32Array,
+    activated: Float32Array,
   ): void;
-  categoricalDraw(logits: Float32Array, noise: Float32Array, classes: number, uniformMix: number, softmax: Float32Array, probs: Float32Array, sample: Float32Array): void;
+  categoricalDraw(
+    logits: Float32Array,
+    noise: Float32Array,
+    classes: number,
+    uniformMix: number,
+    softmax: Float32Array,
+    probs: Float32Array,
+    sample: Float32Array,
+  ): void;
   /** layerNormSilu's backward from what it kept: writes dPre, adds onto dGain and dShift. */
   layerNormSiluBackward(
-    dActivated: Float32Array, normalised: Float32Array, reciprocalStd: Float32Array, scaled: Float32Array, gate: Float32Array,
-    gain: Float32Array, rows: number, dPre: Float32Array, dGain: Float32Array, dShift: Float32Array,
+    dActivated: Float32Array,
+    normalised: Float32Array,
+    reciprocalStd: Float32Array,
+    scaled: Float32Array,
+    gate: Float32Array,
+    gain: Float32Array,
+    rows: number,
+    dPre: Float32Array,
+    dGain: Float32Array,
+    dShift: Float32Array,
   ): void;
   // The fused Adam step (fusedAdam.ts).
   /** Σ values², in double. */
   sumOfSquares(values: Float32Array): number;
   /** One Adam step of one weight, in place; an undefined gradient counts as zero. */
   adamUpdate(
-    weight: Float32Array, gradient: Float32Array | undefined, firstMoment: Float32Array, secondMoment: Float32Array,
-    gradientScale: number, learningRate: number, beta1: number, beta2: number, epsilon: number, firstCorrection: number, secondCorrection: number,
+    weight: Float32Array,
+    gradient: Float32Array | undefined,
+    firstMoment: Float32Array,
+    secondMoment: Float32Array,
+    gradientScale: number,
+    learningRate: number,
+    beta1: number,
+    beta2: number,
+    epsilon: number,
+    firstCorrection: number,
+    secondCorrection: number,
   ): void;
 }
 
@@ -44,8 +96,18 @@ export type NativeBlasLoad = { loaded: true; blas: NativeBlas; path: string } | 
 
 export const DEFAULT_NATIVE_BLAS_PATH = fileURLToPath(new URL('../../../native/build/reins_blas.node', import.meta.url));
 
-const REQUIRED_FUNCTIONS = ['sgemm', 'sgemmBatched', 'openblasThreads', 'setOpenblasThreads', 'gruCell', 'layerNormSilu', 'categoricalDraw',
-  'layerNormSiluBackward', 'sumOfSquares', 'adamUpdate'] as const;
+const REQUIRED_FUNCTIONS = [
+  'sgemm',
+  'sgemmBatched',
+  'openblasThreads',
+  'setOpenblasThreads',
+  'gruCell',
+  'layerNormSilu',
+  'categoricalDraw',
+  'layerNormSiluBackward',
+  'sumOfSquares',
+  'adamUpdate',
+] as const;
 const loads = new Map<string, NativeBlasLoad>();
 
 function load(path: string): NativeBlasLoad {
@@ -54,9 +116,10 @@ function load(path: string): NativeBlasLoad {
     exports = createRequire(import.meta.url)(path) as Record<string, unknown>;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'MODULE_NOT_FOUND'
-      ? `${path} is not built (run node native/build.mjs; it needs gcc and libopenblas-dev)`
-      : `${path} did not load: ${(error as Error).message.split('\n')[0]}`;
+    const reason =
+      code === 'MODULE_NOT_FOUND'
+        ? `${path} is not built (run node native/build.mjs; it needs gcc and libopenblas-dev)`
+        : `${path} did not load: ${(error as Error).message.split('\n')[0]}`;
     return { loaded: false, reason, path };
   }
   const missing = REQUIRED_FUNCTIONS.filter((name) => typeof exports[name] !== 'function');

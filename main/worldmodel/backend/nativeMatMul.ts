@@ -22,9 +22,12 @@ export function matMulShape(a: TensorInfo, b: TensorInfo, transposeA: boolean, t
   const [m, kA] = transposeA ? [aCols, aRows] : [aRows, aCols];
   const [kB, n] = transposeB ? [bCols, bRows] : [bRows, bCols];
   // The same message as the cpu kernel, so errors read alike whichever backend runs.
-  util.assert(kA === kB, () =>
-    `Error in matMul: inner shapes (${kA}) and (${kB}) of Tensors with shapes ${a.shape} and ${b.shape} and ` +
-    `transposeA=${transposeA} and transposeB=${transposeB} must match.`);
+  util.assert(
+    kA === kB,
+    () =>
+      `Error in matMul: inner shapes (${kA}) and (${kB}) of Tensors with shapes ${a.shape} and ${b.shape} and ` +
+      `transposeA=${transposeA} and transposeB=${transposeB} must match.`,
+  );
   const batchShapeA = a.shape.slice(0, -2);
   const batchShapeB = b.shape.slice(0, -2);
   const batchShape = broadcast_util.assertAndGetBroadcastShape(batchShapeA, batchShapeB);
@@ -67,9 +70,16 @@ export function multiplyInto(blas: NativeBlas, shape: MatMulShape, aValues: Floa
   for (let index = 0; index < batch; index++) {
     const aIndex = inputBatchIndex(index, shape.batchShape, shape.batchShapeA);
     const bIndex = inputBatchIndex(index, shape.batchShape, shape.batchShapeB);
-    blas.sgemm(transposeA, transposeB, m, n, k,
+    blas.sgemm(
+      transposeA,
+      transposeB,
+      m,
+      n,
+      k,
       aValues.subarray(aIndex * aSize, (aIndex + 1) * aSize),
       bValues.subarray(bIndex * bSize, (bIndex + 1) * bSize),
-      out.subarray(index * outSize, (index + 1) * outSize), beta);
+      out.subarray(index * outSize, (index + 1) * outSize),
+      beta,
+    );
   }
 }

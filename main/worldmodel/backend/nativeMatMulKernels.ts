@@ -2,9 +2,19 @@
 // bias and activations applied in place on its output. Anything else (int32 inputs, rank < 2, a bias
 // that is not one row, prelu) runs the cpu backend's own kernels, so semantics never drift from cpu.
 import {
-  BatchMatMul, getKernel, util, _FusedMatMul,
-  type BatchMatMulAttrs, type BatchMatMulInputs, type KernelConfig, type KernelFunc, type NamedAttrMap, type NamedTensorInfoMap,
-  type TensorInfo, type _FusedMatMulAttrs, type _FusedMatMulInputs,
+  BatchMatMul,
+  getKernel,
+  util,
+  _FusedMatMul,
+  type BatchMatMulAttrs,
+  type BatchMatMulInputs,
+  type KernelConfig,
+  type KernelFunc,
+  type NamedAttrMap,
+  type NamedTensorInfoMap,
+  type TensorInfo,
+  type _FusedMatMulAttrs,
+  type _FusedMatMulInputs,
 } from '@tensorflow/tfjs-core';
 import type { NativeBlasBackend } from './nativeBlasBackend.ts';
 import { matMulShape, multiplyInto } from './nativeMatMul.ts';

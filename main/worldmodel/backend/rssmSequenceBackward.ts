@@ -31,7 +31,13 @@ interface RowGradients {
   posteriorShift: Float32Array;
 }
 
-function backwardThroughTime(blas: NativeBlas, sizes: SequenceSizes, weights: SequenceWeights, record: SequenceRecord, upstream: SequenceUpstream): RowGradients {
+function backwardThroughTime(
+  blas: NativeBlas,
+  sizes: SequenceSizes,
+  weights: SequenceWeights,
+  record: SequenceRecord,
+  upstream: SequenceUpstream,
+): RowGradients {
   const { batch, length, rows, deterministic: d, stochastic: z, hidden: h, classes } = sizes;
   const grads: RowGradients = {
     logits: new Float32Array(rows * z),
@@ -63,7 +69,15 @@ function backwardThroughTime(blas: NativeBlas, sizes: SequenceSizes, weights: Se
     categoricalProbsBackward(dProbs, rowsOf(record.softmax, z, first, batch), classes, sizes.uniformMix, dLogits);
     blas.sgemm(false, true, batch, h, z, dLogits, weights.posteriorOutWeight, dActivated);
     const dPosteriorPre = rowsOf(grads.posteriorPre, h, first, batch);
-    layerNormSiluBackward(dActivated, layerNormSiluRows(record.posteriorHidden, h, first, batch), weights.posteriorGain, batch, dPosteriorPre, grads.posteriorGain, grads.posteriorShift);
+    layerNormSiluBackward(
+      dActivated,
+      layerNormSiluRows(record.posteriorHidden, h, first, batch),
+      weights.posteriorGain,
+      batch,
+      dPosteriorPre,
+      grads.posteriorGain,
+      grads.posteriorShift,
+    );
 
     // h_t feeds the outside, the posterior's hidden layer and step t + 1's GRU.
     dNext.set(dHiddenCarry);
@@ -98,7 +112,12 @@ function columnSums(values: Float32Array, rows: number, width: number): Float32A
 
 /** Gradients for every input of the forward kernel, each laid out as that input. */
 export function observeSequenceBackward(
-  blas: NativeBlas, sizes: SequenceSizes, weights: SequenceWeights, data: SequenceData, record: SequenceRecord, upstream: SequenceUpstream,
+  blas: NativeBlas,
+  sizes: SequenceSizes,
+  weights: SequenceWeights,
+  data: SequenceData,
+  record: SequenceRecord,
+  upstream: SequenceUpstream,
 ): Record<SequenceInputName, Float32Array> {
   const { batch, rows, embedding, action, deterministic: d, stochastic: z, hidden: h } = sizes;
   const grads = backwardThroughTime(blas, sizes, weights, record, upstream);
@@ -122,10 +141,26 @@ export function observeSequenceBackward(
   const previousActions = new Float32Array(rows * action);
   blas.sgemm(false, true, rows, action, h, grads.imagePre, weights.imageInWeight.subarray(z * h), previousActions);
 
-  const [resetInputWeight, updateInputWeight, candidateInputWeight] = unpackColumns(gateInputWeight, GRU_GATES.length, h, d) as [Float32Array, Float32Array, Float32Array];
-  const [resetHiddenWeight, updateHiddenWeight, candidateHiddenWeight] = unpackColumns(gateHiddenWeight, GRU_GATES.length, d, d) as [Float32Array, Float32Array, Float32Array];
-  const [resetInputBias, updateInputBias, candidateInputBias] = unpackColumns(columnSums(grads.fromInput, rows, 3 * d), GRU_GATES.length, 1, d) as [Float32Array, Float32Array, Float32Array];
-  const [resetHiddenBias, updateHiddenBias, candidateHiddenBias] = unpackColumns(columnSums(grads.fromHidden, rows, 3 * d), GRU_GATES.length, 1, d) as [Float32Array, Float32Array, Float32Array];
+  const [resetInputWeight, updateInputWeight, candidateInputWeight] = unpackColumns(gateInputWeight, GRU_GATES.length, h, d) as [
+    Float32Array,
+    Float32Array,
+    Float32Array,
+  ];
+  const [resetHiddenWeight, updateHiddenWeight, candidateHiddenWeight] = unpackColumns(gateHiddenWeight, GRU_GATES.length, d, d) as [
+    Float32Array,
+    Float32Array,
+    Float32Array,
+  ];
+  const [resetInputBias, updateInputBias, candidateInputBias] = unpackColumns(columnSums(grads.fromInput, rows, 3 * d), GRU_GATES.length, 1, d) as [
+    Float32Array,
+    Float32Array,
+    Float32Array,
+  ];
+  const [resetHiddenBias, updateHiddenBias, candidateHiddenBias] = unpackColumns(columnSums(grads.fromHidden, rows, 3 * d), GRU_GATES.length, 1, d) as [
+    Float32Array,
+    Float32Array,
+    Float32Array,
+  ];
   return {
     embeddings,
     previousActions,
@@ -135,9 +170,18 @@ export function observeSequenceBackward(
     imageInBias: columnSums(grads.imagePre, rows, h),
     imageInGain: grads.imageGain,
     imageInShift: grads.imageShift,
-    resetInputWeight, resetHiddenWeight, resetInputBias, resetHiddenBias,
-    updateInputWeight, updateHiddenWeight, updateInputBias, updateHiddenBias,
-    candidateInputWeight, candidateHiddenWeight, candidateInputBias, candidateHiddenBias,
+    resetInputWeight,
+    resetHiddenWeight,
+    resetInputBias,
+    resetHiddenBias,
+    updateInputWeight,
+    updateHiddenWeight,
+    updateInputBias,
+    updateHiddenBias,
+    candidateInputWeight,
+    candidateHiddenWeight,
+    candidateInputBias,
+    candidateHiddenBias,
     posteriorHiddenWeight,
     posteriorHiddenBias: columnSums(grads.posteriorPre, rows, h),
     posteriorGain: grads.posteriorGain,

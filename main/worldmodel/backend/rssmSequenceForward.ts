@@ -55,7 +55,15 @@ export function gruRows(record: GruRecord, width: number, first: number, count: 
 }
 
 /** silu(layerNorm(pre)) of `rows` rows into `record`. */
-function layerNormSilu(blas: NativeBlas, pre: Float32Array, gain: Float32Array, shift: Float32Array, epsilon: number, rows: number, record: LayerNormSiluRecord): void {
+function layerNormSilu(
+  blas: NativeBlas,
+  pre: Float32Array,
+  gain: Float32Array,
+  shift: Float32Array,
+  epsilon: number,
+  rows: number,
+  record: LayerNormSiluRecord,
+): void {
   blas.layerNormSilu(pre, gain, shift, epsilon, rows, record.normalised, record.reciprocalStd, record.scaled, record.gate, record.activated);
 }
 
@@ -65,7 +73,12 @@ export function observeSequenceForward(blas: NativeBlas, sizes: SequenceSizes, w
   const record: SequenceRecord = {
     imageInputs: new Float32Array(rows * imageWidth),
     image: layerNormSiluRecord(rows, h),
-    gru: { reset: new Float32Array(rows * d), update: new Float32Array(rows * d), candidate: new Float32Array(rows * d), hiddenCandidate: new Float32Array(rows * d) },
+    gru: {
+      reset: new Float32Array(rows * d),
+      update: new Float32Array(rows * d),
+      candidate: new Float32Array(rows * d),
+      hiddenCandidate: new Float32Array(rows * d),
+    },
     deterministic: new Float32Array(rows * d),
     posteriorHidden: layerNormSiluRecord(rows, h),
     softmax: new Float32Array(rows * z),
@@ -114,8 +127,15 @@ export function observeSequenceForward(blas: NativeBlas, sizes: SequenceSizes, w
     blas.sgemm(false, false, batch, z, h, posteriorHidden.activated, weights.posteriorOutWeight, logits, 1);
 
     // The noise's [rows·groups, classes] is the same memory as [rows, Z].
-    blas.categoricalDraw(logits, rowsOf(data.noise, z, first, batch), classes, sizes.uniformMix,
-      rowsOf(record.softmax, z, first, batch), rowsOf(record.posterior, z, first, batch), rowsOf(record.stochastic, z, first, batch));
+    blas.categoricalDraw(
+      logits,
+      rowsOf(data.noise, z, first, batch),
+      classes,
+      sizes.uniformMix,
+      rowsOf(record.softmax, z, first, batch),
+      rowsOf(record.posterior, z, first, batch),
+      rowsOf(record.stochastic, z, first, batch),
+    );
   }
   return record;
 }

@@ -42,7 +42,10 @@ function setUp({ config, batch, length }: Case) {
     weights,
     embeddings: tf.variable(tf.tensor2d(seededFloats(rows * config.embeddingSize, 7), [rows, config.embeddingSize])),
     previousActions: tf.variable(tf.tensor2d(seededFloats(rows * config.actionSize, 8), [rows, config.actionSize])),
-    noise: tf.tensor2d(seededFloats(rows * size, 9).map((v) => 0.5 + 0.4999 * v), [rows * config.stochasticGroups, config.classes]),
+    noise: tf.tensor2d(
+      seededFloats(rows * size, 9).map((v) => 0.5 + 0.4999 * v),
+      [rows * config.stochasticGroups, config.classes],
+    ),
     forDeterministic: coefficients(config.deterministicSize, 10),
     forStochastic: coefficients(size, 11),
     forPosterior: coefficients(size, 12),
@@ -69,7 +72,9 @@ async function observeOn(backend: string, testCase: Case, reads: 'all' | 'poster
     if (reads === 'posterior') return posterior as tf.Scalar;
     return tf.addN([tf.sum(tf.mul(sequence.deterministic, forDeterministic)), tf.sum(tf.mul(sequence.stochastic, forStochastic)), posterior]) as tf.Scalar;
   }, Object.values(named));
-  const byName = Object.fromEntries(Object.entries(named).map(([name, variable]) => [name, [...(grads[variable.name]?.dataSync() ?? new Float32Array(variable.size))]]));
+  const byName = Object.fromEntries(
+    Object.entries(named).map(([name, variable]) => [name, [...(grads[variable.name]?.dataSync() ?? new Float32Array(variable.size))]]),
+  );
   tf.dispose(Object.values(grads));
   tearDown(made);
   return { outputs, grads: byName };
@@ -80,10 +85,18 @@ async function gradientKernelAlone(testCase: Case): Promise<Numbers> {
   await tf.setBackend(NATIVE_BACKEND_NAME);
   const { config, batch, length } = testCase;
   const made = setUp(testCase);
-  const inputs = { ...sequenceWeightInputs(made.weights), embeddings: made.embeddings, previousActions: made.previousActions, noise: made.noise, dPosterior: made.forPosterior };
+  const inputs = {
+    ...sequenceWeightInputs(made.weights),
+    embeddings: made.embeddings,
+    previousActions: made.previousActions,
+    noise: made.noise,
+    dPosterior: made.forPosterior,
+  };
   const attrs = { batch, length, classes: config.classes, uniformMix: config.uniformMix, layerNormEpsilon: config.layerNormEpsilon };
   const grads = tf.engine().runKernel(RSSM_OBSERVE_SEQUENCE_GRAD, inputs, attrs) as tf.Tensor[];
-  const byName = Object.fromEntries(SEQUENCE_INPUT_NAMES.filter((name) => name !== 'noise').map((name) => [name, [...grads[SEQUENCE_INPUT_NAMES.indexOf(name)]!.dataSync()]]));
+  const byName = Object.fromEntries(
+    SEQUENCE_INPUT_NAMES.filter((name) => name !== 'noise').map((name) => [name, [...grads[SEQUENCE_INPUT_NAMES.indexOf(name)]!.dataSync()]]),
+  );
   tf.dispose(grads);
   tearDown(made);
   return byName;
@@ -106,7 +119,8 @@ function expectClose(actual: Numbers, reference: Numbers, tolerance: number): vo
 function trainingBatch(config: WorldModelConfig, batch: number, length: number): TrainingBatch {
   const rows = batch * length;
   return {
-    batch, length,
+    batch,
+    length,
     embeddings: seededFloats(rows * config.embeddingSize, 21),
     previousActions: seededFloats(rows * config.actionSize, 22),
     rewards: seededFloats(rows, 23),
@@ -142,7 +156,10 @@ describe.skipIf(!blas)("the fused RSSM sequence kernel on the 'native' backend",
     disposeWeights(weights);
   });
 
-  it.each([['tiny', TINY], ['medium', MEDIUM]])('filters a %s batch as the taped ops do, and differentiates alike', async (_, testCase) => {
+  it.each([
+    ['tiny', TINY],
+    ['medium', MEDIUM],
+  ])('filters a %s batch as the taped ops do, and differentiates alike', async (_, testCase) => {
     const fused = await observeOn(NATIVE_BACKEND_NAME, testCase, 'all');
     const taped = await observeOn('cpu', testCase, 'all');
     // Same noise, same draws: the one-hot samples agree exactly.
@@ -166,7 +183,9 @@ describe.skipIf(!blas)("the fused RSSM sequence kernel on the 'native' backend",
   it('rejects element-wise arrays too short for their shapes, instead of writing past them', () => {
     const short = new Float32Array(3);
     const enough = new Float32Array(64);
-    expect(() => blas!.gruCell(enough, enough, undefined, 2, 4, enough, enough, enough, short, enough)).toThrow(/gruCell: hiddenCandidate has 3 elements but the shapes need at least 8/);
+    expect(() => blas!.gruCell(enough, enough, undefined, 2, 4, enough, enough, enough, short, enough)).toThrow(
+      /gruCell: hiddenCandidate has 3 elements but the shapes need at least 8/,
+    );
     expect(() => blas!.layerNormSilu(enough, new Float32Array(8), short, 1e-5, 2, enough, enough, enough, enough, enough)).toThrow(RangeError);
     expect(() => blas!.categoricalDraw(new Float32Array(8), short, 4, 0.01, enough, enough, enough)).toThrow(/categoricalDraw: noise has 3 elements/);
   });

@@ -2,7 +2,18 @@
 // second kernel: the tape would record a dozen ops per step and, backward, materialise and add up
 // one weight gradient per step, most of a training step's time. The gradient kernel reads the
 // forward's intermediates where the forward ran under a tape, and recomputes them otherwise.
-import { engine, registerGradient, registerKernel, type GradConfig, type KernelConfig, type KernelFunc, type NamedAttrMap, type NamedTensorMap, type Tensor, type TensorInfo } from '@tensorflow/tfjs-core';
+import {
+  engine,
+  registerGradient,
+  registerKernel,
+  type GradConfig,
+  type KernelConfig,
+  type KernelFunc,
+  type NamedAttrMap,
+  type NamedTensorMap,
+  type Tensor,
+  type TensorInfo,
+} from '@tensorflow/tfjs-core';
 import { RSSM_OBSERVE_SEQUENCE } from '../observeSequence.ts';
 import type { NativeBlasBackend } from './nativeBlasBackend.ts';
 import { observeSequenceBackward, type SequenceUpstream } from './rssmSequenceBackward.ts';

@@ -34,8 +34,13 @@ export interface LayerNormSiluRecord {
  * gradients are added to dGain and dShift.
  */
 export function layerNormSiluBackward(
-  dActivated: Float32Array, record: LayerNormSiluRecord, gain: Float32Array, rows: number,
-  dPre: Float32Array, dGain: Float32Array, dShift: Float32Array,
+  dActivated: Float32Array,
+  record: LayerNormSiluRecord,
+  gain: Float32Array,
+  rows: number,
+  dPre: Float32Array,
+  dGain: Float32Array,
+  dShift: Float32Array,
 ): void {
   const width = gain.length;
   const { normalised, reciprocalStd, scaled, gate } = record;
@@ -80,8 +85,14 @@ export interface GruRecord {
  * direct part of d(h), u·d(h'); the caller adds dFromHidden·W_hᵀ.
  */
 export function gruCellBackward(
-  dNext: Float32Array, record: GruRecord, hidden: Float32Array | undefined, rows: number, size: number,
-  dFromInput: Float32Array, dFromHidden: Float32Array, dHidden: Float32Array,
+  dNext: Float32Array,
+  record: GruRecord,
+  hidden: Float32Array | undefined,
+  rows: number,
+  size: number,
+  dFromInput: Float32Array,
+  dFromHidden: Float32Array,
+  dHidden: Float32Array,
 ): void {
   const { reset, update, candidate, hiddenCandidate } = record;
   for (let row = 0; row < rows; row++) {

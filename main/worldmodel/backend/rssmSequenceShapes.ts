@@ -6,11 +6,28 @@ import type { NativeBlasBackend } from './nativeBlasBackend.ts';
 
 /** The weight inputs, named as observeSequence's sequenceWeightInputs names them. */
 export const SEQUENCE_WEIGHT_NAMES = [
-  'imageInWeight', 'imageInBias', 'imageInGain', 'imageInShift',
-  'resetInputWeight', 'resetHiddenWeight', 'resetInputBias', 'resetHiddenBias',
-  'updateInputWeight', 'updateHiddenWeight', 'updateInputBias', 'updateHiddenBias',
-  'candidateInputWeight', 'candidateHiddenWeight', 'candidateInputBias', 'candidateHiddenBias',
-  'posteriorHiddenWeight', 'posteriorHiddenBias', 'posteriorGain', 'posteriorShift', 'posteriorOutWeight', 'posteriorOutBias',
+  'imageInWeight',
+  'imageInBias',
+  'imageInGain',
+  'imageInShift',
+  'resetInputWeight',
+  'resetHiddenWeight',
+  'resetInputBias',
+  'resetHiddenBias',
+  'updateInputWeight',
+  'updateHiddenWeight',
+  'updateInputBias',
+  'updateHiddenBias',
+  'candidateInputWeight',
+  'candidateHiddenWeight',
+  'candidateInputBias',
+  'candidateHiddenBias',
+  'posteriorHiddenWeight',
+  'posteriorHiddenBias',
+  'posteriorGain',
+  'posteriorShift',
+  'posteriorOutWeight',
+  'posteriorOutBias',
 ] as const;
 
 /** Every input of the forward kernel, in the order its gradient returns them. */
@@ -80,7 +97,9 @@ export function sequenceSizes(inputs: Partial<Record<string, TensorInfo>>, attrs
   };
   const [batch, length, classes] = [attrs.batch, attrs.length, attrs.classes] as number[];
   const sizes: SequenceSizes = {
-    batch: batch!, length: length!, rows: batch! * length!,
+    batch: batch!,
+    length: length!,
+    rows: batch! * length!,
     embedding: shapeOf('embeddings')[1]!,
     action: shapeOf('previousActions')[1]!,
     deterministic: shapeOf('resetHiddenWeight')[0]!,
@@ -131,7 +150,11 @@ export function unpackColumns(packed: Float32Array, count: number, rows: number,
 export function sequenceWeights(backend: NativeBlasBackend, inputs: Partial<Record<string, TensorInfo>>, sizes: SequenceSizes): SequenceWeights {
   const read = (name: SequenceWeightName) => float32Input(backend, inputs, name);
   const gates = (part: 'InputWeight' | 'HiddenWeight' | 'InputBias' | 'HiddenBias', rows: number) =>
-    packColumns(GRU_GATES.map((gate) => read(`${gate}${part}`)), rows, sizes.deterministic);
+    packColumns(
+      GRU_GATES.map((gate) => read(`${gate}${part}`)),
+      rows,
+      sizes.deterministic,
+    );
   return {
     imageInWeight: read('imageInWeight'),
     imageInBias: read('imageInBias'),

@@ -29,7 +29,10 @@ export interface BackendLoadOptions {
 }
 
 export class BackendUnavailableError extends Error {
-  constructor(readonly backend: BackendName, readonly reason: string) {
+  constructor(
+    readonly backend: BackendName,
+    readonly reason: string,
+  ) {
     super(`TF.js backend '${backend}' did not load: ${reason}`);
     this.name = 'BackendUnavailableError';
   }

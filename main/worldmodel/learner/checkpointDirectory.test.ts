@@ -25,7 +25,10 @@ describe('checkpoint directory', () => {
     const newer = place('enc', 3, 2_000);
     place('enc-2', 7, 3_000);
     writeFileSync(`${checkpointPath(dir, 'enc', 9)}.partial-123`, 'x');
-    expect((await listCheckpoints(dir, 'enc')).map((file) => [file.path, file.step])).toEqual([[newer, 3], [older, 50]]);
+    expect((await listCheckpoints(dir, 'enc')).map((file) => [file.path, file.step])).toEqual([
+      [newer, 3],
+      [older, 50],
+    ]);
     expect(await listCheckpoints(join(dir, 'missing'), 'enc')).toEqual([]);
   });
 

@@ -83,7 +83,12 @@ describe('Learner', () => {
     for (const type of ['ready', 'trained', 'waiting', 'weights', 'checkpointSaved'] as const) learner.on(type, (message: FromLearner) => log.push(message));
     learner.on('problem', (message) => log.push({ type: 'problem', message }));
     const of = <T extends Logged['type']>(type: T) => log.items.filter((item): item is Extract<Logged, { type: T }> => item.type === type);
-    const waitingAt = (reason: string, step: number) => log.until((items) => items.some((item) => item.type === 'waiting' && item.reason === reason && item.step === step), `waiting (${reason}) at step ${step}`, 15_000);
+    const waitingAt = (reason: string, step: number) =>
+      log.until(
+        (items) => items.some((item) => item.type === 'waiting' && item.reason === reason && item.step === step),
+        `waiting (${reason}) at step ${step}`,
+        15_000,
+      );
     return { learner, log, of, waitingAt };
   }
 

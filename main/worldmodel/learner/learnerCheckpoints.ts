@@ -18,7 +18,11 @@ export interface RestoreOutcome {
   refused: string[];
 }
 
-export async function restoreNewestCheckpoint(dir: string, expected: { config: WorldModelConfig; encoderVersion: string }, seed: number): Promise<RestoreOutcome> {
+export async function restoreNewestCheckpoint(
+  dir: string,
+  expected: { config: WorldModelConfig; encoderVersion: string },
+  seed: number,
+): Promise<RestoreOutcome> {
   const refused: string[] = [];
   for (const file of await listCheckpoints(dir, expected.encoderVersion)) {
     try {

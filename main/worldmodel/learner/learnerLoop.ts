@@ -53,7 +53,9 @@ export class LearnerLoop {
       case 'start':
         if (this.running !== undefined) return this.post({ type: 'error', message: 'learner: already started; a second start is ignored', fatal: false });
         this.budget = new ReplayBudget(message.options.replayRatio, message.options.batchSize * message.options.sequenceLength);
-        this.running = this.run(message.options).catch((error: unknown) => this.post({ type: 'error', message: `learner stopped: ${describe(error)}`, fatal: true }));
+        this.running = this.run(message.options).catch((error: unknown) =>
+          this.post({ type: 'error', message: `learner stopped: ${describe(error)}`, fatal: true }),
+        );
         return;
       case 'ticksWritten':
         this.budget?.receive(message.count);
@@ -82,8 +84,16 @@ export class LearnerLoop {
     const memory = await Memory.open({ uri: options.memoryUri, maintenance: { periodMs: 0 } });
     let stopped: FromLearner;
     try {
-      const feed = await ReplayFeed.open(memory, options.tickSpace, { sequenceLength: options.sequenceLength, refreshTicks: options.replayIndexRefreshTicks, seed: options.seed });
-      const { restored, refused } = await restoreNewestCheckpoint(options.checkpointDir, { config, encoderVersion: options.tickSpace.encoderVersion }, options.seed);
+      const feed = await ReplayFeed.open(memory, options.tickSpace, {
+        sequenceLength: options.sequenceLength,
+        refreshTicks: options.replayIndexRefreshTicks,
+        seed: options.seed,
+      });
+      const { restored, refused } = await restoreNewestCheckpoint(
+        options.checkpointDir,
+        { config, encoderVersion: options.tickSpace.encoderVersion },
+        options.seed,
+      );
       const model = restored?.model ?? freshModel(config, options.seed);
       const session: Session = { options, config, memory, feed, model, lastCheckpoint: restored?.from };
       this.session = session;
@@ -175,7 +185,11 @@ export class LearnerLoop {
 
   private publishWeights(session: Session): void {
     // Copies: dataSync hands back the backend's own storage, which a transfer would take from it.
-    const weights = namedWeights(session.model.rssm.weights).map(([name, variable]) => ({ name, shape: [...variable.shape], values: (variable.dataSync() as Float32Array).slice() }));
+    const weights = namedWeights(session.model.rssm.weights).map(([name, variable]) => ({
+      name,
+      shape: [...variable.shape],
+      values: (variable.dataSync() as Float32Array).slice(),
+    }));
     const step = session.model.trainer.steps;
     this.post(
       { type: 'weights', version: worldModelVersion(session.options.tickSpace.encoderVersion, step), step, weights },

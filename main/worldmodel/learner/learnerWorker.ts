@@ -14,6 +14,7 @@ const loop = new LearnerLoop((message, transfer) => port.postMessage(message, tr
 
 port.on('message', (raw: unknown) => {
   const parsed = toLearnerSchema.safeParse(raw);
-  if (!parsed.success) return port.postMessage({ type: 'error', message: describeInvalid('learner: a message to the worker is invalid', parsed.error), fatal: false });
+  if (!parsed.success)
+    return port.postMessage({ type: 'error', message: describeInvalid('learner: a message to the worker is invalid', parsed.error), fatal: false });
   loop.handle(parsed.data);
 });

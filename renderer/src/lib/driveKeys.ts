@@ -37,14 +37,9 @@ export const KEYBOARD_DRIVE_SPEEDS: Readonly<KeyboardDriveSpeeds> = Object.freez
  * keyboard turn rate, each capped by the speed limits. Opposite keys cancel out. A turns left
  * (positive, counter-clockwise angular velocity, as in ROS).
  */
-export function driveFromDirections(
-  held: Iterable<DriveDirection>,
-  limits: SpeedLimits,
-  speeds: KeyboardDriveSpeeds = KEYBOARD_DRIVE_SPEEDS,
-): DriveValue {
+export function driveFromDirections(held: Iterable<DriveDirection>, limits: SpeedLimits, speeds: KeyboardDriveSpeeds = KEYBOARD_DRIVE_SPEEDS): DriveValue {
   const directions = new Set(held);
-  const axis = (positive: DriveDirection, negative: DriveDirection): number =>
-    (directions.has(positive) ? 1 : 0) - (directions.has(negative) ? 1 : 0);
+  const axis = (positive: DriveDirection, negative: DriveDirection): number => (directions.has(positive) ? 1 : 0) - (directions.has(negative) ? 1 : 0);
   const linearMps = axis('forward', 'back') * Math.min(speeds.linearMps, limits.maxLinearMps);
   const angularRadps = axis('left', 'right') * Math.min(speeds.angularRadps, limits.maxAngularRadps);
   // `+ 0` turns -0 into 0 so a cancelled axis serialises as a plain zero.

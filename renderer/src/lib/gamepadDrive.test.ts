@@ -43,7 +43,11 @@ describe('GamepadDrive', () => {
     const sent: DriveValue[] = [];
     const actions: DeadmanAction[] = [];
     const commander = new DriveCommander((command) => sent.push(command), clock);
-    const gamepad = new GamepadDrive(commander, () => LIMITS, (action) => actions.push(action));
+    const gamepad = new GamepadDrive(
+      commander,
+      () => LIMITS,
+      (action) => actions.push(action),
+    );
     gamepad.poll(pad(0, -1));
     for (let frame = 0; frame < 30; frame++) {
       clock.advance(1000 / 60);
@@ -59,7 +63,11 @@ describe('GamepadDrive', () => {
     const sent: DriveValue[] = [];
     const actions: DeadmanAction[] = [];
     const commander = new DriveCommander((command) => sent.push(command), new ManualClock());
-    const gamepad = new GamepadDrive(commander, () => LIMITS, (action) => actions.push(action));
+    const gamepad = new GamepadDrive(
+      commander,
+      () => LIMITS,
+      (action) => actions.push(action),
+    );
     gamepad.poll(pad(0, -1, 1), false);
     expect(sent).toEqual([]);
     expect(actions).toEqual(['take-over']);
@@ -68,7 +76,11 @@ describe('GamepadDrive', () => {
   it('hands back when the pad disconnects with the trigger held', () => {
     const actions: DeadmanAction[] = [];
     const commander = new DriveCommander(() => {}, new ManualClock());
-    const gamepad = new GamepadDrive(commander, () => LIMITS, (action) => actions.push(action));
+    const gamepad = new GamepadDrive(
+      commander,
+      () => LIMITS,
+      (action) => actions.push(action),
+    );
     gamepad.poll(pad(0, 0, 1));
     gamepad.poll(undefined);
     expect(actions).toEqual(['take-over', 'hand-back']);

@@ -18,7 +18,11 @@ describe('KeyboardDrive with the DriveCommander', () => {
     sent = [];
     limits = { maxLinearMps: 1, maxAngularRadps: 2 };
     commander = new DriveCommander((command) => sent.push(command), clock);
-    keyboard = new KeyboardDrive(commander, () => limits, (directions) => (held = directions));
+    keyboard = new KeyboardDrive(
+      commander,
+      () => limits,
+      (directions) => (held = directions),
+    );
   });
 
   it('sends at once on key down, at the control rate while held, and one zero on release', () => {

@@ -21,7 +21,11 @@ function collectWarnings(): { warnings: string[]; warn: (message: string) => voi
 }
 
 /** The default layout as version 1 saved it, before the point cloud. */
-const V1_DEFAULT = { version: 1, slots: { topLeft: 'camera', topRight: 'lidar', bottom: 'drive', right: 'status' }, splits: { columns: 0.57, rows: 0.78, rail: 0.75 } };
+const V1_DEFAULT = {
+  version: 1,
+  slots: { topLeft: 'camera', topRight: 'lidar', bottom: 'drive', right: 'status' },
+  splits: { columns: 0.57, rows: 0.78, rail: 0.75 },
+};
 
 describe('the saved layout', () => {
   it('reads back exactly what was saved', () => {
@@ -52,8 +56,14 @@ describe('the saved layout', () => {
     ['a layout from another version', JSON.stringify({ ...JSON.parse(serializeLayout(DEFAULT_LAYOUT)), version: 0 })],
     ['an unknown panel', JSON.stringify({ version: LAYOUT_VERSION, slots: { ...DEFAULT_LAYOUT.slots, right: 'plots' }, splits: DEFAULT_LAYOUT.splits })],
     ['a panel in two slots', JSON.stringify({ version: LAYOUT_VERSION, slots: { ...DEFAULT_LAYOUT.slots, right: 'camera' }, splits: DEFAULT_LAYOUT.splits })],
-    ['a split that is not a fraction', JSON.stringify({ version: LAYOUT_VERSION, slots: DEFAULT_LAYOUT.slots, splits: { ...DEFAULT_LAYOUT.splits, rows: 'tall' } })],
-    ['a layout without the point cloud saved as the current version', JSON.stringify({ version: LAYOUT_VERSION, slots: V1_DEFAULT.slots, splits: V1_DEFAULT.splits })],
+    [
+      'a split that is not a fraction',
+      JSON.stringify({ version: LAYOUT_VERSION, slots: DEFAULT_LAYOUT.slots, splits: { ...DEFAULT_LAYOUT.splits, rows: 'tall' } }),
+    ],
+    [
+      'a layout without the point cloud saved as the current version',
+      JSON.stringify({ version: LAYOUT_VERSION, slots: V1_DEFAULT.slots, splits: V1_DEFAULT.splits }),
+    ],
     ['a version 1 layout with a panel in two slots', JSON.stringify({ ...V1_DEFAULT, slots: { ...V1_DEFAULT.slots, right: 'camera' } })],
     ['null', 'null'],
   ];
@@ -66,12 +76,22 @@ describe('the saved layout', () => {
 
   it('keeps a layout saved before the point cloud existed, and adds the point cloud top right', () => {
     const { warnings, warn } = collectWarnings();
-    const saved = { version: 1, slots: { topLeft: 'status', topRight: 'camera', bottom: 'lidar', right: 'drive' }, splits: { columns: 0.6, rows: 0.7, rail: 0.8 } };
+    const saved = {
+      version: 1,
+      slots: { topLeft: 'status', topRight: 'camera', bottom: 'lidar', right: 'drive' },
+      splits: { columns: 0.6, rows: 0.7, rail: 0.8 },
+    };
     expect(parseLayout(JSON.stringify(saved), warn)).toEqual({
       slots: { topLeft: 'status', topCentre: 'camera', topRight: 'pointcloud', bottom: 'lidar', right: 'drive' },
       splits: { columns: 0.6, middle: DEFAULT_LAYOUT.splits.middle, rows: 0.7, rail: 0.8 },
     });
-    expect(parseLayout(JSON.stringify(V1_DEFAULT), warn).slots).toEqual({ topLeft: 'camera', topCentre: 'lidar', topRight: 'pointcloud', bottom: 'drive', right: 'status' });
+    expect(parseLayout(JSON.stringify(V1_DEFAULT), warn).slots).toEqual({
+      topLeft: 'camera',
+      topCentre: 'lidar',
+      topRight: 'pointcloud',
+      bottom: 'drive',
+      right: 'status',
+    });
     expect(warnings).toEqual([]);
   });
 

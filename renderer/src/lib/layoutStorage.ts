@@ -28,7 +28,10 @@ const SavedLayoutV1 = z
     slots: z.object({ topLeft: Panel, topRight: Panel, bottom: Panel, right: Panel }),
     splits: z.object({ columns: Position, rows: Position, rail: Position }),
   })
-  .refine((saved) => new Set(V1_SLOTS.map((slot) => saved.slots[slot])).size === V1_SLOTS.length && !V1_SLOTS.some((slot) => saved.slots[slot] === 'pointcloud'), ONE_SLOT_EACH)
+  .refine(
+    (saved) => new Set(V1_SLOTS.map((slot) => saved.slots[slot])).size === V1_SLOTS.length && !V1_SLOTS.some((slot) => saved.slots[slot] === 'pointcloud'),
+    ONE_SLOT_EACH,
+  )
   .transform(({ slots, splits }) => ({
     // The operator's arrangement stays as it was; the top right panel moves one slot in, and the point cloud takes the new top right.
     slots: { topLeft: slots.topLeft, topCentre: slots.topRight, topRight: 'pointcloud' as const, bottom: slots.bottom, right: slots.right },
@@ -58,7 +61,12 @@ export function parseLayout(text: string | null, warn: Warn): Layout {
   const { slots, splits } = parsed.data;
   return {
     slots,
-    splits: { columns: clampSplit('columns', splits.columns), middle: clampSplit('middle', splits.middle), rows: clampSplit('rows', splits.rows), rail: clampSplit('rail', splits.rail) },
+    splits: {
+      columns: clampSplit('columns', splits.columns),
+      middle: clampSplit('middle', splits.middle),
+      rows: clampSplit('rows', splits.rows),
+      rail: clampSplit('rail', splits.rail),
+    },
   };
 }
 

@@ -7,7 +7,14 @@ const status = (modalities: PerceptionStatus['modalities']): PerceptionStatus =>
 describe('perception summary', () => {
   it('names the execution provider the encoders run on, and both when they differ', () => {
     expect(providerSummary(status([{ modality: 'camera', state: 'on', provider: 'cpu' }]))).toBe('CPU');
-    expect(providerSummary(status([{ modality: 'camera', state: 'on', provider: 'cuda' }, { modality: 'lidar', state: 'on', provider: 'cpu' }]))).toBe('CUDA + CPU');
+    expect(
+      providerSummary(
+        status([
+          { modality: 'camera', state: 'on', provider: 'cuda' },
+          { modality: 'lidar', state: 'on', provider: 'cpu' },
+        ]),
+      ),
+    ).toBe('CUDA + CPU');
     expect(providerSummary(status([{ modality: 'camera', state: 'off', problem: 'missing' }]))).toBe('—');
   });
 

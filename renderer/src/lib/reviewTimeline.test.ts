@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { ReviewMarker } from './contract.ts';
-import { adjacentMarker, MARKER_KINDS, MARKER_STYLE, markerName, seekAfterKey, seriesColumns, seriesRange, timeAtFraction, timeFraction } from './reviewTimeline.ts';
+import {
+  adjacentMarker,
+  MARKER_KINDS,
+  MARKER_STYLE,
+  markerName,
+  seekAfterKey,
+  seriesColumns,
+  seriesRange,
+  timeAtFraction,
+  timeFraction,
+} from './reviewTimeline.ts';
 
 const START_MS = new Date(2025, 4, 6, 12, 0, 0, 0).getTime();
 const END_MS = START_MS + 60_000;
@@ -52,7 +62,9 @@ describe('the review timeline', () => {
   });
 
   it('names a marker button by its kind, clock time and label', () => {
-    expect(markerName({ kind: 'intervention', atMs: START_MS + 3_004_200, label: 'Intervention (31 ticks)' })).toBe('Intervention at 12:50:04.2: Intervention (31 ticks)');
+    expect(markerName({ kind: 'intervention', atMs: START_MS + 3_004_200, label: 'Intervention (31 ticks)' })).toBe(
+      'Intervention at 12:50:04.2: Intervention (31 ticks)',
+    );
   });
 
   it('gives every kind of marker its own colour and shape', () => {
@@ -63,7 +75,10 @@ describe('the review timeline', () => {
 
   it('plots a series against seconds from the log start, so plots line up with the bar', () => {
     const columns = seriesColumns({ name: 'Speed', unit: 'm/s', timesMs: [START_MS, START_MS + 1500], values: [0, null] }, START_MS);
-    expect(columns).toEqual([[0, 1.5], [0, null]]);
+    expect(columns).toEqual([
+      [0, 1.5],
+      [0, null],
+    ]);
   });
 
   it('keeps zero in view and never collapses the y range to a line', () => {

@@ -19,6 +19,9 @@ describe('the connection form', () => {
   it('builds serial addresses and reads connection states as words', () => {
     expect(serialAddress('/dev/ttyACM0', 57600)).toBe('serial:/dev/ttyACM0?baud=57600');
     expect(connectionLine({ robot: 'sim', status: 'connected' }).text).toBe('Connected to sim');
-    expect(connectionLine({ robot: 'ws://h:1', status: 'failed', error: 'nothing answered' })).toEqual({ text: 'Could not connect to ws://h:1: nothing answered', tone: 'error' });
+    expect(connectionLine({ robot: 'ws://h:1', status: 'failed', error: 'nothing answered' })).toEqual({
+      text: 'Could not connect to ws://h:1: nothing answered',
+      tone: 'error',
+    });
   });
 });

@@ -37,7 +37,13 @@ describe('trailInRobotFrame', () => {
 
   it('rotates by the robot heading', () => {
     // Facing odom +y (yaw 90°): a point at odom +x of the robot lies on its right (negative y).
-    const points = trailInRobotFrame([{ xM: 2, yM: 1 }, { xM: 1, yM: 2 }], { xM: 1, yM: 1, yawRad: Math.PI / 2 });
+    const points = trailInRobotFrame(
+      [
+        { xM: 2, yM: 1 },
+        { xM: 1, yM: 2 },
+      ],
+      { xM: 1, yM: 1, yawRad: Math.PI / 2 },
+    );
     expect(points[0]).toBeCloseTo(0);
     expect(points[1]).toBeCloseTo(-1);
     expect(points[2]).toBeCloseTo(1);

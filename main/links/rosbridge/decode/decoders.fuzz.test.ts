@@ -40,10 +40,7 @@ const wireValue: fc.Arbitrary<unknown> = fc.oneof(
 function mutated(template: Record<string, unknown>): fc.Arbitrary<unknown> {
   const keys = Object.keys(template);
   const patch = fc.dictionary(fc.constantFrom(...keys), fc.option(wireValue, { nil: undefined }), { maxKeys: 3 });
-  return fc.oneof(
-    { weight: 6, arbitrary: patch.map((changes) => ({ ...template, ...changes })) },
-    { weight: 1, arbitrary: fc.anything() },
-  );
+  return fc.oneof({ weight: 6, arbitrary: patch.map((changes) => ({ ...template, ...changes })) }, { weight: 1, arbitrary: fc.anything() });
 }
 
 type Decoder = (wire: unknown) => Decoded<RobotMessage>;
@@ -98,7 +95,18 @@ describe('decoders under generated garbage', () => {
   });
 
   it('LaserScan', () => {
-    const scan = { header: HEADER, angle_min: -1, angle_max: 1, angle_increment: 0.1, time_increment: 0, scan_time: 0.1, range_min: 0.1, range_max: 8, ranges: [1, null, 2], intensities: [] };
+    const scan = {
+      header: HEADER,
+      angle_min: -1,
+      angle_max: 1,
+      angle_increment: 0.1,
+      time_increment: 0,
+      scan_time: 0.1,
+      range_min: 0.1,
+      range_max: 8,
+      ranges: [1, null, 2],
+      intensities: [],
+    };
     checkNeverThrows(decodeLaserScan, mutated(scan), (msg) => {
       if (msg.kind !== 'LaserScan') throw new Error(msg.kind);
       allFinite(msg.angleMinRad, msg.angleMaxRad, msg.angleIncrementRad, msg.rangeMinM, msg.rangeMaxM);
@@ -107,7 +115,17 @@ describe('decoders under generated garbage', () => {
   });
 
   it('PointCloud2', () => {
-    const cloud = { header: HEADER, height: 1, width: 2, fields: [{ name: 'x', offset: 0, datatype: 7, count: 1 }], is_bigendian: 0, point_step: 4, row_step: 8, data: new Uint8Array(8), is_dense: true };
+    const cloud = {
+      header: HEADER,
+      height: 1,
+      width: 2,
+      fields: [{ name: 'x', offset: 0, datatype: 7, count: 1 }],
+      is_bigendian: 0,
+      point_step: 4,
+      row_step: 8,
+      data: new Uint8Array(8),
+      is_dense: true,
+    };
     checkNeverThrows(decodePointCloud2, mutated(cloud), (msg) => {
       if (msg.kind !== 'PointCloud2') throw new Error(msg.kind);
       expect(msg.data.length).toBeGreaterThanOrEqual(msg.rowStepBytes * msg.height);
@@ -135,7 +153,12 @@ describe('decoders under generated garbage', () => {
   });
 
   it('Odometry', () => {
-    const odom = { header: HEADER, child_frame_id: 'base', pose: { pose: { position: VECTOR, orientation: QUATERNION } }, twist: { twist: { linear: VECTOR, angular: VECTOR } } };
+    const odom = {
+      header: HEADER,
+      child_frame_id: 'base',
+      pose: { pose: { position: VECTOR, orientation: QUATERNION } },
+      twist: { twist: { linear: VECTOR, angular: VECTOR } },
+    };
     checkNeverThrows(decodeOdometry, mutated(odom), (msg) => {
       if (msg.kind !== 'Odometry') throw new Error(msg.kind);
       allFinite(msg.odomFromBaseXM, msg.odomFromBaseYM, msg.odomFromBaseYawRad, msg.linearMps, msg.angularRadps);

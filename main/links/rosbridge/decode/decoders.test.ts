@@ -68,8 +68,12 @@ describe('message decoders', () => {
     const fromJpeg = decodeCompressedImageAsImage({ header: ROS1_HEADER, format: 'rgb8; jpeg compressed bgr8', data: new Uint8Array(jpg) });
     expect(fromJpeg).toMatchObject({ ok: true, msg: { width: 16, height: 16, encoding: 'rgb8' } });
     expect(fromJpeg.ok && Math.abs(fromJpeg.msg.data[0]! - 200)).toBeLessThan(4);
-    expect(problemOf(decodeCompressedImageAsImage({ header: ROS1_HEADER, format: '16UC1; compressedDepth', data: new Uint8Array([0, 0, 0, 0, 1, 2]) }))).toMatch(/neither JPEG nor PNG/);
-    expect(problemOf(decodeCompressedImageAsImage({ header: ROS1_HEADER, format: 'jpeg', data: new Uint8Array([0xff, 0xd8, 1, 2, 3]) }))).toMatch(/damaged JPEG/);
+    expect(
+      problemOf(decodeCompressedImageAsImage({ header: ROS1_HEADER, format: '16UC1; compressedDepth', data: new Uint8Array([0, 0, 0, 0, 1, 2]) })),
+    ).toMatch(/neither JPEG nor PNG/);
+    expect(problemOf(decodeCompressedImageAsImage({ header: ROS1_HEADER, format: 'jpeg', data: new Uint8Array([0xff, 0xd8, 1, 2, 3]) }))).toMatch(
+      /damaged JPEG/,
+    );
   });
 
   it('refuse a PNG that declares an absurd size before decoding it', () => {
@@ -80,7 +84,18 @@ describe('message decoders', () => {
   });
 
   it('keep non-finite ranges in a scan but refuse non-finite angles', () => {
-    const scan = { header: ROS1_HEADER, angle_min: -1, angle_max: 1, angle_increment: 0.5, time_increment: 0, scan_time: 0.1, range_min: 0.1, range_max: 10, ranges: new Float32Array([1, Infinity, NaN]), intensities: [] };
+    const scan = {
+      header: ROS1_HEADER,
+      angle_min: -1,
+      angle_max: 1,
+      angle_increment: 0.5,
+      time_increment: 0,
+      scan_time: 0.1,
+      range_min: 0.1,
+      range_max: 10,
+      ranges: new Float32Array([1, Infinity, NaN]),
+      intensities: [],
+    };
     const result = decodeLaserScan(scan);
     expect(result.ok && [...result.msg.rangesM]).toEqual([1, Infinity, NaN]);
     expect(problemOf(decodeLaserScan({ ...scan, angle_increment: null }))).toMatch(/angle_increment: expected a finite number, got NaN/);
@@ -95,10 +110,20 @@ describe('message decoders', () => {
   });
 
   it('refuse IMU and odometry with non-finite values', () => {
-    const imu = { header: ROS1_HEADER, orientation: { x: 0, y: 0, z: 0, w: 1 }, angular_velocity: { x: 0, y: 0, z: null }, linear_acceleration: { x: 0, y: 0, z: 9.8 } };
+    const imu = {
+      header: ROS1_HEADER,
+      orientation: { x: 0, y: 0, z: 0, w: 1 },
+      angular_velocity: { x: 0, y: 0, z: null },
+      linear_acceleration: { x: 0, y: 0, z: 9.8 },
+    };
     expect(problemOf(decodeImu(imu))).toMatch(/angular_velocity\.z: expected a finite number/);
     const pose = { position: { x: 1, y: 2, z: 0 }, orientation: { x: 0, y: 0, z: Math.sin(0.25), w: Math.cos(0.25) } };
-    const odom = { header: ROS1_HEADER, child_frame_id: 'base', pose: { pose, covariance: [] }, twist: { twist: { linear: { x: 0.3, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0.2 } }, covariance: [] } };
+    const odom = {
+      header: ROS1_HEADER,
+      child_frame_id: 'base',
+      pose: { pose, covariance: [] },
+      twist: { twist: { linear: { x: 0.3, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0.2 } }, covariance: [] },
+    };
     const decoded = decodeOdometry(odom);
     expect(decoded).toMatchObject({ ok: true, msg: { odomFromBaseXM: 1, odomFromBaseYM: 2, linearMps: 0.3, angularRadps: 0.2 } });
     expect(decoded.ok && decoded.msg.odomFromBaseYawRad).toBeCloseTo(0.5, 9);
@@ -109,14 +134,25 @@ describe('message decoders', () => {
       header: ROS1_HEADER,
       height: 1,
       width: 2,
-      fields: [{ name: 'x', offset: 0, datatype: 7, count: 1 }, { name: 'y', offset: 4, datatype: 7, count: 1 }],
+      fields: [
+        { name: 'x', offset: 0, datatype: 7, count: 1 },
+        { name: 'y', offset: 4, datatype: 7, count: 1 },
+      ],
       is_bigendian: false,
       point_step: 8,
       row_step: 16,
       data: new Uint8Array(16),
       is_dense: true,
     };
-    expect(decodePointCloud2(cloud)).toMatchObject({ ok: true, msg: { fields: [{ name: 'x', datatype: 'float32' }, { name: 'y', offsetBytes: 4 }] } });
+    expect(decodePointCloud2(cloud)).toMatchObject({
+      ok: true,
+      msg: {
+        fields: [
+          { name: 'x', datatype: 'float32' },
+          { name: 'y', offsetBytes: 4 },
+        ],
+      },
+    });
     expect(problemOf(decodePointCloud2({ ...cloud, fields: [{ name: 'z', offset: 6, datatype: 7, count: 1 }] }))).toMatch(/does not fit in point_step 8/);
     expect(problemOf(decodePointCloud2({ ...cloud, data: new Uint8Array(15) }))).toMatch(/data has 15 bytes/);
     expect(problemOf(decodePointCloud2({ ...cloud, fields: [{ name: 'x', offset: 0, datatype: 9, count: 1 }] }))).toMatch(/datatype 9/);

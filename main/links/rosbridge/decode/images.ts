@@ -45,7 +45,10 @@ export function decodeImage(wire: unknown): Decoded<Image> {
     }
     const data = message.bytes('data');
     if (data.length < step * height) {
-      throw new DecodeProblem(`data has ${data.length} bytes; step × height is ${step * height}`, 'The image was truncated on its way (publisher or bridge); check the driver and the bridge\'s maximum message size.');
+      throw new DecodeProblem(
+        `data has ${data.length} bytes; step × height is ${step * height}`,
+        "The image was truncated on its way (publisher or bridge); check the driver and the bridge's maximum message size.",
+      );
     }
     return { msg: toImage(header.frameId, width, height, step, layout, data), stampMs: header.stampMs };
   });

@@ -15,15 +15,17 @@ const encoder = new TextEncoder();
 /** Bytes as a sensor might send them: plausible lines, their fragments, and noise. */
 const linePiece: fc.Arbitrary<Uint8Array> = fc.oneof(
   fc.uint8Array({ maxLength: 160 }),
-  fc.constantFrom(
-    '$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47\r\n',
-    '$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W*6A\r\n',
-    't_ms,left_ticks,vbat\n',
-    '10,-5,7.42\n',
-    '{"t":1,"imu":{"ax":0.5}}\n',
-    '\n',
-    '\r\n',
-  ).map((text) => encoder.encode(text)),
+  fc
+    .constantFrom(
+      '$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47\r\n',
+      '$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W*6A\r\n',
+      't_ms,left_ticks,vbat\n',
+      '10,-5,7.42\n',
+      '{"t":1,"imu":{"ax":0.5}}\n',
+      '\n',
+      '\r\n',
+    )
+    .map((text) => encoder.encode(text)),
   fc.oneof(fc.string({ maxLength: 60 }), fc.json({ maxDepth: 4 })).map((text) => encoder.encode(`${text}\n`)),
 );
 

@@ -12,7 +12,11 @@ const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 describe('LineSplitter', () => {
   it('gives the same lines whatever the chunking, for LF and CRLF', () => {
     fuzz(
-      [fc.array(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 30 }).filter((s) => !/[\r\n]/.test(s))), fc.boolean(), fc.array(fc.integer({ min: 1, max: 17 }))],
+      [
+        fc.array(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 30 }).filter((s) => !/[\r\n]/.test(s))),
+        fc.boolean(),
+        fc.array(fc.integer({ min: 1, max: 17 })),
+      ],
       (lines, crlf, cuts) => {
         const stream = bytes(lines.map((line) => `${line}${crlf ? '\r\n' : '\n'}`).join(''));
         const splitter = new LineSplitter();
@@ -30,7 +34,10 @@ describe('LineSplitter', () => {
 
   it('drops an over-long line, reports it, and goes on', () => {
     const splitter = new LineSplitter(16);
-    expect(splitter.push(bytes(`${'x'.repeat(100)}\nok\n`))).toEqual([{ kind: 'overlong', droppedBytes: 100 }, { kind: 'line', text: 'ok' }]);
+    expect(splitter.push(bytes(`${'x'.repeat(100)}\nok\n`))).toEqual([
+      { kind: 'overlong', droppedBytes: 100 },
+      { kind: 'line', text: 'ok' },
+    ]);
   });
 });
 

@@ -32,9 +32,7 @@ export interface RmcFix {
   courseDeg: number;
 }
 
-export type NmeaParse =
-  | { ok: true; sentence: GgaFix | RmcFix }
-  | { ok: false; reason: 'checksum' | 'malformed' | 'unsupported'; detail: string };
+export type NmeaParse = { ok: true; sentence: GgaFix | RmcFix } | { ok: false; reason: 'checksum' | 'malformed' | 'unsupported'; detail: string };
 
 const SENTENCE = /^\$([A-Z]{2})([A-Z]{3}),([\x20-\x7e]*)\*([0-9A-Fa-f]{2})$/;
 const KNOTS_TO_MPS = 1852 / 3600;

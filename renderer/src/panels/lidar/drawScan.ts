@@ -31,7 +31,13 @@ export interface LidarView {
  * trailM: the robot's recent positions, oldest first, as interleaved x, y pairs in the robot frame.
  * predictedM: where the world model expects it to go, from the robot on, as [x, y] in the robot frame.
  */
-export function drawScan(context: CanvasRenderingContext2D, view: LidarView, scan: ScanFrame | undefined, trailM: Float32Array, predictedM: ReadonlyArray<readonly [number, number]> = []): void {
+export function drawScan(
+  context: CanvasRenderingContext2D,
+  view: LidarView,
+  scan: ScanFrame | undefined,
+  trailM: Float32Array,
+  predictedM: ReadonlyArray<readonly [number, number]> = [],
+): void {
   const { widthPx, heightPx, pixelRatio, viewRadiusM } = view;
   context.save();
   context.fillStyle = COLOURS.background;
@@ -103,7 +109,13 @@ function drawTrail(context: CanvasRenderingContext2D, trailM: Float32Array, cent
 }
 
 /** The world model's predicted path: dashed, so it never reads as where the robot has been. */
-function drawPredicted(context: CanvasRenderingContext2D, pathM: ReadonlyArray<readonly [number, number]>, centre: { x: number; y: number }, pxPerM: number, pixelRatio: number): void {
+function drawPredicted(
+  context: CanvasRenderingContext2D,
+  pathM: ReadonlyArray<readonly [number, number]>,
+  centre: { x: number; y: number },
+  pxPerM: number,
+  pixelRatio: number,
+): void {
   if (pathM.length < 2) return;
   context.save();
   context.strokeStyle = COLOURS.predicted;
