@@ -42,7 +42,7 @@ async function readyApp(argv?: string[]): Promise<FakeUtilityProcess> {
 }
 
 function tokenOf(core: FakeUtilityProcess): string {
-  return core.args[core.args.indexOf('--token') + 1] ?? '';
+  return core.args.find((arg) => arg.startsWith('--token='))?.slice('--token='.length) ?? '';
 }
 
 async function serve(core: FakeUtilityProcess): Promise<BrowserWindow> {
@@ -83,7 +83,7 @@ describe('starting the desktop app', () => {
     const core = await readyApp(['/usr/bin/electron', 'app/dist/main.js', '--', '--robot', 'ws://robot.local:9090']);
 
     expect(core.modulePath).toBe(path.resolve(import.meta.dirname, '..', 'main', 'cli', 'reins.mjs'));
-    expect(core.args).toEqual(['start', '--headless', '--port', '0', '--token', tokenOf(core), '--robot', 'ws://robot.local:9090']);
+    expect(core.args).toEqual(['start', '--headless', '--port=0', `--token=${tokenOf(core)}`, '--robot=ws://robot.local:9090']);
     expect(tokenOf(core)).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(core.options).toEqual({ stdio: 'pipe', serviceName: 'Reins core' });
   });
