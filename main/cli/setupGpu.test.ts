@@ -48,3 +48,18 @@ describe('reins setup gpu on a machine where no GPU path can work', () => {
     expect(after).toEqual(before);
   }, 60_000);
 });
+
+describe('reins setup gpu --check --json', () => {
+  it('prints one JSON document naming each path and what it lacks', async () => {
+    const failure = await promisify(execFile)(process.execPath, [REINS, 'setup', 'gpu', '--check', '--json']).catch(
+      (error: { code: number; stdout: string }) => error,
+    );
+    expect(failure).toMatchObject({ code: 1 });
+    const report = JSON.parse((failure as { stdout: string }).stdout) as { paths: { id: string; canWork: boolean; missing: string[] }[] };
+    expect(report.paths.map((path) => [path.id, path.canWork])).toEqual([
+      ['onnxruntime-cuda', false],
+      ['tfjs-node-gpu', false],
+    ]);
+    expect(report.paths.every((path) => path.missing.length > 0)).toBe(true);
+  }, 30_000);
+});

@@ -16,10 +16,10 @@ export interface GpuCheckReport {
   paths: { id: string; purpose: string; needs: string; canWork: boolean; missing: string[] }[];
 }
 
-export function gpuCheckReport(facts: GpuFacts): GpuCheckReport {
+export function gpuCheckReport(facts: GpuFacts, verdicts: readonly GpuPathVerdict[] = judgeGpuPaths(facts, GPU_PATHS)): GpuCheckReport {
   return {
     facts,
-    paths: judgeGpuPaths(facts, GPU_PATHS).map((verdict: GpuPathVerdict) => ({
+    paths: verdicts.map((verdict) => ({
       id: verdict.path.id,
       purpose: verdict.path.purpose,
       needs: `${verdict.path.npmPackage}: ${verdict.path.cudaText}, ${verdict.path.cudnnText}`,
@@ -71,16 +71,23 @@ export async function runSetupCommand(argv: string[]): Promise<number> {
     if (values.check) throw new UsageError('--check goes with setup gpu');
     return printOutcomes(await removeGpuPaths(), values.json ?? false);
   }
-  const report = gpuCheckReport(readGpuFacts());
-  process.stdout.write(`${values.json ? JSON.stringify(report, undefined, 2) : formatGpuCheck(report)}\n`);
-  if (!report.paths.some((path) => path.canWork)) return 1;
-  if (values.check) return 0;
-  return printOutcomes(await installGpuPaths(judgeGpuPaths(report.facts, GPU_PATHS)), values.json ?? false);
+  const facts = readGpuFacts();
+  const verdicts = judgeGpuPaths(facts, GPU_PATHS);
+  const report = gpuCheckReport(facts, verdicts);
+  const workable = verdicts.some((verdict) => verdict.canWork);
+  // Only what can work is installed; with --check, or when nothing can, nothing is touched.
+  const installed = workable && !values.check ? await installGpuPaths(verdicts) : undefined;
+  if (values.json) process.stdout.write(`${JSON.stringify(installed ? { ...report, installed } : report, undefined, 2)}\n`);
+  else process.stdout.write(`${formatGpuCheck(report)}\n${installed ? `\n${formatOutcomes(installed)}\n` : ''}`);
+  if (!workable) return 1;
+  return installed === undefined || installed.every((outcome) => outcome.ok) ? 0 : 1;
+}
+
+function formatOutcomes(outcomes: readonly GpuStepOutcome[]): string {
+  return outcomes.map((outcome) => `${outcome.ok ? 'done' : 'FAILED'}: ${outcome.path} — ${outcome.detail}`).join('\n');
 }
 
 function printOutcomes(outcomes: readonly GpuStepOutcome[], json: boolean): number {
-  process.stdout.write(
-    `${json ? JSON.stringify(outcomes, undefined, 2) : outcomes.map((outcome) => `${outcome.ok ? 'done' : 'FAILED'}: ${outcome.path} — ${outcome.detail}`).join('\n')}\n`,
-  );
+  process.stdout.write(`${json ? JSON.stringify(outcomes, undefined, 2) : formatOutcomes(outcomes)}\n`);
   return outcomes.every((outcome) => outcome.ok) ? 0 : 1;
 }

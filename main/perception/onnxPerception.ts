@@ -66,17 +66,38 @@ export async function readEncoderManifest(path: string): Promise<EncoderManifest
  * Loads the manifest's encoders. A missing or invalid manifest throws (the core cannot start without
  * knowing its embedding); a bad encoder only turns its modality off, with an alert.
  */
+/** The settings encoders run with: CUDA when it loads, and the measured thread defaults, unless told otherwise. */
+export function perceptionSettings(options: Partial<PerceptionOptions> = {}): PerceptionOptions {
+  return { provider: 'auto', ...DEFAULT_THREADS, ...options };
+}
+
+/** Where a manifest's encoder file is: beside the manifest. */
+function encoderPath(manifestPath: string, entry: EncoderEntry): string {
+  return resolve(dirname(resolve(manifestPath)), entry.file);
+}
+
+/** One modality's encoder as perception loads it (a bench may time it alone). */
+export function loadEncoderSession(manifestPath: string, entry: EncoderEntry, modality: Modality, settings: PerceptionOptions): Promise<EncoderSession> {
+  return EncoderSession.load({ modality, entry, path: encoderPath(manifestPath, entry), provider: settings.provider, threads: settings });
+}
+
 export async function loadPerception(manifestPath: string = DEFAULT_MANIFEST_PATH, options: Partial<PerceptionOptions> = {}): Promise<OnnxPerception> {
   const manifest = await readEncoderManifest(manifestPath);
-  const settings: PerceptionOptions = { provider: 'auto', ...DEFAULT_THREADS, ...options };
-  const folder = dirname(resolve(manifestPath));
+  const settings = perceptionSettings(options);
   const encoders = await Promise.all(
     MODALITIES.map(async (modality): Promise<ModalityEncoder> => {
       const entry = manifest.encoders[modality];
-      const encoder: ModalityEncoder = { modality, entry, path: entry && resolve(folder, entry.file), session: undefined, problem: undefined, present: false };
+      const encoder: ModalityEncoder = {
+        modality,
+        entry,
+        path: entry && encoderPath(manifestPath, entry),
+        session: undefined,
+        problem: undefined,
+        present: false,
+      };
       if (!entry || !encoder.path) return encoder;
       try {
-        encoder.session = await EncoderSession.load({ modality, entry, path: encoder.path, provider: settings.provider, threads: settings });
+        encoder.session = await loadEncoderSession(manifestPath, entry, modality, settings);
       } catch (error) {
         encoder.problem = (error as Error).message;
       }

@@ -3,18 +3,16 @@
 // initialised encoders of the default shapes (the untrained floor); and the probes that say how
 // useful an embedding is, scored on the perception a session opens.
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import type { ObservationFrame } from '../core/frame.ts';
 import type { DriveCommand } from '../core/messages.ts';
 import { MODALITIES, type Modality } from '../core/perception.ts';
 import { DEFAULT_ENCODER_SHAPES, randomlyInitialised } from '../perception/defaultEncoders.ts';
 import { scoreProbes, type ProbeSample, type ProbeScores } from '../perception/embeddingProbes.ts';
-import { EncoderSession } from '../perception/encoderSession.ts';
 import { writeEncoderSet, writeRandomEncoderSet } from '../perception/encoderSet.ts';
-import { cudaProviderInstalled, DEFAULT_THREADS } from '../perception/executionProvider.ts';
+import { cudaProviderInstalled } from '../perception/executionProvider.ts';
 import { parseEncoderManifest } from '../perception/manifest.ts';
 import { prepareModalityInput } from '../perception/modalityInput.ts';
-import { readEncoderManifest } from '../perception/onnxPerception.ts';
+import { loadEncoderSession, perceptionSettings, readEncoderManifest } from '../perception/onnxPerception.ts';
 import { openEncoders, type PerceptionOptions } from './encoders.ts';
 
 export type { ProbeScores };
@@ -40,9 +38,7 @@ export async function openEncoderAlone(manifestPath: string, modality: Modality,
   const manifest = await readEncoderManifest(manifestPath);
   const entry = manifest.encoders[modality];
   if (!entry) return undefined;
-  const settings: PerceptionOptions = { provider: 'auto', ...DEFAULT_THREADS, ...options };
-  const path = resolve(dirname(resolve(manifestPath)), entry.file);
-  const session = await EncoderSession.load({ modality, entry, path, provider: settings.provider, threads: settings });
+  const session = await loadEncoderSession(manifestPath, entry, modality, perceptionSettings(options));
   return {
     modality,
     encode: (frame, lastCommand) => (prepareModalityInput(entry, frame, lastCommand, session.input) ? session.run() : undefined),
