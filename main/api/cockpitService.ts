@@ -127,6 +127,12 @@ export class CockpitService implements CockpitApi {
         if (!started.ok) return { ok: false, error: { code: started.code, message: started.message, id: request.id } };
         return { ok: true };
       }
+      case 'end-episode': {
+        if (this.extras.review) return refused(request.id, 'a replay has no episodes to end: it is for review');
+        const ended = this.loop.endEpisode();
+        this.extras.learning?.endEpisode(ended, request.outcome);
+        return { ok: true };
+      }
       case 'rate':
       case 'undo':
       case 'answer':
@@ -376,7 +382,7 @@ export interface CockpitServiceExtras {
   /** Learning from the operator; without it, feedback and version requests are refused. */
   learning?: Pick<
     LearningSession,
-    'rate' | 'undo' | 'answer' | 'promote' | 'rollback' | 'hold' | 'setAutoPromote' | 'setQuestionPace' | 'retrainFromMemory' | 'clip' | 'status'
+    'rate' | 'undo' | 'answer' | 'promote' | 'rollback' | 'hold' | 'setAutoPromote' | 'setQuestionPace' | 'retrainFromMemory' | 'clip' | 'status' | 'endEpisode'
   >;
   /** Review mode; without it, replay requests are refused. */
   review?: ReviewControl;
@@ -390,7 +396,16 @@ export interface CockpitServiceExtras {
 const DRIVING_REQUESTS = new Set<Request['type']>(['drive', 'take-over', 'set-autonomy']);
 
 /** The operator's actions worth a line in the recording (drive commands are recorded as sent). */
-const OPERATOR_ACTIONS = new Set<Request['type']>(['estop', 'estop-release', 'take-over', 'hand-back', 'set-autonomy', 'set-speed-limits', 'connect-robot']);
+const OPERATOR_ACTIONS = new Set<Request['type']>([
+  'estop',
+  'estop-release',
+  'take-over',
+  'hand-back',
+  'set-autonomy',
+  'set-speed-limits',
+  'connect-robot',
+  'end-episode',
+]);
 
 /** A zero drive or autonomy off: letting go is never refused. */
 function isLetGo(request: Request): boolean {
@@ -403,6 +418,8 @@ function actionDetail(request: Request): Record<string, unknown> | undefined {
   switch (request.type) {
     case 'set-autonomy':
       return { enabled: request.enabled };
+    case 'end-episode':
+      return { outcome: request.outcome };
     case 'set-speed-limits':
       return { maxLinearMps: request.maxLinearMps, maxAngularRadps: request.maxAngularRadps };
     case 'connect-robot':

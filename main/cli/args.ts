@@ -168,15 +168,82 @@ export interface BenchArgs {
   /** For the suites that run the encoders (tick, perception). */
   encoders: string | undefined;
   encoderThreads: number | undefined;
+  /** `reins bench learning`'s selection; each field undefined for the default matrix's. */
+  learning: LearningSelection;
 }
+
+export interface LearningSelection {
+  methods: string[] | undefined;
+  tasks: string[] | undefined;
+  operators: string[] | undefined;
+  seeds: number[] | undefined;
+  budgets: number[] | undefined;
+  /** `reins start` arguments for every core of the run (e.g. `--no-world-model`). */
+  startArgs: string[];
+}
+
+const LEARNING_OPTIONS = ['methods', 'task', 'operator', 'seeds', 'budgets', 'no-world-model'] as const;
 
 export function parseBenchArgs(args: string[]): BenchArgs {
   const { values, positionals } = parseArgs({
     args,
     strict: true,
     allowPositionals: true,
-    options: { json: { type: 'string' }, encoders: { type: 'string' }, 'encoder-threads': { type: 'string' } },
+    options: {
+      json: { type: 'string' },
+      encoders: { type: 'string' },
+      'encoder-threads': { type: 'string' },
+      methods: { type: 'string' },
+      task: { type: 'string' },
+      operator: { type: 'string' },
+      seeds: { type: 'string' },
+      budgets: { type: 'string' },
+      'no-world-model': { type: 'boolean', default: false },
+    },
   });
   if (positionals.length !== 1) throw new UsageError('reins bench takes exactly one SUITE');
-  return { suite: positionals[0]!, jsonPath: values.json, ...encoderArgs(values.encoders, values['encoder-threads']) };
+  const suite = positionals[0]!;
+  if (suite !== 'learning') {
+    const given = LEARNING_OPTIONS.filter((name) => values[name] !== undefined && values[name] !== false);
+    if (given.length > 0) throw new UsageError(`${given.map((name) => `--${name}`).join(', ')} apply only to reins bench learning`);
+  }
+  return {
+    suite,
+    jsonPath: values.json,
+    ...encoderArgs(values.encoders, values['encoder-threads']),
+    learning: {
+      methods: names('--methods', values.methods),
+      tasks: names('--task', values.task),
+      operators: names('--operator', values.operator),
+      seeds: wholeNumbers('--seeds', values.seeds),
+      budgets: positiveNumbers('--budgets', values.budgets),
+      startArgs: values['no-world-model'] ? ['--no-world-model'] : [],
+    },
+  };
+}
+
+/** A comma-separated list of names; the names themselves are checked by the bench, which knows them. */
+function names(option: string, text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const list = text.split(',').map((item) => item.trim());
+  if (list.some((item) => item === '')) throw new UsageError(`${option} takes a comma-separated list, got "${text}"`);
+  return list;
+}
+
+function wholeNumbers(option: string, text: string | undefined): number[] | undefined {
+  const list = names(option, text);
+  if (list === undefined) return undefined;
+  const bad = list.filter((item) => !/^\d+$/.test(item) || Number(item) < 1);
+  if (bad.length > 0) throw new UsageError(`${option} takes whole numbers ≥ 1, got ${bad.map((item) => `"${item}"`).join(', ')}`);
+  return list.map(Number);
+}
+
+function positiveNumbers(option: string, text: string | undefined): number[] | undefined {
+  const list = names(option, text);
+  if (list === undefined) return undefined;
+  const bad = list.filter((item) => !/^\d+(\.\d+)?$/.test(item) || !(Number(item) > 0));
+  if (bad.length > 0) throw new UsageError(`${option} takes simulated minutes > 0, got ${bad.map((item) => `"${item}"`).join(', ')}`);
+  const numbers = list.map(Number);
+  if (numbers.some((value, i) => i > 0 && value <= numbers[i - 1]!)) throw new UsageError(`${option} must rise, got "${text}"`);
+  return numbers;
 }

@@ -23,7 +23,7 @@ const USAGE = `Usage:
               [--points-topic /points]            the point cloud the 3D view shows (default /points, else the first PointCloud2)
               [--world-model wm-xs | --no-world-model] [--replay-ratio 64]
                                                   the world model beside the loop, learning from memory (presets: wm-s, wm-xs, wm-xxs)
-  reins sim [--rosbridge-port 9090] [--host 127.0.0.1] [--insecure] [--arena-seed N] [--seed N] [--task reach]
+  reins sim [--rosbridge-port 9090] [--host 127.0.0.1] [--insecure] [--arena-seed N] [--seed N] [--task reach|dock|corridor]
             [--camera WxH@HZ] [--scan BEAMS@HZ] [--points LAYERSxBEAMS@HZ|off] [--prerendered-camera] [--serial-pty PATH] [--identity TOKEN]
   reins probe ROBOT [--seconds 5] [--json]   ROBOT: sim | ws://HOST:PORT | serial:/dev/PATH?baud=N
   reins review FILE.mcap [--rescore] [--memory URI | --no-memory] [--world-model wm-xs | --no-world-model]

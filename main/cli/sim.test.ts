@@ -74,6 +74,11 @@ describe('parseSimArgs', () => {
     expect(() => parseSimArgs(args)).toThrow(UsageError);
     expect(() => parseSimArgs(args)).toThrow(message);
   });
+
+  it('takes every task of the simulated robot, and refuses another by name, listing them', () => {
+    for (const task of ['reach', 'dock', 'corridor']) expect(parseSimArgs(['--task', task]).task).toBe(task);
+    expect(() => parseSimArgs(['--task', 'dance'])).toThrow('--task "dance" is not a task of the simulated robot: pick one of reach, dock, corridor');
+  });
 });
 
 describe('reins sim', () => {
@@ -109,6 +114,39 @@ describe('reins sim', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(stdoutLines).toEqual([`Reins sim: ${url}`]);
+  });
+
+  it('sets the task it is given: /sim/ground_truth says dock, and where to dock', async () => {
+    const child = spawn(process.execPath, [REINS, 'sim', '--rosbridge-port', '0', '--task', 'dock', '--camera', '32x24@5'], {
+      env: { ...process.env, REINS_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no address line within 15 s')), 15_000);
+        createInterface({ input: child.stdout }).on('line', (line) => {
+          const match = /^Reins sim: (ws:\/\/127\.0\.0\.1:\d+)$/.exec(line);
+          if (!match) return;
+          clearTimeout(timer);
+          resolve(match[1]!);
+        });
+      });
+      const socket = new WebSocket(url);
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      const truth = new Promise<{ task: string; dock_pose: { x_m: number } }>((resolve) =>
+        socket.on('message', (data) => {
+          const op = JSON.parse(String(data)) as { op: string; topic?: string; msg?: { task: string; dock_pose: { x_m: number } } };
+          if (op.op === 'publish' && op.topic === '/sim/ground_truth' && op.msg) resolve(op.msg);
+        }),
+      );
+      socket.send(JSON.stringify({ op: 'subscribe', id: 'truth', topic: '/sim/ground_truth', type: 'reins_sim/GroundTruth' }));
+      expect(await truth).toMatchObject({ task: 'dock', dock_pose: { x_m: expect.any(Number) } });
+      socket.close();
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
   });
 
   it('refuses to bind beyond loopback without --insecure', async () => {

@@ -6,11 +6,9 @@ import type { Logger } from 'pino';
 import { DEFAULT_ROSBRIDGE_PORT, startSimRosbridgeServer } from '../sim/rosbridge/server.ts';
 import { startSerialSim } from '../sim/serial/serialSim.ts';
 import { SimRobot } from '../sim/simRobot.ts';
+import { isSimTaskName, SIM_TASKS, type SimTaskName } from '../sim/tasks/taskNames.ts';
 import { createLogger } from '../core/runtime/logger.ts';
 import { UsageError } from './usageError.ts';
-
-export const SIM_TASKS = ['reach'] as const;
-export type SimTaskName = (typeof SIM_TASKS)[number];
 
 export interface SimArgs {
   rosbridgePort: number;
@@ -63,7 +61,7 @@ export function parseSimArgs(args: string[]): SimArgs {
     throw new UsageError(`--rosbridge-port must be 0..65535, got "${values['rosbridge-port']}"`);
   }
   const task = values.task ?? 'reach';
-  if (!(SIM_TASKS as readonly string[]).includes(task)) throw new UsageError(`--task must be one of ${SIM_TASKS.join(', ')}, got "${task}"`);
+  if (!isSimTaskName(task)) throw new UsageError(`--task "${task}" is not a task of the simulated robot: pick one of ${SIM_TASKS.join(', ')}`);
   if (values.identity !== undefined && !/^[A-Za-z0-9._~-]{16,256}$/.test(values.identity)) {
     throw new UsageError('--identity must be 16 to 256 characters of A-Z a-z 0-9 . _ ~ -');
   }
@@ -73,7 +71,7 @@ export function parseSimArgs(args: string[]): SimArgs {
     insecure: values.insecure ?? false,
     arenaSeed: parseSeed('--arena-seed', values['arena-seed'] ?? '1'),
     episodeSeed: parseSeed('--seed', values.seed ?? '1'),
-    task: task as SimTaskName,
+    task,
     camera: values.camera === undefined ? undefined : parseCamera(values.camera),
     scan: values.scan === undefined ? undefined : parseScan(values.scan),
     points: values.points === undefined ? undefined : parsePoints(values.points),
@@ -89,6 +87,7 @@ export async function runSim(args: SimArgs): Promise<number> {
   const robot = new SimRobot({
     arenaSeed: args.arenaSeed,
     episodeSeed: args.episodeSeed,
+    task: args.task,
     camera: args.camera ?? {},
     scan: args.scan ?? {},
     points: args.points ?? {},

@@ -163,6 +163,12 @@ export const SetAutoPromoteRequest = z.strictObject({ type: z.literal('set-auto-
 /** Retrain a fresh policy from everything the memory holds (the slow path), now. */
 export const RetrainFromMemoryRequest = z.strictObject({ type: z.literal('retrain-from-memory'), id: requestId });
 
+/**
+ * The operator ends the robot's episode (the robot reached its goal or failed, and is put back or
+ * reset): the next tick starts a new episode, and nothing learned or remembered joins ticks across it.
+ */
+export const EndEpisodeRequest = z.strictObject({ type: z.literal('end-episode'), id: requestId, outcome: z.enum(['reached-goal', 'failed']) });
+
 /** Shortest pace the operator may set for preference questions. */
 export const MIN_QUESTION_EVERY_SECS = 5;
 
@@ -214,6 +220,7 @@ export const Request = z.discriminatedUnion('type', [
   SetAutoPromoteRequest,
   SetQuestionPaceRequest,
   RetrainFromMemoryRequest,
+  EndEpisodeRequest,
   ReplayPlayRequest,
   ReplayPauseRequest,
   ReplaySeekRequest,

@@ -44,4 +44,25 @@ export interface TickReport {
   commandInEffect: SentCommand | undefined;
   /** The world model's weights that made `belief`; undefined without one, or when it failed this tick. */
   worldModelVersion: string | undefined;
+  /**
+   * Where this tick falls in the session's episodes: the episodes the operator has ended before it
+   * (0 until the first `end-episode`), and its step within its episode. Memory rows and the learner
+   * name the tick by `episodeIdOf(session, episode.index)` and `episode.step`: nothing joins ticks
+   * across an episode's end.
+   */
+  episode: TickEpisode;
+}
+
+export interface TickEpisode {
+  index: number;
+  step: number;
+}
+
+/** How an episode ended, as the operator says it (the `end-episode` request). */
+export type EpisodeOutcome = 'reached-goal' | 'failed';
+export const EPISODE_OUTCOMES: readonly EpisodeOutcome[] = Object.freeze(['reached-goal', 'failed']);
+
+/** The id memory and the learner give a session's episode: the session's own for the first, then `session#2`, `session#3`… */
+export function episodeIdOf(sessionEpisodeId: string, index: number): string {
+  return index === 0 ? sessionEpisodeId : `${sessionEpisodeId}#${index + 1}`;
 }

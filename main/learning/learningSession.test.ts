@@ -19,6 +19,7 @@ function loopForTest() {
       this.policy = policy;
     },
   };
+  let step = 0;
   const tick = (driver: Driver, count = 1, values: readonly number[] = [0, 0]) => {
     for (let i = 0; i < count; i++) {
       nowMs += 100;
@@ -33,6 +34,7 @@ function loopForTest() {
         autonomous: autonomy,
         commandInEffect: undefined,
         worldModelVersion: undefined,
+        episode: { index: 0, step: step++ },
       };
       for (const listener of listeners) listener(report);
     }

@@ -4,7 +4,7 @@
 // the feedback and hands over candidates; without one, feedback is still recorded and the status
 // says learning is off. Nothing here may hold up or break a tick: failures become alerts.
 import type { Policy } from '../core/policy.ts';
-import type { TickReport } from '../core/tickReport.ts';
+import { episodeIdOf, type EpisodeOutcome, type TickEpisode, type TickReport } from '../core/tickReport.ts';
 import type { CoreAlert } from '../core/alert.ts';
 import type { LearningStatus, PolicyVersionStatus } from '../core/contract.ts';
 import { ZERO_DRIVE } from '../core/messages.ts';
@@ -66,7 +66,7 @@ export class LearningSession {
   private readonly stops: Array<() => void> = [];
   private readonly problems = new Map<string, CoreAlert>();
   private clipCache: { questionId: string; clips: Promise<{ left: Clip; right: Clip }> } | undefined;
-  private step = 0;
+  private readonly episodeEnds: Array<{ episodeId: string; outcome: EpisodeOutcome; steps: number; atMs: number }> = [];
   private lastMessage: LearningStatus['lastMessage'];
   private messageSeq = 0;
 
@@ -158,6 +158,21 @@ export class LearningSession {
   setQuestionPace(everySecs: number | undefined): LearningResult {
     this.picker.setPace(everySecs);
     return this.accepted(everySecs === undefined ? 'Preference questions off' : `A preference question at most every ${everySecs} s`);
+  }
+
+  /**
+   * The operator ended an episode (`ended`, as the loop numbered it) and says how: kept with the
+   * session's feedback. The loop has already moved on, so nothing learned joins ticks across it.
+   */
+  endEpisode(ended: TickEpisode, outcome: EpisodeOutcome): LearningResult {
+    const episodeId = episodeIdOf(this.options.episodeId, ended.index);
+    this.episodeEnds.push({ episodeId, outcome, steps: ended.step, atMs: this.clock() });
+    return this.accepted(`Episode ${ended.index + 1} ended: ${outcome === 'reached-goal' ? 'goal reached' : 'failed'} after ${ended.step} ticks`);
+  }
+
+  /** The episodes the operator has ended, oldest first. */
+  endedEpisodes(): ReadonlyArray<{ episodeId: string; outcome: EpisodeOutcome; steps: number; atMs: number }> {
+    return this.episodeEnds;
   }
 
   // ── Clips of the open question ────────────────────────────────────────────────────────────────
@@ -252,11 +267,11 @@ export class LearningSession {
   // ── Inside ────────────────────────────────────────────────────────────────────────────────────
 
   private onTick(report: Readonly<TickReport>): void {
-    const { improver, episodeId } = this.options;
+    const { improver, episodeId: sessionEpisodeId } = this.options;
     const timeMs = report.frame.timeMs;
     const tick: LedgerTick = {
-      episodeId,
-      step: this.step++,
+      episodeId: episodeIdOf(sessionEpisodeId, report.episode.index),
+      step: report.episode.step,
       timeMs,
       driver: report.driver,
       autonomy: report.autonomous,
@@ -269,7 +284,7 @@ export class LearningSession {
     if (!improver) return;
     this.guard('observe', () =>
       improver.observe({
-        episodeId,
+        episodeId: tick.episodeId,
         step: tick.step,
         timeMs,
         embedding: report.embedding.values,

@@ -6,6 +6,7 @@
 // The slow path (retrainFromMemory) trains a fresh learner there on what the memory holds, and the fast
 // path carries on from its weights; SlowPath decides when.
 import { Worker } from 'node:worker_threads';
+import { wallSchedule, type Schedule } from '../core/runtime/schedule.ts';
 import * as tf from '@tensorflow/tfjs-core';
 import { NO_FEEDBACK, type FeedbackSignals, type Segment } from './feedbackTypes.ts';
 import { standardise, type FeatureNorm } from '../core/util/featureNorm.ts';
@@ -38,6 +39,15 @@ export interface OnlineImproverOptions {
   learner: Partial<PolicyLearnerOptions>;
   /** Where every candidate is saved, and restore() looks for the newest (same encoders only). */
   checkpoints?: { folder: string; encoderVersion: string };
+  /** The clock its rounds run on: the loop's (simulated time in lockstep); the wall clock by default. */
+  schedule?: Schedule;
+  /**
+   * When a round's candidate is offered: `when-ready` (a live core: the moment the worker has it), or
+   * `at-next-round` (a lockstep core: the round trains while the loop goes on ticking, as it does live,
+   * and its candidate is offered when the next round is due — the work due by then — so that when a
+   * version starts to drive never depends on how fast the machine is).
+   */
+  candidates?: 'when-ready' | 'at-next-round';
 }
 
 export const DEFAULT_ONLINE_IMPROVER_OPTIONS: Omit<OnlineImproverOptions, 'embeddingSize' | 'limits'> = Object.freeze({
@@ -61,9 +71,12 @@ export class OnlineImprover implements PolicyImprover {
   private signals: FeedbackSignals = NO_FEEDBACK;
   private somethingNew = false;
   private running: Promise<void> | undefined;
-  private readonly timer: NodeJS.Timeout;
+  private readonly stopRounds: () => void;
+  /** A finished round's candidate waiting for its moment (`at-next-round` only). */
+  private held: { result: RoundCandidate; trainedOn: PolicyCandidate['trainedOn'] } | undefined;
   private rounds = 0;
   private versions = 0;
+  private actorSteps = 0;
   private closed = false;
   private saving: Promise<void> = Promise.resolve();
   /** Bumped whenever the frozen reward ensemble takes new weights. */
@@ -101,12 +114,20 @@ export class OnlineImprover implements PolicyImprover {
     // A failed start is reported by the first round (lastError); nobody may be awaiting `ready` yet.
     this.ready.catch(() => undefined);
     this.post({ type: 'init', embeddingSize: this.options.embeddingSize, capacityTicks: this.options.capacityTicks, learner });
-    this.timer = setInterval(() => void this.update(), this.options.updateEverySecs * 1000);
-    this.timer.unref();
+    const schedule = this.options.schedule ?? wallSchedule();
+    this.stopRounds =
+      this.options.candidates === 'at-next-round'
+        ? schedule.every(this.options.updateEverySecs * 1000, () => this.nextRound())
+        : schedule.every(this.options.updateEverySecs * 1000, () => this.update());
   }
 
   problem(): string | undefined {
     return this.lastError;
+  }
+
+  /** Actor steps of every round and retrain that gave a candidate so far. */
+  stepsTaken(): number {
+    return this.actorSteps;
   }
 
   /** The TF.js backend the worker trains on, once it has started. */
@@ -206,10 +227,26 @@ export class OnlineImprover implements PolicyImprover {
     return this.running;
   }
 
+  /**
+   * `at-next-round`'s scheduled work: the round in flight is due now, so it is waited for and its
+   * candidate offered; then the next round starts (if there is something new) and is not waited for.
+   */
+  private async nextRound(): Promise<void> {
+    await this.running;
+    this.offerHeld();
+    void this.update();
+  }
+
+  private offerHeld(): void {
+    const held = this.held;
+    this.held = undefined;
+    if (held !== undefined && !this.closed) this.accept(held.result, held.trainedOn);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.timer);
+    this.stopRounds();
     // The training in flight is abandoned, not waited for (a retrain from memory takes a minute or
     // more): its result would be offered to nobody. Candidates already offered are still saved.
     await this.worker.terminate();
@@ -232,12 +269,15 @@ export class OnlineImprover implements PolicyImprover {
       this.somethingNew = true;
       return;
     }
-    this.accept(result, {
+    this.actorSteps += this.options.stepsPerUpdate;
+    const trainedOn = {
       interventions: signals.interventions.length,
       preferences: signals.preferences.length,
       ratings: signals.ratings.length,
       operatorTicks: result.operatorTicks,
-    });
+    };
+    if (this.options.candidates === 'at-next-round') this.held = { result, trainedOn };
+    else this.accept(result, trainedOn);
   }
 
   /**
@@ -262,6 +302,7 @@ export class OnlineImprover implements PolicyImprover {
       const result = await this.ask(id, { type: 'retrain', id, ticks: teaching.ticks, signals, steps, version: this.nextVersionName() }, transfer);
       if (this.closed) return { ok: false, reason: 'the learner has closed', ticks };
       if (result === undefined) return { ok: false, reason: this.lastReason ?? 'nothing learned', ticks };
+      this.actorSteps += steps;
       const trainedOn = {
         interventions: signals.interventions.length,
         preferences: signals.preferences.length,
@@ -275,6 +316,8 @@ export class OnlineImprover implements PolicyImprover {
     // One piece of training at a time: a retrain waits for a fast round in flight, and holds the next.
     const run = (async () => {
       while (this.running) await this.running;
+      // A fast round's candidate comes first: it was asked for before this retrain.
+      this.offerHeld();
       if (this.closed) return { ok: false as const, reason: 'the learner has closed', ticks: 0 };
       const outcome = retrain();
       // A failed retrain is the caller's to report (SlowPath: the status and the log); the fast path goes on.

@@ -1,6 +1,7 @@
 // When the slow path retrains: soon after start, then each period only if something new was taught,
 // and when the operator asks (joining a retrain in progress); what it did is kept in words.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { LockstepSchedule } from '../core/runtime/schedule.ts';
 import type { RetrainOutcome } from './policyImprover.ts';
 import { SlowPath } from './slowPath.ts';
 
@@ -12,34 +13,54 @@ const DONE: RetrainOutcome = {
 };
 
 describe('SlowPath', () => {
-  beforeEach(() => vi.useFakeTimers());
-  afterEach(() => vi.useRealTimers());
-
-  it('retrains soon after start, then each period only when something new was taught', async () => {
+  it('retrains soon after start, then each period only when something new was taught, on the schedule it is given', async () => {
     const retrain = vi.fn(async () => DONE);
     const told: RetrainOutcome[] = [];
-    const slowPath = new SlowPath(retrain, { firstAfterMs: 1000, everyMs: 60_000, clock: () => 5, onOutcome: (outcome) => told.push(outcome) });
+    const schedule = new LockstepSchedule(0);
+    const slowPath = new SlowPath(retrain, { firstAfterMs: 1000, everyMs: 60_000, schedule, onOutcome: (outcome) => told.push(outcome) });
     slowPath.start();
-    await vi.advanceTimersByTimeAsync(999);
+    await schedule.advanceTo(999);
     expect(retrain).not.toHaveBeenCalled();
-    await vi.advanceTimersByTimeAsync(1);
+    // Lockstep: the retrain due at 1000 ms has finished by the time the clock has moved to it.
+    await schedule.advanceTo(1000);
     expect(retrain).toHaveBeenCalledTimes(1);
     expect(told).toEqual([DONE]);
     expect(slowPath.status()).toEqual({
       running: false,
       everySecs: 60,
-      last: { atMs: 5, ok: true, message: "Retrained from memory as learned-7: 1200 ticks, 400 of them the operator's; 3 interventions, 2 answers, 1 rating" },
+      last: {
+        atMs: 1000,
+        ok: true,
+        message: "Retrained from memory as learned-7: 1200 ticks, 400 of them the operator's; 3 interventions, 2 answers, 1 rating",
+      },
     });
     // Nothing taught since: the period passes without a retrain.
-    await vi.advanceTimersByTimeAsync(60_000);
+    await schedule.advanceTo(61_000);
     expect(retrain).toHaveBeenCalledTimes(1);
     slowPath.noteNew();
-    await vi.advanceTimersByTimeAsync(60_000);
+    await schedule.advanceTo(121_000);
     expect(retrain).toHaveBeenCalledTimes(2);
     await slowPath.close();
     slowPath.noteNew();
-    await vi.advanceTimersByTimeAsync(120_000);
+    await schedule.advanceTo(300_000);
     expect(retrain).toHaveBeenCalledTimes(2);
+    expect(schedule.pending()).toBe(0);
+  });
+
+  it('runs on the wall clock by default', async () => {
+    vi.useFakeTimers();
+    try {
+      const retrain = vi.fn(async () => DONE);
+      const slowPath = new SlowPath(retrain, { firstAfterMs: 1000, everyMs: 60_000 });
+      slowPath.start();
+      await vi.advanceTimersByTimeAsync(999);
+      expect(retrain).not.toHaveBeenCalled();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(retrain).toHaveBeenCalledTimes(1);
+      await slowPath.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('joins a retrain in progress when asked again, and keeps a failure in words', async () => {

@@ -2,6 +2,7 @@
 // (so what earlier sessions taught counts at once), then every `everyMs` when the operator has driven
 // or taught something since the last one, and whenever the operator asks. One retrain at a time: a
 // request during one joins it. A failed retrain is kept in the status and tried again next period.
+import { wallSchedule, type Schedule } from '../core/runtime/schedule.ts';
 import type { RetrainOutcome } from './policyImprover.ts';
 
 export interface SlowPathOptions {
@@ -9,12 +10,16 @@ export interface SlowPathOptions {
   firstAfterMs: number;
   /** Later retrains at most this often, and only when something new was taught. */
   everyMs: number;
-  clock: () => number;
+  /** The clock its times are read on and its retrains scheduled on (the loop's: simulated time in lockstep). */
+  schedule: Schedule;
   /** Told how each retrain ended (a failure as an outcome with its reason), e.g. for the log. */
   onOutcome?: (outcome: RetrainOutcome) => void;
 }
 
-export const DEFAULT_SLOW_PATH_OPTIONS: Readonly<Omit<SlowPathOptions, 'clock' | 'onOutcome'>> = Object.freeze({ firstAfterMs: 10_000, everyMs: 15 * 60_000 });
+export const DEFAULT_SLOW_PATH_OPTIONS: Readonly<Omit<SlowPathOptions, 'schedule' | 'onOutcome'>> = Object.freeze({
+  firstAfterMs: 10_000,
+  everyMs: 15 * 60_000,
+});
 
 export interface SlowPathStatus {
   running: boolean;
@@ -25,7 +30,7 @@ export interface SlowPathStatus {
 
 export class SlowPath {
   private readonly options: SlowPathOptions;
-  private timer: NodeJS.Timeout | undefined;
+  private cancelTimer: (() => void) | undefined;
   private running: Promise<RetrainOutcome> | undefined;
   private somethingNew = true;
   private last: SlowPathStatus['last'];
@@ -35,7 +40,7 @@ export class SlowPath {
     private readonly retrain: () => Promise<RetrainOutcome>,
     options: Partial<SlowPathOptions> = {},
   ) {
-    this.options = { ...DEFAULT_SLOW_PATH_OPTIONS, clock: Date.now, ...options };
+    this.options = { ...DEFAULT_SLOW_PATH_OPTIONS, ...options, schedule: options.schedule ?? wallSchedule() };
     for (const key of ['firstAfterMs', 'everyMs'] as const) {
       if (!(Number.isFinite(this.options[key]) && this.options[key] >= 0))
         throw new RangeError(`slow path ${key} must be a finite number ≥ 0, got ${this.options[key]}`);
@@ -44,9 +49,8 @@ export class SlowPath {
 
   /** Schedules the retrains (an `everyMs` of 0 leaves only the first and the operator's). */
   start(): void {
-    if (this.closed || this.timer !== undefined) return;
-    this.timer = setTimeout(() => this.scheduled(), this.options.firstAfterMs);
-    this.timer.unref();
+    if (this.closed || this.cancelTimer !== undefined) return;
+    this.cancelTimer = this.options.schedule.after(this.options.firstAfterMs, () => this.scheduled());
   }
 
   /** The operator drove or taught something: the next period retrains. */
@@ -62,7 +66,7 @@ export class SlowPath {
     const running = this.retrain()
       .catch((error: unknown): RetrainOutcome => ({ ok: false, reason: (error as Error).message, ticks: 0 }))
       .then((outcome) => {
-        this.last = { atMs: this.options.clock(), ok: outcome.ok, message: describeOutcome(outcome) };
+        this.last = { atMs: this.options.schedule.now(), ok: outcome.ok, message: describeOutcome(outcome) };
         this.options.onOutcome?.(outcome);
         return outcome;
       })
@@ -78,18 +82,16 @@ export class SlowPath {
   /** Stops the schedule and waits for a retrain in progress. */
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.timer);
+    this.cancelTimer?.();
     await this.running;
   }
 
-  private scheduled(): void {
+  /** A scheduled retrain (when something is new), and the next one armed when it has ended; resolves then. */
+  private async scheduled(): Promise<void> {
     if (this.closed) return;
-    const run = this.somethingNew ? this.runNow() : Promise.resolve(undefined);
-    void run.finally(() => {
-      if (this.closed || this.options.everyMs === 0) return;
-      this.timer = setTimeout(() => this.scheduled(), this.options.everyMs);
-      this.timer.unref();
-    });
+    if (this.somethingNew) await this.runNow();
+    if (this.closed || this.options.everyMs === 0) return;
+    this.cancelTimer = this.options.schedule.after(this.options.everyMs, () => this.scheduled());
   }
 }
 

@@ -2,7 +2,7 @@
 // e-stop do not wait for the tick: they pass the arbiter and the safety filter the moment they arrive,
 // also while a tick is waiting for its encoders.
 import type { Policy } from '../core/policy.ts';
-import type { Driver, SentCommand, TickReport } from '../core/tickReport.ts';
+import type { Driver, SentCommand, TickEpisode, TickReport } from '../core/tickReport.ts';
 import type { ObservationFrame } from '../core/frame.ts';
 import type { CoreAlert } from '../core/alert.ts';
 import type { Link, TopicMap } from '../core/link.ts';
@@ -58,6 +58,8 @@ export class ControlLoop {
   private closed = false;
   /** The driving policy; swapped between ticks by `setPolicy` (a new version from the learner). */
   private policy: Policy;
+  /** The episode the next tick belongs to, and its step there. */
+  private episode: TickEpisode = { index: 0, step: 0 };
 
   constructor(
     private readonly parts: ControlLoopParts,
@@ -103,6 +105,18 @@ export class ControlLoop {
   /** Swaps the driving policy between ticks: the next policy action comes from it. Safety still applies to everything it says. */
   setPolicy(policy: Policy): void {
     this.policy = policy;
+  }
+
+  /** The operator ended the episode (the robot was reset, or put back): the next tick starts the next one at step 0. */
+  endEpisode(): TickEpisode {
+    const ended = { ...this.episode };
+    this.episode = { index: this.episode.index + 1, step: 0 };
+    return ended;
+  }
+
+  /** The episode the next tick belongs to. */
+  currentEpisode(): TickEpisode {
+    return { ...this.episode };
   }
 
   lastSent(): SentCommand | undefined {
@@ -230,7 +244,9 @@ export class ControlLoop {
       autonomous: this.arbiter.isAutonomous(),
       commandInEffect: this.path.lastSent(),
       worldModelVersion: belief?.version,
+      episode: Object.freeze({ ...this.episode }),
     });
+    this.episode.step++;
     // Listeners (the memory's writer) only enqueue; none may hold up or break the tick. Each gets the
     // same frozen report and reads the tick's facts from it, never the loop's state, so their order cannot matter.
     for (const listener of this.tickListeners) {

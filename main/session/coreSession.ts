@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { CockpitService } from '../api/cockpitService.ts';
 import { RobotConnections } from '../api/robotConnections.ts';
 import { OnlineImprover } from '../learning/onlineImprover.ts';
+import type { PolicyLearnerOptions } from '../learning/policyLearner.ts';
 import { policyCheckpointFolder } from '../learning/policyCheckpoints.ts';
 import { ReactiveBaselinePolicy } from '../learning/reactiveBaselinePolicy.ts';
 import { SwitchableLink } from '../links/switchableLink.ts';
@@ -25,12 +26,25 @@ import { closeInOrder } from './closeInOrder.ts';
 import { loadEncoders } from './encoders.ts';
 import { defaultCheckpointFolder, loadWorldModel, startWorldModelLearning, type WorldModelLearning } from './worldModelSession.ts';
 import { createControlLoop } from './loopWiring.ts';
+import { wallSchedule, type Schedule } from '../core/runtime/schedule.ts';
 
 export interface CoreSessionOptions {
   /** Where saved world-model and policy versions are read and written; default $XDG_DATA_HOME/reins. */
   dataFolder?: string;
   /** Opens the first robot; default: `openRobot` on the spec (the built-in sim in its own process). */
   openFirstRobot?: () => Promise<OpenedRobot>;
+  /**
+   * The one clock the loop, the cockpit and every learning schedule run on; default: the wall clock.
+   * A lockstep core (the learning bench) passes a LockstepSchedule and drives the ticks itself.
+   */
+  schedule?: Schedule;
+  /**
+   * The policy learner's training signal and settings over its defaults (the learning bench's `bc`
+   * streams set `method: 'bc'`; everything else stays as `reins start` has it).
+   */
+  learner?: Partial<PolicyLearnerOptions>;
+  /** When the policy learner's candidates are offered (OnlineImproverOptions.candidates): a lockstep core offers them at the next round. */
+  candidates?: 'when-ready' | 'at-next-round';
 }
 
 export interface CoreSession {
@@ -43,6 +57,8 @@ export interface CoreSession {
   teaching: LiveLearning;
   /** What the UI's requests go through. */
   cockpit: CockpitService;
+  /** Training steps taken so far: the policy learner's actor steps (rounds and retrains) and the world model's. */
+  learnerSteps(): { policy: number; worldModel: number };
   /**
    * Stops the robot first (the loop's last zero is sent before anything awaits), then closes each part;
    * `beforeLink` parts (the API server) close after the stores and before the robot's link.
@@ -59,6 +75,8 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
   const allocator = tuneAllocator();
   if (!allocator.tuned) log.info({ reason: allocator.reason }, 'the C allocator keeps its defaults');
   const dataFolder = options.dataFolder ?? reinsDataFolder();
+  const schedule = options.schedule ?? wallSchedule();
+  const clock = () => schedule.now();
   const perception = await loadEncoders(args, log);
   const opened = await (options.openFirstRobot ?? (() => openRobot(robot, log, args.simArgs)))();
   // The loop holds one link for the session; the connection manager swaps robots behind it.
@@ -68,6 +86,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
   const loop = await createControlLoop(link, {
     rateHz: args.rateHz,
     watchdogTimeoutMs: args.watchdogMs,
+    clock,
     perception,
     policy: initialPolicy,
     ...(worldModel ? { worldModel: worldModel.filter } : {}),
@@ -95,6 +114,9 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
   const improver = new OnlineImprover({
     embeddingSize: perception.embeddingSize,
     limits: [...SESSION_SPEED_LIMITS],
+    schedule,
+    ...(options.candidates ? { candidates: options.candidates } : {}),
+    ...(options.learner ? { learner: options.learner } : {}),
     checkpoints: { folder: policyCheckpointFolder(dataFolder, perception.version), encoderVersion: perception.version },
   });
   stores.setRewardEstimator((embedding) => improver.rewardEstimate(embedding));
@@ -111,12 +133,14 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
     log,
     episodeId: stores.episodeId,
     improver,
+    schedule,
+    flushMemory: () => stores.flushMemory(),
   });
   // What earlier sessions taught carries on: the newest saved version is offered again.
   const restored = await improver.restore();
   if (restored.restored) log.info({ version: restored.restored }, 'policy restored from an earlier session');
   for (const reason of restored.refused) log.warn({ reason }, 'a saved policy was not used');
-  const cockpit = new CockpitService(link, loop, Date.now, {
+  const cockpit = new CockpitService(link, loop, clock, {
     connections,
     worldModelStatus: () => learning?.status(),
     learning: teaching.session,
@@ -138,6 +162,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
     worldModelLearning: learning,
     teaching,
     cockpit,
+    learnerSteps: () => ({ policy: improver.stepsTaken(), worldModel: learning?.status().trainSteps ?? 0 }),
     shutdown(beforeLink = []) {
       // The robot's stop comes first and must succeed (it is sent before close() first awaits); after it,
       // a part that fails to close is reported and the rest still close.

@@ -10,6 +10,7 @@ import type { PolicyImprover, RetrainOutcome } from '../learning/policyImprover.
 import { readMemoryTeaching } from '../learning/memoryTeaching.ts';
 import type { ClipTopics } from '../learning/questionClips.ts';
 import { SlowPath, type SlowPathOptions } from '../learning/slowPath.ts';
+import { wallSchedule, type Schedule } from '../core/runtime/schedule.ts';
 import { Memory } from '../memory/memory.ts';
 import type { TickSpace } from '../memory/tickSchema.ts';
 import { LiveRecordingReader } from '../recording/liveRecordingReader.ts';
@@ -35,10 +36,14 @@ export interface LearningWiring {
   /** The slow path's bounds and pace; overrides for tests. */
   slowPath?: Partial<SlowPathSettings>;
   /** Overrides for tests (question pace, segment length…). */
-  session?: Partial<Pick<LearningSessionOptions, 'picker' | 'ledger' | 'minDrivingSecsForRate' | 'trend' | 'clock'>>;
+  session?: Partial<Pick<LearningSessionOptions, 'picker' | 'ledger' | 'minDrivingSecsForRate' | 'trend'>>;
+  /** The loop's clock, which the session's times and the slow path's schedule follow; default: the wall clock. */
+  schedule?: Schedule;
+  /** Writes the ticks the memory's writer holds, so that a retrain from memory reads every tick lived so far. */
+  flushMemory?: () => Promise<void>;
 }
 
-export interface SlowPathSettings extends Omit<SlowPathOptions, 'clock' | 'onOutcome'> {
+export interface SlowPathSettings extends Omit<SlowPathOptions, 'schedule' | 'onOutcome'> {
   /** The newest driven ticks a retrain reads (1 hour at 10 Hz). */
   maxTicks: number;
   /** Actor steps of one retrain. */
@@ -54,6 +59,7 @@ export interface LiveLearning {
 
 export async function startLearning(wiring: LearningWiring): Promise<LiveLearning> {
   const { loop, link, log } = wiring;
+  const schedule = wiring.schedule ?? wallSchedule();
   // A connection of its own to the memory, for the low-rate corrections table; the tick writer's
   // memory does the maintenance.
   const memory = wiring.memoryUri === undefined ? undefined : await Memory.open({ uri: wiring.memoryUri, maintenance: { periodMs: 0 } });
@@ -82,12 +88,15 @@ export async function startLearning(wiring: LearningWiring): Promise<LiveLearnin
   let slowPath: SlowPath | undefined;
   if (memory && space && improver?.retrainFromMemory) {
     const { maxTicks, steps, ...pace } = { ...DEFAULT_SLOW_PATH_SETTINGS, ...wiring.slowPath };
-    const read = async () => readMemoryTeaching(await memory.ticks(space), memory.records, maxTicks);
+    const read = async () => {
+      await wiring.flushMemory?.();
+      return readMemoryTeaching(await memory.ticks(space), memory.records, maxTicks);
+    };
     const logOutcome = (outcome: RetrainOutcome) =>
       outcome.ok
         ? log.info({ version: outcome.version, ticks: outcome.ticks, trainedOn: outcome.trainedOn }, 'policy retrained from memory')
         : log.info({ reason: outcome.reason, ticks: outcome.ticks }, 'no policy retrained from memory');
-    slowPath = new SlowPath(() => improver.retrainFromMemory!(read, steps), { ...pace, onOutcome: logOutcome });
+    slowPath = new SlowPath(() => improver.retrainFromMemory!(read, steps), { ...pace, schedule, onOutcome: logOutcome });
   }
   const session = new LearningSession({
     loop,
@@ -106,6 +115,7 @@ export async function startLearning(wiring: LearningWiring): Promise<LiveLearnin
       : {}),
     ...(clipRecording ? { clips: { recording: clipRecording, topics: wiring.topics } } : {}),
     ...(slowPath ? { slowPath } : {}),
+    clock: () => schedule.now(),
     ...wiring.session,
   });
   const stopAlerts = loop.addAlertSource(() => session.alerts());

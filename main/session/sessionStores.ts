@@ -4,6 +4,7 @@
 import type { CoreAlert } from '../core/alert.ts';
 import type { Logger } from 'pino';
 import type { Link } from '../core/link.ts';
+import { episodeIdOf } from '../core/tickReport.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import { defaultMemoryUri } from '../memory/memoryLocation.ts';
 import type { MemoryWriter, WriterStatus } from '../memory/memoryWriter.ts';
@@ -27,8 +28,10 @@ export interface SessionStores {
   memory: { uri: string; space: TickSpace; writtenTicks: () => number; writerStatus: () => WriterStatus } | undefined;
   /** The session's recording; undefined with --no-record. */
   recording: SessionRecording | undefined;
-  /** The episode every tick of this session belongs to (memory rows and feedback name it). */
+  /** The session's first episode; later ones (after the operator's `end-episode`) are `episodeIdOf(episodeId, index)`. Memory rows and feedback name them so. */
   episodeId: string;
+  /** Writes every tick kept so far to memory (a lockstep core calls it before what reads memory runs). */
+  flushMemory(): Promise<void>;
   /**
    * Gives each memory row the reward model's estimate for its tick from now on (the world model's
    * reward head learns it on replay, DESIGN §3). A failing estimator leaves the row without one.
@@ -75,7 +78,6 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
     });
     log.info({ path: recording.path }, 'recording the session');
   }
-  let step = 0;
   let ticks: TickMemory | undefined;
   if (args.remember) {
     const opened = await openTickMemory(args.memory ?? defaultMemoryUri(), perception);
@@ -92,15 +94,22 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
   // Every tick: a memory row pointing into the recording, and in the recording the tick's step, driver,
   // policy version and reward estimate (a review places feedback, named by step, in time with them).
   const stopTicks = loop.onTick((report) => {
-    const tickStep = step++;
+    const tickStep = report.episode.step;
+    const tickEpisodeId = episodeIdOf(episodeId, report.episode.index);
     const rewardEstimate = estimateReward(report.embedding.values);
     const mcapFile = recording?.currentPath();
     recording?.recordTick(
-      { episodeId, step: tickStep, driver: report.driver, policyVersion: report.policyVersion, ...(rewardEstimate === undefined ? {} : { rewardEstimate }) },
+      {
+        episodeId: tickEpisodeId,
+        step: tickStep,
+        driver: report.driver,
+        policyVersion: report.policyVersion,
+        ...(rewardEstimate === undefined ? {} : { rewardEstimate }),
+      },
       report.frame.timeMs,
     );
     ticks?.remember(report, {
-      episodeId,
+      episodeId: tickEpisodeId,
       step: tickStep,
       robotId: link.robotName,
       rewardEstimate,
@@ -113,6 +122,7 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
     memory: memoryFacts,
     recording,
     episodeId,
+    flushMemory: async () => ticks?.writer.flush(),
     setRewardEstimator(estimate) {
       rewardEstimator = estimate;
     },

@@ -50,6 +50,11 @@ export interface WorldModelLearning {
   onWeights(listener: (weights: readonly NamedArray[], version: string) => void): () => void;
   status(): WorldModelStatus;
   alerts(): CoreAlert[];
+  /**
+   * Tells the learner of every tick memory has written, and resolves once it has trained as much as
+   * its replay budget allows for them: a lockstep core awaits it so that learning cannot fall behind.
+   */
+  catchUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -98,6 +103,13 @@ export function startWorldModelLearning(
   learner.on('problem', (message) => log.warn({ message }, 'world-model learner'));
   const paths = new PathPredictions(live, loop.rateHz);
   const weightListeners = new Set<(weights: readonly NamedArray[], version: string) => void>();
+  const noteWritten = () => {
+    const written = memory.writtenTicks();
+    if (written > reported) {
+      learner.noteTicksWritten(written - reported);
+      reported = written;
+    }
+  };
   const stopTicks = loop.onTick((report) => {
     paths.observe(report, report.commandInEffect?.command);
     if (report.belief) {
@@ -114,11 +126,7 @@ export function startWorldModelLearning(
         log.warn({ err: error }, 'the learner’s weights did not fit the filter');
       }
     }
-    const written = memory.writtenTicks();
-    if (written > reported) {
-      learner.noteTicksWritten(written - reported);
-      reported = written;
-    }
+    noteWritten();
   });
   return {
     onWeights(listener: (weights: readonly NamedArray[], version: string) => void): () => void {
@@ -163,6 +171,10 @@ export function startWorldModelLearning(
           hint: 'Driving is unaffected; the world model keeps its last weights. Restart the core to try again.',
         },
       ];
+    },
+    catchUp() {
+      noteWritten();
+      return learner.caughtUp();
     },
     async close() {
       stopTicks();

@@ -1,7 +1,8 @@
-// Everything an episode reset rebuilds: the physics world with the goal in it, a drive train and
-// odometry at rest, sensors that see the episode's solids, and the task that judges it. A fresh
+// Everything an episode reset rebuilds: the physics world with what the task adds to the arena in it
+// (the goal, the corridor, the dock's marker), a drive train and odometry at rest, sensors that see
+// the episode's solids, and the task that judges it. A fresh
 // Rapier world per episode makes each episode depend on its seeds alone, not on the ones before.
-import { DROPPED_OBSTACLE_COLOUR, solidsOf, type Arena, type Episode, type SolidPillar } from './arena.ts';
+import { DROPPED_OBSTACLE_COLOUR, type Arena, type SolidPillar } from './arena.ts';
 import { CameraRenderer, type CameraOptions } from './camera.ts';
 import { DiffDriveBase, DIFF_DRIVE_SPEC } from './diffDrive.ts';
 import type { EpisodeSolids } from './episodeSolids.ts';
@@ -12,11 +13,12 @@ import { RangeCloudSensor, type RangeCloudOptions } from './rangeCloud.ts';
 import type { BodyStepOutcome, RobotBodyPhysics } from './physics.ts';
 import { deriveSeed, SeededRandom } from './random.ts';
 import { RapierPhysics } from './rapierPhysics.ts';
-import { ReachTask, type ReachOptions } from './tasks/reach.ts';
+import { createSimTask, type TaskOptions } from './tasks/simTasks.ts';
 import type { EpisodeState, SimTask } from './tasks/task.ts';
+import { episodeSolids, type TaskEpisode } from './tasks/taskEpisode.ts';
 
 export interface EpisodeWorld {
-  episode: Episode;
+  episode: TaskEpisode;
   solids: EpisodeSolids;
   dropped: SolidPillar[];
   physics: RobotBodyPhysics;
@@ -36,7 +38,7 @@ export interface EpisodeWorld {
 
 export interface EpisodeSetup {
   arena: Arena;
-  episode: Episode;
+  episode: TaskEpisode;
   seed: number;
   index: number;
   noiseSeed: number;
@@ -44,14 +46,13 @@ export interface EpisodeSetup {
   camera: CameraOptions;
   scan: ScanOptions;
   points: RangeCloudOptions;
-  reach: ReachOptions;
+  tasks: TaskOptions;
   physicsStepSecs: number;
 }
 
 export function beginEpisodeWorld(setup: EpisodeSetup): EpisodeWorld {
   const { arena, episode } = setup;
-  const layout = solidsOf(arena, episode.goal);
-  const solids: EpisodeSolids = { boxes: layout.boxes, pillars: [...layout.pillars] };
+  const solids: EpisodeSolids = episodeSolids(arena, episode);
   const spec = DIFF_DRIVE_SPEC;
   const physics = new RapierPhysics(
     solids,
@@ -69,7 +70,7 @@ export function beginEpisodeWorld(setup: EpisodeSetup): EpisodeWorld {
     camera: new CameraRenderer(setup.camera, arena, solids),
     lidar: new Lidar(setup.scan, solids),
     rangeCloud: new RangeCloudSensor(setup.points, solids),
-    task: new ReachTask(arena.sizeM, solids, episode.goal, episode.startPose, setup.reach),
+    task: createSimTask(arena.sizeM, solids, episode, setup.tasks),
     state: { index: setup.index, seed: setup.seed, status: 'running', reason: undefined, elapsedSecs: 0, progress: 0 },
     startSecs: setup.startSecs,
     noiseSeed: setup.noiseSeed,

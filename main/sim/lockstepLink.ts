@@ -12,6 +12,7 @@ import type { ScanOptions } from './lidar.ts';
 import type { RangeCloudOptions } from './rangeCloud.ts';
 import { SimRobot, type SensorOutput, type SensorSink, type SensorStream } from './simRobot.ts';
 import type { ReachOptions } from './tasks/reach.ts';
+import type { SimTaskName } from './tasks/taskNames.ts';
 
 export { startRealtime, type RealtimeOptions } from './realtime.ts';
 
@@ -26,6 +27,8 @@ export interface SimLinkOptions {
    * as fast as they can, and a sweep costs far more than every other sensor of a step together.
    */
   points: Partial<Pick<RangeCloudOptions, 'enabled' | 'layers' | 'beams' | 'rateHz'>>;
+  /** What every episode asks of the robot: 'reach' (the default), 'dock' or 'corridor' (SIM_TASKS). */
+  task: SimTaskName;
   reach: Partial<ReachOptions>;
   /** Start the next episode as soon as one ends (default true); see SimRobotOptions. */
   autoReset: boolean;
@@ -56,6 +59,7 @@ export function createSimLink(options: Partial<SimLinkOptions> = {}): LockstepLi
     camera: options.camera ?? {},
     scan: options.scan ?? {},
     points: { enabled: false, ...options.points },
+    task: options.task ?? 'reach',
     reach: options.reach ?? {},
     autoReset: options.autoReset ?? true,
   });
@@ -66,7 +70,7 @@ export class LockstepLink implements Link {
   readonly robotName: string;
   readonly capabilities: LinkCapabilities = Object.freeze({ sendsCommands: true, simulated: true });
   /** The robot itself, for ground truth and episode resets in benches; never reached through the Link. */
-  readonly robot: SimRobot;
+  private current: SimRobot;
   /** Wall-clock ms of simulated time 0; moves forward only when a real-time driver skips time. */
   private epochMs: number;
   private readonly events = new LinkEventHub('present');
@@ -78,9 +82,25 @@ export class LockstepLink implements Link {
   };
 
   constructor(robot: SimRobot, options: { epochMs: number; robotName: string }) {
-    this.robot = robot;
+    this.current = robot;
     this.epochMs = options.epochMs;
     this.robotName = options.robotName;
+  }
+
+  /** The robot itself, for ground truth and episode resets in benches; never reached through the Link. */
+  get robot(): SimRobot {
+    return this.current;
+  }
+
+  /**
+   * Carries the robot into another arena (a bench moving on to its next training room): `robot` takes
+   * its place behind the link, and the clock runs on from where it was — nothing the core sees jumps
+   * back in time. Subscriptions stay; the new robot publishes from its next step.
+   */
+  relocate(robot: SimRobot): void {
+    const nowMs = this.clockMs();
+    this.current = robot;
+    this.epochMs = nowMs - robot.simTimeSecs() * 1000;
   }
 
   /** Simulated now, on the wall clock: the epoch plus simulated time. */

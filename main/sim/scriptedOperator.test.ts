@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { DEFAULT_TOPIC_MAP } from '../core/link.ts';
 import { twistFromDrive, type DriveCommand } from '../core/messages.ts';
 import { GOAL_COLOUR } from './arena.ts';
+import { EVALUATION_ARENA_SEEDS } from './arenaSeeds.ts';
 import { runEpisodes } from './episodeRunner.ts';
 import type { Pose2D } from './geometry.ts';
 import { createSimLink, type LockstepLink } from './lockstepLink.ts';
@@ -113,5 +114,26 @@ describe('ScriptedOperator', () => {
     const wrong = Array.from({ length: 2000 }, () => fallible.prefer(ahead, stuck)).filter((answer) => answer === 'b').length;
     expect(wrong / 2000).toBeGreaterThan(0.26);
     expect(wrong / 2000).toBeLessThan(0.34);
+  });
+
+  it.each(['dock', 'corridor'] as const)('drives alone to %s success in evaluation arenas, with its usual delay and noise', (task) => {
+    for (const [arenaSeed, episodeSeed] of [
+      [EVALUATION_ARENA_SEEDS[0]!, 1],
+      [EVALUATION_ARENA_SEEDS[7]!, 4],
+    ] as const) {
+      const link = createSimLink({ task, arenaSeed, episodeSeed, autoReset: false, epochMs: 0 });
+      const operator = new ScriptedOperator(link.robot.arena, { seed: episodeSeed });
+      let last: DriveCommand = { linearMps: 1, angularRadps: 1 };
+      while (link.robot.episodeState().status === 'running') {
+        last = operator.drive(link.robot.groundTruth());
+        link.publish(DEFAULT_TOPIC_MAP.command, twistFromDrive(last));
+        link.advance(0.1);
+      }
+      const truth = link.robot.groundTruth();
+      expect(truth.episode, `${task} in arena ${arenaSeed}`).toMatchObject({ status: 'succeeded', reason: task === 'dock' ? 'docked' : 'reached-goal' });
+      expect(truth.collisionCount).toBe(0);
+      // Docked, it lets go of the stick: no shaky hand on a stop.
+      if (task === 'dock') expect(last).toEqual({ linearMps: 0, angularRadps: 0 });
+    }
   });
 });

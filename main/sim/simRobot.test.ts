@@ -203,3 +203,41 @@ describe('SimRobot episodes', () => {
     expect(run()).toEqual(run());
   });
 });
+
+describe('SimRobot tasks', () => {
+  it('docks when it rests at the marked pose, and its ground truth says where that is', () => {
+    const robot = new SimRobot({ task: 'dock', arenaSeed: 80_001, episodeSeed: 2, autoReset: false });
+    const truth = robot.groundTruth();
+    const dock = truth.dockPose!;
+    expect(truth).toMatchObject({ task: 'dock', goal: { xM: dock.xM, yM: dock.yM, radiusM: 0 } });
+    expect(truth.goalDistanceM).toBeCloseTo(Math.hypot(dock.xM - truth.pose.xM, dock.yM - truth.pose.yM), 9);
+    expect(truth.taskObstacles.boxes, 'the marker: a panel and its stripe').toHaveLength(2);
+
+    robot.placeRobot(dock);
+    robot.step(0.3);
+    const docking = robot.groundTruth();
+    expect(docking.nearestObstacleM, 'the marker counts as an obstacle').toBeCloseTo(0.06, 3);
+    expect(docking.episode.status).toBe('running');
+    robot.step(0.3);
+    expect(robot.episodeState()).toMatchObject({ status: 'succeeded', reason: 'docked', progress: 1 });
+  });
+
+  it('fails a dock episode that touches the marker', () => {
+    const robot = new SimRobot({ task: 'dock', arenaSeed: 80_001, episodeSeed: 2, autoReset: false });
+    robot.placeRobot(robot.groundTruth().dockPose!);
+    holdCommand(robot, 0.3, 0, 1);
+    expect(robot.episodeState()).toMatchObject({ status: 'failed', reason: 'collision' });
+  });
+
+  it('keeps its task from episode to episode; a reach episode started by hand is a reach episode', () => {
+    const robot = new SimRobot({ task: 'corridor', arenaSeed: 80_002, episodeSeed: 1, autoReset: false });
+    expect(robot.groundTruth()).toMatchObject({ task: 'corridor', dockPose: undefined });
+    expect(robot.groundTruth().taskObstacles.boxes.length).toBeGreaterThanOrEqual(6);
+    robot.resetEpisode();
+    expect(robot.groundTruth().task).toBe('corridor');
+    robot.startEpisode({ startPose: { xM: -2.5, yM: -2.5, yawRad: 0 }, goal: { xM: 2.5, yM: 2.5, radiusM: 0.15, heightM: 1, colour: GOAL_COLOUR } });
+    expect(robot.groundTruth()).toMatchObject({ task: 'reach', taskObstacles: { boxes: [], pillars: [] } });
+    robot.resetEpisode();
+    expect(robot.groundTruth().task).toBe('corridor');
+  });
+});

@@ -1,8 +1,8 @@
 // The simulated robot: arena, body, drive train and sensors advanced together at a fixed physics
-// step, and the task that judges each episode. It obeys the last drive command until that command is
+// step, and the task (reach, dock or corridor) that judges each episode. It obeys the last drive command until that command is
 // 0.5 s old, then brakes, like a real base whose firmware will not trust a silent operator.
 import { ZERO_DRIVE, type DriveCommand, type Image, type Imu, type JointState, type LaserScan, type Odometry, type PointCloud2 } from '../core/messages.ts';
-import { clearanceM, createArena, placeEpisode, type Arena, type ArenaOptions, type Episode } from './arena.ts';
+import { clearanceM, createArena, type Arena, type ArenaOptions, type Episode, type Footprints } from './arena.ts';
 import { DEFAULT_CAMERA_OPTIONS, type CameraOptions } from './camera.ts';
 import { DIFF_DRIVE_SPEC } from './diffDrive.ts';
 import { beginEpisodeWorld, dropObstacleAhead, recordMotion, restingMotion, type EpisodeWorld } from './episodeWorld.ts';
@@ -15,8 +15,13 @@ import { deriveSeed, SeededRandom } from './random.ts';
 import { RateSchedule } from './schedule.ts';
 import { SensorFaults } from './sensorFaults.ts';
 import type { SensorStream } from './sensorStream.ts';
+import { DEFAULT_CORRIDOR_OPTIONS } from './tasks/corridor.ts';
+import { DEFAULT_DOCK_OPTIONS } from './tasks/dock.ts';
 import { DEFAULT_REACH_OPTIONS, type ReachOptions } from './tasks/reach.ts';
+import { placeTaskEpisode, type TaskOptions } from './tasks/simTasks.ts';
 import type { EpisodeState } from './tasks/task.ts';
+import { episodeSolids, reachEpisode, taskObstacles, type TaskEpisode } from './tasks/taskEpisode.ts';
+import { isSimTaskName, unknownTaskError, type SimTaskName } from './tasks/taskNames.ts';
 
 export const PHYSICS_STEP_SECS = 0.01;
 export const COMMAND_TIMEOUT_SECS = 0.5;
@@ -49,6 +54,9 @@ export interface SimRobotOptions {
   scan: Partial<ScanOptions>;
   /** The multi-layer 3D range sensor behind `/points`; `enabled: false` leaves it out altogether. */
   points: Partial<RangeCloudOptions>;
+  /** What every episode asks of the robot (default 'reach'); resetEpisode places the next one of the same task. */
+  task: SimTaskName;
+  /** reach's time limit and success gap; corridor and dock keep their own (60 s each). */
   reach: Partial<ReachOptions>;
   /**
    * Start the next episode (seed + 1) the moment one ends (the default, as a robot left running
@@ -69,10 +77,23 @@ export interface GroundTruth {
   pose: Pose2D;
   linearMps: number;
   angularRadps: number;
+  /** The episode's task. */
+  task: SimTaskName;
+  /**
+   * What the robot drives to. reach and corridor: the goal pillar. dock: the dock pose's position,
+   * radius 0 (a point on the floor in front of the marker, not a solid).
+   */
   goal: Circle;
-  /** From the robot's centre to the goal's centre. */
+  /** From the robot's centre to the goal's centre (dock: to the dock pose's position). */
   goalDistanceM: number;
-  /** From the robot's rim to the nearest wall or obstacle (the goal is not an obstacle). */
+  /** dock: where the robot must come to rest, facing the marker on the wall; undefined for reach and corridor. */
+  dockPose: Pose2D | undefined;
+  /**
+   * What the task adds to the arena that the robot must keep clear of: the corridor's walls and
+   * clutter, the dock's marker; empty for reach. With the arena's walls and obstacles, the whole map.
+   */
+  taskObstacles: Footprints;
+  /** From the robot's rim to the nearest wall or obstacle, the task's included (the goal is not an obstacle). */
   nearestObstacleM: number;
   /** Obstacles dropped in this episode by injection. */
   droppedObstacles: Circle[];
@@ -93,9 +114,11 @@ export class SimRobot {
   readonly scanOptions: ScanOptions;
   readonly pointsOptions: RangeCloudOptions;
   private readonly arenaSeed: number;
+  /** The task each new episode is placed for. */
+  readonly task: SimTaskName;
   /** Whether a new episode starts by itself when one ends. */
   readonly autoReset: boolean;
-  private readonly reachOptions: ReachOptions;
+  private readonly taskOptions: TaskOptions;
   private world: EpisodeWorld;
   private readonly schedules: Readonly<Record<SensorStream, RateSchedule>>;
   /** The streams this robot has: all of them, less the point cloud when it is off. */
@@ -121,7 +144,10 @@ export class SimRobot {
     this.scanOptions = { ...DEFAULT_SCAN_OPTIONS, ...options.scan };
     this.pointsOptions = { ...DEFAULT_RANGE_CLOUD_OPTIONS, ...options.points };
     this.streams = this.pointsOptions.enabled ? STREAMS : STREAMS.filter((stream) => stream !== 'points');
-    this.reachOptions = { ...DEFAULT_REACH_OPTIONS, ...options.reach };
+    const task: string = options.task ?? 'reach';
+    if (!isSimTaskName(task)) throw unknownTaskError(task);
+    this.task = task;
+    this.taskOptions = { reach: { ...DEFAULT_REACH_OPTIONS, ...options.reach }, corridor: DEFAULT_CORRIDOR_OPTIONS, dock: DEFAULT_DOCK_OPTIONS };
     this.autoReset = options.autoReset ?? true;
     this.schedules = {
       camera: new RateSchedule(this.cameraOptions.rateHz),
@@ -132,7 +158,7 @@ export class SimRobot {
       odom: new RateSchedule(ODOM_RATE_HZ),
     };
     const seed = options.episodeSeed ?? 1;
-    this.world = this.createWorld(placeEpisode(this.arena, seed), seed);
+    this.world = this.createWorld(placeTaskEpisode(this.arena, this.task, seed), seed);
     this.prerenderedFrames = this.prerender(options.prerenderedCameraFrames ?? 0);
   }
 
@@ -159,20 +185,22 @@ export class SimRobot {
     for (let i = 0; i < owedSteps; i++) this.physicsStep(sink);
   }
 
-  /** Starts a new episode: new goal and start pose from the seed (default: the current seed + 1), robot at rest, odometry at zero. */
+  /** Starts a new episode of the robot's task: new goal and start pose from the seed (default: the current seed + 1), robot at rest, odometry at zero. */
   resetEpisode(episodeSeed: number = this.world.state.seed + 1): void {
-    this.replaceWorld(placeEpisode(this.arena, episodeSeed), episodeSeed);
+    this.replaceWorld(placeTaskEpisode(this.arena, this.task, episodeSeed), episodeSeed);
   }
 
-  /** Starts a given episode (tests and scripted tasks); the seed, and so the sensor noise, stays. */
-  startEpisode(episode: Episode): void {
-    const clearance = clearanceM(
-      { boxes: [...this.arena.walls, ...this.arena.obstacles], pillars: [episode.goal] },
-      episode.startPose.xM,
-      episode.startPose.yM,
-    );
-    if (clearance < DIFF_DRIVE_SPEC.bodyRadiusM) throw new RangeError('the episode starts the robot inside a wall, an obstacle or the goal');
-    this.replaceWorld(episode, this.world.state.seed);
+  /**
+   * Starts a given episode (tests and scripted tasks): a reach episode as the arena places one, or an
+   * episode of any task. The seed, and so the sensor noise, stays.
+   */
+  startEpisode(episode: Episode | TaskEpisode): void {
+    const taskEpisode = 'task' in episode ? episode : reachEpisode(episode);
+    const { startPose } = taskEpisode;
+    if (clearanceM(episodeSolids(this.arena, taskEpisode), startPose.xM, startPose.yM) < DIFF_DRIVE_SPEC.bodyRadiusM) {
+      throw new RangeError('the episode starts the robot inside a wall, an obstacle or the goal');
+    }
+    this.replaceWorld(taskEpisode, this.world.state.seed);
   }
 
   episodeState(): EpisodeState {
@@ -218,14 +246,17 @@ export class SimRobot {
     const { physics, episode, solids, dropped, motion } = this.world;
     const pose = physics.pose();
     const { goal } = episode;
-    const obstacles = { boxes: solids.boxes, pillars: dropped };
+    const obstacles = { boxes: solids.boxes, pillars: [...episode.fixtures.pillars, ...dropped] };
     return {
       simTimeSecs: this.simTimeSecs(),
       pose,
       linearMps: motion.forwardMps,
       angularRadps: motion.angularRadps,
+      task: episode.task,
       goal: { xM: goal.xM, yM: goal.yM, radiusM: goal.radiusM },
       goalDistanceM: Math.hypot(goal.xM - pose.xM, goal.yM - pose.yM),
+      dockPose: episode.dockPose,
+      taskObstacles: taskObstacles(episode),
       nearestObstacleM: clearanceM(obstacles, pose.xM, pose.yM) - DIFF_DRIVE_SPEC.bodyRadiusM,
       droppedObstacles: dropped.map(({ xM, yM, radiusM }) => ({ xM, yM, radiusM })),
       contact: this.contactDuringStep,
@@ -235,14 +266,14 @@ export class SimRobot {
     };
   }
 
-  private replaceWorld(episode: Episode, seed: number): void {
+  private replaceWorld(episode: TaskEpisode, seed: number): void {
     const previous = this.world;
     this.world = this.createWorld(episode, seed);
     // Rapier's memory lives outside the JavaScript heap: hand it back now rather than at some GC.
     previous.physics.free();
   }
 
-  private createWorld(episode: Episode, seed: number): EpisodeWorld {
+  private createWorld(episode: TaskEpisode, seed: number): EpisodeWorld {
     this.command = ZERO_DRIVE;
     this.commandTimeSecs = -Infinity;
     this.touching = false;
@@ -257,7 +288,7 @@ export class SimRobot {
       camera: this.cameraOptions,
       scan: this.scanOptions,
       points: this.pointsOptions,
-      reach: this.reachOptions,
+      tasks: this.taskOptions,
       physicsStepSecs: PHYSICS_STEP_SECS,
     });
   }
@@ -291,7 +322,8 @@ export class SimRobot {
   private judgeEpisode(world: EpisodeWorld, contact: boolean, nowSecs: number): void {
     if (world.state.status !== 'running') return;
     const elapsedSecs = nowSecs - world.startSecs;
-    const verdict = world.task.judge({ elapsedSecs, pose: world.physics.pose(), contact });
+    const speedMps = Math.hypot(world.velocity.xMps, world.velocity.yMps);
+    const verdict = world.task.judge({ elapsedSecs, pose: world.physics.pose(), contact, speedMps });
     world.state = { ...world.state, ...verdict, elapsedSecs };
     if (verdict.status === 'running') return;
     this.lastEndedEpisode = world.state;

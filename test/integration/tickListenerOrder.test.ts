@@ -3,6 +3,7 @@
 // and the learning session, whose learner here promotes a new policy version inside its own listener
 // on the tick the operator takes over — run over 300 lockstep ticks of the simulated robot, once in
 // the order they registered and once reversed. Every memory row and every MCAP record must match.
+import { wallSchedule } from '../../main/core/runtime/schedule.ts';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -138,7 +139,7 @@ async function keepSession(order: ListenerOrder, folder: string): Promise<Sessio
     topics: () => ({ ...DEFAULT_TOPIC_MAP }),
     log,
     episodeId: stores.episodeId,
-    session: { clock: rig.now },
+    schedule: wallSchedule(rig.now),
   });
   for (let step = 0; step < TICKS; step++) {
     operatorBefore(step, loop);

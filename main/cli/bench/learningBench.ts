@@ -1,44 +1,22 @@
-// `reins bench learning` (issue 8): does learning from the operator make a policy that drives on its
-// own? On the simulated robot's reach task in lockstep, the scripted operator plays the human: it
-// demonstrates for the first minutes (autonomy off), then watches the policy and takes over when a
-// collision is imminent or the robot is stuck, and answers preference questions (10% wrong, answers
-// landing 200 ms after the question). Three methods run the same stream:
-//   reins — the full learner (weighted behaviour cloning, reward ensemble from interventions and
-//           answers, reward-weighted imitation, a term toward the driving version), with questions;
-//   bc    — behaviour cloning on the operator's ticks only (HG-DAgger), same network, data and
-//           gradient budget, no questions;
-//   none  — no learning: the initial policy drives throughout.
-// After each training budget (simulated minutes) the driving version is evaluated on held-out seeded
-// episodes with nobody to take over; evaluation counts toward no budget.
-import type { Driver } from '../../core/tickReport.ts';
-import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
-import { twistFromDrive, type DriveCommand } from '../../core/messages.ts';
-import { SeededRandom } from '../../core/util/seededRandom.ts';
-import { DEFAULT_MANIFEST_PATH, openEncoders, type OnnxPerception } from '../../session/encoders.ts';
-import {
-  createPolicyLearner,
-  createRewardDriftWatch,
-  createTickBuffer,
-  imaginationSettings,
-  policyLearnerSettings,
-  retrainPolicy,
-  type FeedbackSignals,
-  type InterventionSignal,
-  type LearnedPolicy,
-  type LearningMethod,
-  type PolicyLearner,
-  type PolicyLearnerOptions,
-  type PreferenceSignal,
-  type Segment,
-  type TickBuffer,
-} from '../../session/learningParts.ts';
-import { createSynchroniser } from '../../session/loopWiring.ts';
-import { createSafetyFilter } from '../../session/safetyParts.ts';
-import { selectSessionBackend } from '../../session/worldModelBackend.ts';
-import type { PresetName } from '../../session/worldModelParts.ts';
-import { createSimLink, type LockstepLink } from '../../sim/lockstepLink.ts';
-import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
-import { BenchWorldModel } from './benchWorldModel.ts';
+// `reins bench learning` (issues 8 and 26): does learning from the operator make a policy that drives
+// on its own, better than cloning the operator? Each training stream runs the product itself — the core
+// as `reins start` composes it, in lockstep on the simulated robot (learningStream.ts) — with a
+// scripted operator at the cockpit. Methods:
+//   reins — the core as it ships (its learner, questions, slow path, auto-promote on the simulated robot);
+//   bc    — the same core with only the training signal changed: cloning of every operator tick
+//           (HG-DAgger), and no questions;
+//   none  — `reins start`'s first policy, evaluated, never streamed.
+// After each budget of simulated minutes the driving version is evaluated on a fixed held-out set per
+// task, on a core with no memory and no learner (learningEvaluation.ts). Each operator also drives the
+// set alone, so the policy's time-to-goal stands beside its teacher's.
+import type { Logger } from 'pino';
+import { parseStartArgs } from '../args.ts';
+import type { StartArgs } from '../../session/startArgs.ts';
+import { EVALUATION_ARENA_SEEDS, trainingArenaSeeds } from '../../sim/arenaSeeds.ts';
+import { isSimOperatorName, SIM_OPERATORS, type SimOperatorName } from '../../sim/operators/createOperator.ts';
+import { isSimTaskName, SIM_TASKS, type SimTaskName } from '../../sim/tasks/taskNames.ts';
+import { evaluate, median, pairedTimeToGoal, type EvaluationOutcome, type EvaluationSet } from './learningEvaluation.ts';
+import { TrainingStream, type StreamMethod } from './learningStream.ts';
 import type { BenchRow } from './report.ts';
 
 export const LEARNING_METHODS = ['reins', 'bc', 'none'] as const;
@@ -46,548 +24,478 @@ export type BenchMethod = (typeof LEARNING_METHODS)[number];
 
 export interface LearningBenchOptions {
   methods: readonly BenchMethod[];
-  /** Simulated minutes of training after which each method is evaluated. */
+  tasks: readonly SimTaskName[];
+  operators: readonly SimOperatorName[];
+  /** Each seed sets the training arenas, start poses, operator noise and initial weights of a stream. */
+  seeds: readonly number[];
+  /** Simulated minutes of training after which each stream's driving version is evaluated. */
   budgetsSimMinutes: readonly number[];
-  evalEpisodes: number;
-  /** The operator drives alone (autonomy off) for this long at the start. */
+  evaluationArenas: readonly number[];
+  evaluationEpisodesPerArena: number;
+  trainingArenasPerSeed: number;
+  /** Episodes in one training arena before the robot is carried to the next. */
+  episodesPerArena: number;
+  /** The operator drives alone (autonomy off) for this long at the start of each stream. */
   demoSimMinutes: number;
-  /** A fast-path update (and a new version, promoted automatically) this often. */
-  updateEverySimSecs: number;
-  actorStepsPerUpdate: number;
-  /**
-   * The slow path: a fresh learner retrained on the whole stream this often (0: never), with this
-   * many actor steps, for `reins` and `bc` alike (the same gradient budget; for `bc` this is
-   * HG-DAgger's retraining on the aggregated data).
-   */
-  slowPathEverySimMins: number;
-  slowPathSteps: number;
-  /** Reins asks a preference question this often while the policy drives. */
-  questionEverySimSecs: number;
-  /** Each side of a question, in ticks. */
-  questionSegmentTicks: number;
-  /** Candidate pairs scored for disagreement per question. */
-  questionCandidates: number;
-  controlRateHz: number;
-  arenaSeed: number;
-  trainEpisodeSeed: number;
-  evalEpisodeSeed: number;
-  seed: number;
-  encoders: string;
-  /**
-   * Reins' world model for imagined rollouts, trained in the stream on the ticks it holds: used only
-   * where `learner.imagination.rollouts` turns rollouts on. Steps per fast-path update, and the steps
-   * it must have trained before the learner imagines in it.
-   */
-  worldModelPreset: PresetName;
-  worldModelStepsPerUpdate: number;
-  worldModelWarmSteps: number;
-  /** Learner settings over DEFAULT_POLICY_LEARNER_OPTIONS, for every learning method (for ablations). */
-  learner: Partial<Omit<PolicyLearnerOptions, 'method' | 'seed'>>;
+  /** `reins start` arguments beyond its defaults, for every core of the run (listed in the hyperparameters). */
+  startArgs: readonly string[];
+  /** The encoder manifest; undefined: `reins start`'s default. */
+  encoders: string | undefined;
+  log: Logger;
+  /** Told after every evaluated budget, with the figures so far (the bench writes its JSON then). */
+  onProgress?: (outcome: LearningBenchOutcome) => void;
 }
 
-export const DEFAULT_LEARNING_BENCH_OPTIONS: Readonly<LearningBenchOptions> = Object.freeze({
+export const DEFAULT_LEARNING_BENCH_OPTIONS: Readonly<Omit<LearningBenchOptions, 'log' | 'onProgress'>> = Object.freeze({
   methods: LEARNING_METHODS,
-  budgetsSimMinutes: [5, 10, 15, 20, 30],
-  evalEpisodes: 50,
+  tasks: SIM_TASKS,
+  operators: ['realistic'] as const,
+  seeds: [1, 2],
+  budgetsSimMinutes: [5, 10, 20],
+  evaluationArenas: EVALUATION_ARENA_SEEDS,
+  evaluationEpisodesPerArena: 5,
+  trainingArenasPerSeed: 5,
+  episodesPerArena: 4,
   demoSimMinutes: 3,
-  updateEverySimSecs: 5,
-  actorStepsPerUpdate: 30,
-  slowPathEverySimMins: 5,
-  slowPathSteps: 1500,
-  questionEverySimSecs: 15,
-  questionSegmentTicks: 20,
-  questionCandidates: 8,
-  controlRateHz: 10,
-  arenaSeed: 1,
-  trainEpisodeSeed: 1000,
-  evalEpisodeSeed: 900_000,
-  seed: 1,
-  encoders: DEFAULT_MANIFEST_PATH,
-  worldModelPreset: 'wm-xxs',
-  worldModelStepsPerUpdate: 4,
-  worldModelWarmSteps: 200,
-  learner: {},
+  startArgs: [],
+  encoders: undefined,
 });
 
 export interface BudgetFigures {
   simMinutes: number;
   wallMinutes: number;
-  interventions: number;
-  preferenceAnswers: number;
   successRate: number;
-  /** Beyond the required fields: what the evaluation episodes ended in. */
+  /** Evaluation episodes that ended in a collision, and in the time limit. */
   collisions: number;
   timeouts: number;
+  /** Median time-to-goal of the policy and of the operator alone, over the evaluation episodes both finished. */
+  timeToGoal: { policySecs: number | undefined; operatorSecs: number | undefined; episodes: number };
+  /** The training stream so far, as the core counted it (the cockpit's counts). */
+  interventions: number;
+  answers: number;
+  ratings: number;
+  /** Questions the core asked, and those the operator skipped. */
+  questionsAsked: number;
+  answersSkipped: number;
+  /** The operator's takeovers, and those a collision followed. */
+  takeovers: number;
+  takeoversFollowedByCollision: number;
+  /** Collisions on the training stream (ground truth). */
+  trainingCollisions: number;
+  trainingEpisodes: number;
+  learnerSteps: { policy: number; worldModel: number };
   policyVersion: string;
-  /**
-   * `reins` only: the cockpit's "the reward is unknown here" warning (RewardDriftWatch) as it would
-   * have shown on the training stream so far: the policy's ticks, those under the warning, and the
-   * interventions that came while it was on.
-   */
-  rewardDrift?: RewardDriftFigures;
+  /** Requests the cockpit refused (none expected), with the last. */
+  refused: number;
+  lastRefusal?: string;
 }
 
-export interface RewardDriftFigures {
-  policyTicks: number;
-  warnedTicks: number;
-  interventionsWhileWarned: number;
+export interface SeedFigures {
+  seed: number;
+  budgets: BudgetFigures[];
+}
+
+export interface OperatorFigures {
+  operator: SimOperatorName;
+  seeds: SeedFigures[];
+}
+
+export interface TaskFigures {
+  task: SimTaskName;
+  operators: OperatorFigures[];
 }
 
 export interface MethodFigures {
   name: BenchMethod;
-  budgets: BudgetFigures[];
+  tasks: TaskFigures[];
+}
+
+export interface AloneFigures {
+  task: SimTaskName;
+  operator: SimOperatorName;
+  successRate: number;
+  medianTimeToGoalSecs: number | undefined;
+  collisions: number;
+  timeouts: number;
+}
+
+/** A policy taught on one task, evaluated on another (Reins' `reach` policy on `dock` and `corridor`). */
+export interface CrossTaskFigures {
+  from: SimTaskName;
+  to: SimTaskName;
+  operator: SimOperatorName;
+  seed: number;
+  simMinutes: number;
+  successRate: number;
 }
 
 export interface LearningBenchOutcome {
   results: BenchRow[];
   methods: MethodFigures[];
+  operatorsAlone: AloneFigures[];
+  crossTask: CrossTaskFigures[];
   hyperparameters: Record<string, unknown>;
 }
 
-const log = (line: string) => process.stderr.write(`${line}\n`);
-/** Ticks between a reset and the first frame with every stream: the synchroniser needs one of each. */
-const SETTLE_TICKS = 2;
-/** The policy's ticks before a takeover that form its side of the intervention's pair. */
-const POLICY_SEGMENT_TICKS = 20;
-/** The scripted operator answers 200 ms after a question: two ticks at 10 Hz. */
-const ANSWER_DELAY_TICKS = 2;
-
-export async function runLearningBench(given: Partial<LearningBenchOptions> = {}): Promise<LearningBenchOutcome> {
-  const options = { ...DEFAULT_LEARNING_BENCH_OPTIONS, ...given };
-  checkOptions(options);
-  const backend = await selectSessionBackend();
-  log(`learning: TF.js backend ${backend.backend}`);
-  const perception = await openEncoders(options.encoders, {});
-  try {
-    const methods: MethodFigures[] = [];
-    for (const method of options.methods) methods.push(await runMethod(method, options, perception));
-    const results: BenchRow[] = methods.flatMap((figures) =>
-      figures.budgets.map((budget) => ({
-        name: `${figures.name}-success-${budget.simMinutes}min`,
-        unit: 'fraction',
-        p50: null,
-        p95: null,
-        p99: null,
-        value: budget.successRate,
-      })),
-    );
-    return { results, methods, hyperparameters: hyperparameters(options) };
-  } finally {
-    await perception.close();
-  }
-}
-
-function checkOptions(options: LearningBenchOptions): void {
-  const budgets = options.budgetsSimMinutes;
-  if (budgets.length === 0 || budgets.some((m, i) => !(m > 0) || (i > 0 && m <= budgets[i - 1]!)))
-    throw new RangeError(`budgets must be rising simulated minutes > 0, got ${budgets.join(', ')}`);
-  if (!(Number.isInteger(options.evalEpisodes) && options.evalEpisodes >= 1))
-    throw new RangeError(`evalEpisodes must be a whole number ≥ 1, got ${options.evalEpisodes}`);
-  for (const method of options.methods)
-    if (!LEARNING_METHODS.includes(method)) throw new RangeError(`unknown method "${method}"; methods: ${LEARNING_METHODS.join(', ')}`);
-}
-
-function hyperparameters(options: LearningBenchOptions): Record<string, unknown> {
-  const { method: _method, reward: _reward, imagination, ...rest } = policyLearnerSettings(options.learner);
-  const imagined = imaginationSettings(imagination);
-  const learner = {
-    ...rest,
-    imagination:
-      imagined.rollouts > 0
-        ? {
-            ...imagined,
-            worldModel: {
-              preset: options.worldModelPreset,
-              stepsPerUpdate: options.worldModelStepsPerUpdate,
-              warmSteps: options.worldModelWarmSteps,
-              batch: 16,
-              length: 32,
-            },
-          }
-        : 'off',
+export async function runLearningBench(given: Partial<LearningBenchOptions> & Pick<LearningBenchOptions, 'log'>): Promise<LearningBenchOutcome> {
+  const options: LearningBenchOptions = { ...DEFAULT_LEARNING_BENCH_OPTIONS, ...given };
+  checkLearningOptions(options);
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const outcome: LearningBenchOutcome = { results: [], methods: [], operatorsAlone: [], crossTask: [], hyperparameters: hyperparameters(options) };
+  const evaluationArgs = startArgsFor(options, undefined);
+  const setOf = (task: SimTaskName): EvaluationSet => ({ task, arenas: options.evaluationArenas, episodesPerArena: options.evaluationEpisodesPerArena });
+  const progress = () => {
+    outcome.results = rowsOf(outcome);
+    options.onProgress?.(outcome);
   };
-  return {
-    stream: {
-      demoSimMinutes: options.demoSimMinutes,
-      updateEverySimSecs: options.updateEverySimSecs,
-      actorStepsPerUpdate: options.actorStepsPerUpdate,
-      slowPathEverySimMins: options.slowPathEverySimMins,
-      slowPathSteps: options.slowPathSteps,
-      controlRateHz: options.controlRateHz,
-      arenaSeed: options.arenaSeed,
-      trainEpisodeSeed: options.trainEpisodeSeed,
-      evalEpisodeSeed: options.evalEpisodeSeed,
-      evalEpisodes: options.evalEpisodes,
-    },
-    learner,
-    reinsOnly: {
-      questionEverySimSecs: options.questionEverySimSecs,
-      questionSegmentTicks: options.questionSegmentTicks,
-      questionCandidates: options.questionCandidates,
-      rewardEnsembleMembers: 5,
-    },
-    bc: 'behaviour cloning (the same squashed-Gaussian negative log-likelihood) on every operator tick with weight 1: the demonstrations and every takeover; the same actor network, optimiser, learning rate, batch of operator ticks and actor steps per update as reins; no reward model, no questions, no reference term',
+  const methodFigures = (name: BenchMethod) => {
+    let found = outcome.methods.find((method) => method.name === name);
+    if (!found) outcome.methods.push((found = { name, tasks: [] }));
+    return found;
   };
-}
+  const seedFigures = (method: BenchMethod, task: SimTaskName, operator: SimOperatorName, seed: number) => {
+    const forMethod = methodFigures(method);
+    let forTask = forMethod.tasks.find((entry) => entry.task === task);
+    if (!forTask) forMethod.tasks.push((forTask = { task, operators: [] }));
+    let forOperator = forTask.operators.find((entry) => entry.operator === operator);
+    if (!forOperator) forTask.operators.push((forOperator = { operator, seeds: [] }));
+    const figures: SeedFigures = { seed, budgets: [] };
+    forOperator.seeds.push(figures);
+    return figures;
+  };
 
-interface TickTruth {
-  progress: number;
-  collisions: number;
-}
-
-/** The training stream of one method: the robot, the operator, the learner and the counts. */
-class TrainingStream {
-  readonly link: LockstepLink;
-  private readonly synchroniser: ReturnType<typeof createSynchroniser>;
-  private readonly safety = createSafetyFilter();
-  private readonly operator: ScriptedOperator;
-  readonly buffer: TickBuffer;
-  readonly learner: PolicyLearner | undefined;
-  policy: LearnedPolicy;
-  private readonly truths: TickTruth[];
-  private readonly random: SeededRandom;
-  private lastCommand: DriveCommand = { linearMps: 0, angularRadps: 0 };
-  private lastDriver: Driver = 'idle';
-  private episodeIndex = -1;
-  private step = 0;
-  private ticks = 0;
-  private versionNumber = 1;
-  private open: InterventionSignal | undefined;
-  private readonly interventionList: InterventionSignal[] = [];
-  private readonly preferenceList: PreferenceSignal[] = [];
-  private pendingAnswers: Array<{ dueTick: number; signal: PreferenceSignal }> = [];
-  private lastQuestionTick = 0;
-  private lastUpdateTick = 0;
-  private lastRetrainTick = 0;
-  private readonly learnerOptions: Partial<PolicyLearnerOptions>;
-  private readonly worldModel: BenchWorldModel | undefined;
-  private readonly drift = createRewardDriftWatch();
-  private taughtSpread: number | undefined;
-  readonly driftFigures: RewardDriftFigures = { policyTicks: 0, warnedTicks: 0, interventionsWhileWarned: 0 };
-  wallMs = 0;
-
-  constructor(
-    readonly method: BenchMethod,
-    private readonly options: LearningBenchOptions,
-    private readonly perception: OnnxPerception,
-  ) {
-    this.link = createSimLink({ arenaSeed: options.arenaSeed, episodeSeed: options.trainEpisodeSeed, epochMs: 0, autoReset: true });
-    this.synchroniser = createSynchroniser(this.link);
-    this.operator = new ScriptedOperator(this.link.robot.arena, { seed: options.seed });
-    const capacity = Math.ceil(Math.max(...options.budgetsSimMinutes) * 60 * options.controlRateHz) + 100;
-    this.buffer = createTickBuffer(capacity, perception.embeddingSize);
-    this.truths = new Array<TickTruth>(capacity);
-    this.random = new SeededRandom(options.seed * 31 + 7);
-    const learnerMethod: LearningMethod = method === 'bc' ? 'bc' : 'reins';
-    this.learnerOptions = { ...options.learner, method: learnerMethod, seed: options.seed };
-    const learner = createPolicyLearner(this.buffer, this.learnerOptions);
-    // `none` keeps the learner only for its untrained version 1, the same initial actor the others start from.
-    this.policy = learner.candidate('v1');
-    this.learner = method === 'none' ? undefined : learner;
-    if (method === 'none') learner.dispose();
-    const imagines = method === 'reins' && (options.learner.imagination?.rollouts ?? 0) > 0;
-    this.worldModel = imagines
-      ? new BenchWorldModel(perception.embeddingSize, { preset: options.worldModelPreset, batch: 16, length: 32, seed: options.seed })
-      : undefined;
-  }
-
-  /** The world model once it has trained enough to imagine in, else undefined. */
-  private trainWorldModel(): BenchWorldModel['rssm'] | undefined {
-    const model = this.worldModel;
-    if (model === undefined) return undefined;
-    model.train(this.buffer, this.options.worldModelStepsPerUpdate);
-    return model.steps >= this.options.worldModelWarmSteps ? model.rssm : undefined;
-  }
-
-  get simSecs(): number {
-    return this.ticks / this.options.controlRateHz;
-  }
-
-  get interventions(): number {
-    return this.interventionList.length;
-  }
-
-  get preferenceAnswers(): number {
-    return this.preferenceList.length;
-  }
-
-  signals(): FeedbackSignals {
-    return { interventions: this.interventionList, preferences: this.preferenceList, ratings: [] };
-  }
-
-  /** Runs the stream until `simMinutes` of it have passed. */
-  async runUntil(simMinutes: number): Promise<void> {
-    const startedMs = performance.now();
-    const endTick = Math.round(simMinutes * 60 * this.options.controlRateHz);
-    while (this.ticks < endTick) await this.tick();
-    this.wallMs += performance.now() - startedMs;
-  }
-
-  close(): Promise<void> {
-    this.synchroniser.close();
-    this.learner?.dispose();
-    this.worldModel?.dispose();
-    return this.link.close();
-  }
-
-  private async tick(): Promise<void> {
-    const { link, options } = this;
-    link.advance(1 / options.controlRateHz);
-    this.ticks++;
-    const truth = link.robot.groundTruth();
-    if (truth.episode.index !== this.episodeIndex) {
-      this.episodeIndex = truth.episode.index;
-      this.step = 0;
-      this.closeIntervention();
-    }
-    const frame = this.synchroniser.frame(link.clockMs());
-    if (frame.missing.some((role) => role !== 'odom')) {
-      // Just after a reset: not every stream has published yet. Nobody drives.
-      this.lastCommand = this.safety.filter({ linearMps: 0, angularRadps: 0 }, link.clockMs());
-      link.publish(DEFAULT_TOPIC_MAP.command, twistFromDrive(this.lastCommand));
-      return;
-    }
-    const embedding = await this.perception.encode(frame, this.lastCommand);
-    const demonstrating = this.simSecs <= options.demoSimMinutes * 60;
-    let driver: Driver;
-    let command: DriveCommand;
-    if (demonstrating) {
-      driver = 'operator';
-      command = this.operator.drive(truth);
-    } else {
-      const proposed = this.policy.act({ embedding, frame });
-      const decision = this.operator.supervise(truth, proposed);
-      driver = decision.driver;
-      command = decision.command;
-    }
-    this.lastCommand = this.safety.filter(command, link.clockMs());
-    link.publish(DEFAULT_TOPIC_MAP.command, twistFromDrive(this.lastCommand));
-
-    const episodeId = `train-${this.episodeIndex}`;
-    const step = this.step++;
-    const slot = this.buffer.total % this.buffer.capacity;
-    this.buffer.add({ episodeId, step, embedding: embedding.values, action: this.lastCommand, driver });
-    this.truths[slot] = { progress: truth.episode.progress, collisions: truth.collisionCount };
-    const warnedBefore = this.drift.state()?.drifting === true;
-    const interventionsBefore = this.interventionList.length;
-    this.trackIntervention(driver, episodeId, step);
-    if (this.interventionList.length > interventionsBefore && warnedBefore) this.driftFigures.interventionsWhileWarned++;
-    this.noteDrift(driver, embedding.values);
-    this.lastDriver = driver;
-
-    this.deliverAnswers();
-    if (this.learner === undefined) return;
-    if (this.method === 'reins' && driver === 'policy' && this.ticks - this.lastQuestionTick >= options.questionEverySimSecs * options.controlRateHz) {
-      if (this.ask()) this.lastQuestionTick = this.ticks;
-    }
-    if (this.ticks - this.lastUpdateTick >= options.updateEverySimSecs * options.controlRateHz) {
-      this.lastUpdateTick = this.ticks;
-      this.learner.useWorldModel(this.trainWorldModel());
-      const report = this.learner.train(options.actorStepsPerUpdate, this.signals());
-      if (report.actorSteps > 0) {
-        // Auto-promote, as the simulated robot's default: the new version drives from the next tick.
-        this.policy.dispose();
-        this.policy = this.learner.candidate(`v${++this.versionNumber}`);
-        this.measureTaughtSpread();
-      }
-    }
-    const retrainEvery = options.slowPathEverySimMins * 60 * options.controlRateHz;
-    if (retrainEvery > 0 && this.ticks - this.lastRetrainTick >= retrainEvery) {
-      this.lastRetrainTick = this.ticks;
-      const retrained = retrainPolicy(
-        this.buffer,
-        this.learnerOptions,
-        this.signals(),
-        options.slowPathSteps,
-        `v${this.versionNumber + 1}`,
-        this.worldModel && this.worldModel.steps >= options.worldModelWarmSteps ? this.worldModel.rssm : undefined,
+  for (const task of options.tasks) {
+    const set = setOf(task);
+    // Each operator alone on the set: its own success and time-to-goal.
+    const alone = new Map<SimOperatorName, EvaluationOutcome>();
+    for (const operator of options.operators) {
+      const startedMs = performance.now();
+      const result = await evaluate(set, { kind: 'operator', operator, seed: options.seeds[0]! }, evaluationArgs, options.log);
+      alone.set(operator, result);
+      const times = result.episodes.flatMap((episode) => (episode.timeToGoalSecs === undefined ? [] : [episode.timeToGoalSecs]));
+      outcome.operatorsAlone.push({
+        task,
+        operator,
+        successRate: result.successRate,
+        medianTimeToGoalSecs: median(times),
+        collisions: result.collisions,
+        timeouts: result.timeouts,
+      });
+      log(
+        `learning: ${operator} operator alone on ${task}: success ${result.successRate.toFixed(2)}, median time-to-goal ${median(times)?.toFixed(1) ?? '–'} s (${minutesSince(startedMs)} wall min)`,
       );
-      if (retrained.ok) {
-        // As live: the retrained version drives, and the fast path carries on from its weights.
-        this.learner.restore(retrained.snapshot, retrained.reward);
-        this.policy.dispose();
-        this.policy = this.learner.candidate(`v${++this.versionNumber}`);
-        this.measureTaughtSpread();
-      }
+      progress();
     }
-  }
-
-  /** As the live core does after each round (reins only: bc has no reward model). */
-  private measureTaughtSpread(): void {
-    if (this.method === 'reins') this.taughtSpread = this.learner?.taughtRewardSpread(this.signals());
-  }
-
-  /** The drift warning as the cockpit would run it on this tick: scored only while the policy drives. */
-  private noteDrift(driver: Driver, embedding: Float32Array): void {
-    if (this.method !== 'reins' || this.learner === undefined) return;
-    const spread = driver === 'policy' && this.taughtSpread !== undefined ? this.learner.rewardStatistics(embedding, 1)?.spread[0] : undefined;
-    this.drift.noteTick({ driver, timeMs: (this.ticks * 1000) / this.options.controlRateHz, spread, taughtSpread: this.taughtSpread });
-    if (driver !== 'policy') return;
-    this.driftFigures.policyTicks++;
-    if (this.drift.state()?.drifting === true) this.driftFigures.warnedTicks++;
-  }
-
-  /** One takeover, once: opened when the operator takes the wheel from the policy, closed on hand-back. */
-  private trackIntervention(driver: Driver, episodeId: string, step: number): void {
-    if (driver === 'operator' && this.lastDriver === 'policy' && this.open === undefined) {
-      let start = step;
-      while (start > 0 && step - start < POLICY_SEGMENT_TICKS) {
-        const slot = this.buffer.slotOf(episodeId, start - 1);
-        if (slot === undefined || this.buffer.drivers[slot] !== 'policy') break;
-        start--;
-      }
-      this.open = {
-        id: `intervention-${this.interventionList.length + 1}`,
-        atStep: step,
-        episodeId,
-        policySegment: start < step ? { episodeId, startStep: start, endStep: step - 1 } : undefined,
-        operatorSegment: { episodeId, startStep: step, endStep: step },
-      };
-      this.interventionList.push(this.open);
-    } else if (this.open !== undefined) {
-      if (driver === 'operator' && this.open.episodeId === episodeId) this.open.operatorSegment.endStep = step;
-      else this.closeIntervention();
+    if (options.methods.includes('none')) {
+      // `reins start`'s first policy does not learn and has no seed: one evaluation stands for every stream and budget.
+      const startedMs = performance.now();
+      const result = await evaluate(set, { kind: 'policy', policy: undefined }, evaluationArgs, options.log);
+      for (const operator of options.operators)
+        for (const seed of options.seeds) {
+          const figures = seedFigures('none', task, operator, seed);
+          for (const simMinutes of options.budgetsSimMinutes) figures.budgets.push(untrainedFigures(simMinutes, result, alone.get(operator)!));
+        }
+      log(
+        `learning: none on ${task}: success ${result.successRate.toFixed(2)} (${result.collisions} collisions, ${result.timeouts} timeouts; ${minutesSince(startedMs)} wall min)`,
+      );
+      progress();
     }
+    for (const operator of options.operators)
+      for (const seed of options.seeds)
+        for (const method of options.methods) {
+          if (method === 'none') continue;
+          const figures = seedFigures(method, task, operator, seed);
+          await runStream(method, task, operator, seed, options, alone.get(operator)!, figures, outcome, setOf, progress, log);
+        }
   }
-
-  private closeIntervention(): void {
-    this.open = undefined;
-  }
-
-  /** Picks the pair of recent policy segments the reward ensemble disagrees about most, and asks. */
-  private ask(): boolean {
-    const learner = this.learner!;
-    const length = this.options.questionSegmentTicks;
-    const policySlots = this.buffer.slotsWhere((driver) => driver === 'policy');
-    const recent = policySlots.slice(-this.options.controlRateHz * 600);
-    if (recent.length < length * 4) return false;
-    let best: { a: Segment; b: Segment; disagreement: number } | undefined;
-    for (let i = 0; i < this.options.questionCandidates; i++) {
-      const a = this.segmentEndingAt(recent[Math.floor(this.random.next() * recent.length)]!, length);
-      const b = this.segmentEndingAt(recent[Math.floor(this.random.next() * recent.length)]!, length);
-      if (a === undefined || b === undefined || (a.episodeId === b.episodeId && a.startStep <= b.endStep && b.startStep <= a.endStep)) continue;
-      const disagreement = learner.disagreement(a, b) ?? 0;
-      if (best === undefined || disagreement > best.disagreement) best = { a, b, disagreement };
-    }
-    if (best === undefined) return false;
-    const truthOf = (segment: Segment) => {
-      const slots = this.buffer.segmentSlots(segment)!;
-      const first = this.truths[slots[0]!]!;
-      const last = this.truths[slots[slots.length - 1]!]!;
-      return { startProgress: first.progress, endProgress: last.progress, collided: last.collisions > first.collisions };
-    };
-    const answer = this.operator.prefer(truthOf(best.a), truthOf(best.b));
-    const signal: PreferenceSignal = { id: `question-${this.ticks}`, first: best.a, second: best.b, answer: answer === 'a' ? 'first' : 'second' };
-    this.pendingAnswers.push({ dueTick: this.ticks + ANSWER_DELAY_TICKS, signal });
-    return true;
-  }
-
-  /** A policy-driven segment of `length` ticks ending at a slot, within one episode; undefined if there is none. */
-  private segmentEndingAt(slot: number, length: number): Segment | undefined {
-    const episodeId = this.buffer.episodeIds[slot]!;
-    const endStep = this.buffer.steps[slot]!;
-    const segment = { episodeId, startStep: endStep - length + 1, endStep };
-    if (segment.startStep < 0) return undefined;
-    const slots = this.buffer.segmentSlots(segment);
-    if (slots === undefined || slots.some((s) => this.buffer.drivers[s] !== 'policy')) return undefined;
-    return segment;
-  }
-
-  private deliverAnswers(): void {
-    const due = this.pendingAnswers.filter((pending) => pending.dueTick <= this.ticks);
-    if (due.length === 0) return;
-    this.pendingAnswers = this.pendingAnswers.filter((pending) => pending.dueTick > this.ticks);
-    for (const { signal } of due) this.preferenceList.push(signal);
-  }
+  outcome.results = rowsOf(outcome);
+  return outcome;
 }
 
-async function runMethod(method: BenchMethod, options: LearningBenchOptions, perception: OnnxPerception): Promise<MethodFigures> {
-  const stream = new TrainingStream(method, options, perception);
-  const budgets: BudgetFigures[] = [];
-  let lastEvaluated: { version: string; outcome: EvaluationOutcome } | undefined;
+async function runStream(
+  method: StreamMethod,
+  task: SimTaskName,
+  operator: SimOperatorName,
+  seed: number,
+  options: LearningBenchOptions,
+  alone: EvaluationOutcome,
+  figures: SeedFigures,
+  outcome: LearningBenchOutcome,
+  setOf: (task: SimTaskName) => EvaluationSet,
+  progress: () => void,
+  log: (line: string) => void,
+): Promise<void> {
+  const evaluationArgs = startArgsFor(options, undefined);
+  const stream = await TrainingStream.open({
+    method,
+    task,
+    operator,
+    seed,
+    trainingArenas: trainingArenaSeeds(seed, options.trainingArenasPerSeed),
+    episodesPerArena: options.episodesPerArena,
+    demoSimMinutes: options.demoSimMinutes,
+    args: (folder) => startArgsFor(options, folder),
+    log: options.log,
+  });
   try {
+    let last: { version: number; result: EvaluationOutcome } | undefined;
     for (const simMinutes of options.budgetsSimMinutes) {
       await stream.runUntil(simMinutes);
-      // `none` never changes its policy: its one evaluation stands for every budget.
-      const outcome = lastEvaluated?.version === stream.policy.version ? lastEvaluated.outcome : await evaluate(stream.policy, options, perception);
-      lastEvaluated = { version: stream.policy.version, outcome };
-      const figures: BudgetFigures = {
+      const driving = stream.drivingPolicy();
+      // An unchanged driving version is not evaluated twice (the evaluation is deterministic).
+      const result =
+        last?.version === driving.version ? last.result : await evaluate(setOf(task), { kind: 'policy', policy: driving.policy }, evaluationArgs, options.log);
+      last = { version: driving.version, result };
+      const counts = stream.feedback();
+      const takeovers = stream.takeovers();
+      const budget: BudgetFigures = {
         simMinutes,
         wallMinutes: stream.wallMs / 60_000,
-        interventions: stream.interventions,
-        preferenceAnswers: stream.preferenceAnswers,
-        successRate: outcome.succeeded / options.evalEpisodes,
-        collisions: outcome.collisions,
-        timeouts: outcome.timeouts,
-        policyVersion: stream.policy.version,
-        ...(method === 'reins' ? { rewardDrift: { ...stream.driftFigures } } : {}),
+        successRate: result.successRate,
+        collisions: result.collisions,
+        timeouts: result.timeouts,
+        timeToGoal: pairedTimeToGoal(result.episodes, alone.episodes),
+        interventions: counts.interventions,
+        answers: counts.answers,
+        ratings: counts.ratings,
+        questionsAsked: stream.counts.questionsAsked,
+        answersSkipped: stream.counts.answersSkipped,
+        takeovers: takeovers.takeovers,
+        takeoversFollowedByCollision: takeovers.followedByCollision,
+        trainingCollisions: stream.collisionsSoFar(),
+        trainingEpisodes: stream.counts.episodes,
+        learnerSteps: stream.learnerSteps(),
+        policyVersion: `v${driving.version} (${driving.name})`,
+        refused: stream.counts.refused,
+        ...(stream.counts.lastRefusal ? { lastRefusal: stream.counts.lastRefusal } : {}),
       };
-      budgets.push(figures);
-      const drift = figures.rewardDrift;
+      figures.budgets.push(budget);
       log(
-        `learning: ${method} at ${simMinutes} sim min: success ${figures.successRate.toFixed(2)} (${outcome.collisions} collisions, ${outcome.timeouts} timeouts), ${figures.interventions} interventions, ${figures.preferenceAnswers} answers, ${figures.wallMinutes.toFixed(2)} wall min, ${figures.policyVersion}` +
-          (drift
-            ? `; reward-drift warning on ${drift.warnedTicks} of ${drift.policyTicks} policy ticks, ${drift.interventionsWhileWarned} interventions while on`
-            : ''),
+        `learning: ${method} ${task} ${operator} seed ${seed} at ${simMinutes} sim min: success ${budget.successRate.toFixed(2)} (${budget.collisions} collisions, ${budget.timeouts} timeouts), ` +
+          `${budget.interventions} interventions, ${budget.answers} answers of ${budget.questionsAsked} asked, ${budget.ratings} ratings, ` +
+          `time-to-goal ${budget.timeToGoal.policySecs?.toFixed(1) ?? '–'} s against the operator's ${budget.timeToGoal.operatorSecs?.toFixed(1) ?? '–'} s (${budget.timeToGoal.episodes} episodes), ` +
+          `${budget.wallMinutes.toFixed(2)} wall min, ${budget.learnerSteps.policy} policy / ${budget.learnerSteps.worldModel} world-model steps, ${budget.policyVersion}`,
       );
+      progress();
+    }
+    const largest = options.budgetsSimMinutes.at(-1)!;
+    if (method === 'reins' && task === 'reach') {
+      // What a `reach` policy makes of the harder tasks: it should not already solve them.
+      for (const other of SIM_TASKS) {
+        if (other === 'reach') continue;
+        const result = await evaluate(setOf(other), { kind: 'policy', policy: stream.drivingPolicy().policy }, evaluationArgs, options.log);
+        outcome.crossTask.push({ from: task, to: other, operator, seed, simMinutes: largest, successRate: result.successRate });
+        log(`learning: reins' ${largest}-minute reach policy (seed ${seed}) on ${other}: success ${result.successRate.toFixed(2)}`);
+        progress();
+      }
     }
   } finally {
     await stream.close();
   }
-  return { name: method, budgets };
 }
 
-interface EvaluationOutcome {
-  succeeded: number;
-  collisions: number;
-  timeouts: number;
+function untrainedFigures(simMinutes: number, result: EvaluationOutcome, alone: EvaluationOutcome): BudgetFigures {
+  return {
+    simMinutes,
+    wallMinutes: 0,
+    successRate: result.successRate,
+    collisions: result.collisions,
+    timeouts: result.timeouts,
+    timeToGoal: pairedTimeToGoal(result.episodes, alone.episodes),
+    interventions: 0,
+    answers: 0,
+    ratings: 0,
+    questionsAsked: 0,
+    answersSkipped: 0,
+    takeovers: 0,
+    takeoversFollowedByCollision: 0,
+    trainingCollisions: 0,
+    trainingEpisodes: 0,
+    learnerSteps: { policy: 0, worldModel: 0 },
+    policyVersion: 'v1 (reins start’s first policy)',
+    refused: 0,
+  };
 }
 
-/** The policy alone on held-out episodes: nobody takes over, and nothing learns. */
-async function evaluate(policy: LearnedPolicy, options: LearningBenchOptions, perception: OnnxPerception): Promise<EvaluationOutcome> {
-  const outcome: EvaluationOutcome = { succeeded: 0, collisions: 0, timeouts: 0 };
-  for (let episode = 0; episode < options.evalEpisodes; episode++) {
-    const link = createSimLink({ arenaSeed: options.arenaSeed, episodeSeed: options.evalEpisodeSeed + episode, epochMs: 0, autoReset: false });
-    const synchroniser = createSynchroniser(link);
-    const safety = createSafetyFilter();
-    let last: DriveCommand = { linearMps: 0, angularRadps: 0 };
-    try {
-      for (let i = 0; i < SETTLE_TICKS; i++) link.advance(1 / options.controlRateHz);
-      while (link.robot.groundTruth().episode.status === 'running') {
-        const frame = synchroniser.frame(link.clockMs());
-        const embedding = await perception.encode(frame, last);
-        last = safety.filter(policy.act({ embedding, frame }), link.clockMs());
-        link.publish(DEFAULT_TOPIC_MAP.command, twistFromDrive(last));
-        link.advance(1 / options.controlRateHz);
-      }
-      const ended = link.robot.groundTruth().episode;
-      if (ended.status === 'succeeded') outcome.succeeded++;
-      else if (ended.reason === 'collision') outcome.collisions++;
-      else outcome.timeouts++;
-    } finally {
-      synchroniser.close();
-      await link.close();
-    }
+/** `reins start`'s arguments for a stream's core (memory in its folder, no recording) or, without a folder, for an evaluation core (no memory). */
+function startArgsFor(options: LearningBenchOptions, folder: string | undefined): StartArgs {
+  return parseStartArgs([
+    '--robot',
+    'sim',
+    '--no-record',
+    ...(folder === undefined ? ['--no-memory'] : ['--memory', `${folder}/memory`]),
+    ...(options.encoders === undefined ? [] : ['--encoders', options.encoders]),
+    ...options.startArgs,
+  ]);
+}
+
+export function checkLearningOptions(options: Omit<LearningBenchOptions, 'log'>): void {
+  const list = (values: readonly unknown[]) => values.map(String).join(', ');
+  for (const method of options.methods)
+    if (!LEARNING_METHODS.includes(method)) throw new RangeError(`unknown method "${method}"; methods: ${LEARNING_METHODS.join(', ')}`);
+  for (const task of options.tasks) if (!isSimTaskName(task)) throw new RangeError(`unknown task "${task}"; tasks: ${SIM_TASKS.join(', ')}`);
+  for (const operator of options.operators)
+    if (!isSimOperatorName(operator)) throw new RangeError(`unknown operator "${operator}"; operators: ${SIM_OPERATORS.join(', ')}`);
+  if (options.methods.length === 0 || options.tasks.length === 0 || options.operators.length === 0)
+    throw new RangeError('the bench needs at least one method, task and operator');
+  if (options.seeds.length === 0 || options.seeds.some((seed) => !(Number.isInteger(seed) && seed >= 1)))
+    throw new RangeError(`seeds must be whole numbers ≥ 1, got ${list(options.seeds)}`);
+  const budgets = options.budgetsSimMinutes;
+  if (budgets.length === 0 || budgets.some((m, i) => !(Number.isFinite(m) && m > 0) || (i > 0 && m <= budgets[i - 1]!)))
+    throw new RangeError(`budgets must be rising simulated minutes > 0, got ${list(budgets)}`);
+  if (!(budgets[0]! > options.demoSimMinutes))
+    throw new RangeError(`the first budget (${budgets[0]} sim min) must come after the operator's demonstration (${options.demoSimMinutes} sim min)`);
+  for (const [name, value] of [
+    ['evaluationEpisodesPerArena', options.evaluationEpisodesPerArena],
+    ['trainingArenasPerSeed', options.trainingArenasPerSeed],
+    ['episodesPerArena', options.episodesPerArena],
+  ] as const) {
+    if (!(Number.isInteger(value) && value >= 1)) throw new RangeError(`${name} must be a whole number ≥ 1, got ${value}`);
   }
-  return outcome;
+  if (options.evaluationArenas.length === 0) throw new RangeError('the evaluation needs at least one arena');
 }
 
-/** The methods' figures as a table: one line per method and budget. */
-export function formatLearningTable(methods: readonly MethodFigures[]): string {
-  const header = ['method', 'sim min', 'wall min', 'interventions', 'answers', 'success', 'collisions', 'timeouts', 'version'];
-  const rows = methods.flatMap((method) =>
-    method.budgets.map((b) => [
-      method.name,
-      String(b.simMinutes),
-      b.wallMinutes.toFixed(2),
-      String(b.interventions),
-      String(b.preferenceAnswers),
-      b.successRate.toFixed(2),
-      String(b.collisions),
-      String(b.timeouts),
-      b.policyVersion,
-    ]),
-  );
+function hyperparameters(options: LearningBenchOptions): Record<string, unknown> {
+  const streamArgs = startArgsFor(options, '<stream folder>');
+  return {
+    matrix: {
+      methods: options.methods,
+      tasks: options.tasks,
+      operators: options.operators,
+      seeds: options.seeds,
+      budgetsSimMinutes: options.budgetsSimMinutes,
+    },
+    streams: {
+      core: 'openCoreSession (reins start’s composition) in lockstep: session/lockstepCore.ts',
+      startArgs: ['--robot', 'sim', '--no-record', '--memory', '<stream folder>/memory', ...options.startArgs],
+      rateHz: streamArgs.rateHz,
+      worldModel: streamArgs.worldModel.preset === undefined ? 'off' : streamArgs.worldModel,
+      encoders: streamArgs.encoders ?? 'reins start’s default manifest',
+      autoPromote: 'on (the simulated robot)',
+      demoSimMinutes: options.demoSimMinutes,
+      trainingArenasPerSeed: options.trainingArenasPerSeed,
+      episodesPerArena: options.episodesPerArena,
+      bc: 'the same core, actor, steps and slow path with the learner’s method set to bc (cloning of every operator tick, HG-DAgger); the operator turns questions off',
+    },
+    evaluation: {
+      core: 'no memory, no learner: session/evaluationCore.ts',
+      arenas: options.evaluationArenas,
+      episodesPerArena: options.evaluationEpisodesPerArena,
+    },
+  };
+}
+
+/** DESIGN §1's rows: success per method, task, operator and budget (mean over seeds), and each operator alone. */
+function rowsOf(outcome: LearningBenchOutcome): BenchRow[] {
+  const rows: BenchRow[] = [];
+  for (const method of outcome.methods)
+    for (const task of method.tasks)
+      for (const operator of task.operators) {
+        const simMinutes = [...new Set(operator.seeds.flatMap((seed) => seed.budgets.map((budget) => budget.simMinutes)))];
+        for (const minutes of simMinutes) {
+          const values = operator.seeds.flatMap((seed) => seed.budgets.filter((budget) => budget.simMinutes === minutes).map((budget) => budget.successRate));
+          rows.push({
+            name: `${method.name}-${task.task}-${operator.operator}-success-${minutes}min`,
+            unit: 'fraction',
+            p50: null,
+            p95: null,
+            p99: null,
+            value: mean(values),
+          });
+        }
+      }
+  for (const alone of outcome.operatorsAlone)
+    rows.push({ name: `${alone.operator}-alone-${alone.task}-success`, unit: 'fraction', p50: null, p95: null, p99: null, value: alone.successRate });
+  return rows;
+}
+
+function mean(values: readonly number[]): number {
+  return values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+}
+
+function spread(values: readonly number[]): number {
+  if (values.length < 2) return 0;
+  const average = mean(values);
+  return Math.sqrt(values.reduce((sum, value) => sum + (value - average) ** 2, 0) / (values.length - 1));
+}
+
+function minutesSince(startedMs: number): string {
+  return ((performance.now() - startedMs) / 60_000).toFixed(2);
+}
+
+/** The figures as a table: per method, task, operator and budget, mean ± spread over seeds. */
+export function formatLearningTable(outcome: Pick<LearningBenchOutcome, 'methods' | 'operatorsAlone' | 'crossTask'>): string {
+  const header = [
+    'method',
+    'task',
+    'operator',
+    'sim min',
+    'seeds',
+    'success',
+    'interventions',
+    'answers',
+    'collisions',
+    'timeouts',
+    'ttg policy/op s',
+    'wall min',
+  ];
+  const rows: string[][] = [];
+  for (const method of outcome.methods)
+    for (const task of method.tasks)
+      for (const operator of task.operators) {
+        const minutes = [...new Set(operator.seeds.flatMap((seed) => seed.budgets.map((budget) => budget.simMinutes)))];
+        for (const simMinutes of minutes) {
+          const budgets = operator.seeds.flatMap((seed) => seed.budgets.filter((budget) => budget.simMinutes === simMinutes));
+          const of = (pick: (budget: BudgetFigures) => number) => budgets.map(pick);
+          const success = of((budget) => budget.successRate);
+          const policyTimes = budgets.flatMap((budget) => (budget.timeToGoal.policySecs === undefined ? [] : [budget.timeToGoal.policySecs]));
+          const operatorTimes = budgets.flatMap((budget) => (budget.timeToGoal.operatorSecs === undefined ? [] : [budget.timeToGoal.operatorSecs]));
+          rows.push([
+            method.name,
+            task.task,
+            operator.operator,
+            String(simMinutes),
+            String(budgets.length),
+            `${mean(success).toFixed(2)} ± ${spread(success).toFixed(2)}`,
+            mean(of((budget) => budget.interventions)).toFixed(1),
+            mean(of((budget) => budget.answers)).toFixed(1),
+            mean(of((budget) => budget.collisions)).toFixed(1),
+            mean(of((budget) => budget.timeouts)).toFixed(1),
+            `${policyTimes.length ? mean(policyTimes).toFixed(1) : '–'}/${operatorTimes.length ? mean(operatorTimes).toFixed(1) : '–'}`,
+            mean(of((budget) => budget.wallMinutes)).toFixed(2),
+          ]);
+        }
+      }
+  for (const alone of outcome.operatorsAlone)
+    rows.push([
+      `${alone.operator} alone`,
+      alone.task,
+      alone.operator,
+      '–',
+      '1',
+      alone.successRate.toFixed(2),
+      '–',
+      '–',
+      String(alone.collisions),
+      String(alone.timeouts),
+      `–/${alone.medianTimeToGoalSecs?.toFixed(1) ?? '–'}`,
+      '–',
+    ]);
+  for (const cross of outcome.crossTask)
+    rows.push([
+      `reins ${cross.from}→${cross.to}`,
+      cross.to,
+      cross.operator,
+      String(cross.simMinutes),
+      `seed ${cross.seed}`,
+      cross.successRate.toFixed(2),
+      '–',
+      '–',
+      '–',
+      '–',
+      '–',
+      '–',
+    ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
     cells

@@ -1,6 +1,6 @@
 // The benchmark report of DESIGN §1: a table on stdout, and the same rows as JSON on request.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 
 export interface BenchRow {
@@ -54,5 +54,13 @@ export function formatTable(report: BenchReport): string {
 export function writeReport(report: BenchReport & Record<string, unknown>, jsonPath: string | undefined, extraTable?: string): void {
   process.stdout.write(`${formatTable(report)}\n`);
   if (extraTable) process.stdout.write(`${extraTable}\n`);
-  if (jsonPath) writeFileSync(jsonPath, `${JSON.stringify(report, null, 2)}\n`);
+  writeJson(report, jsonPath);
+}
+
+/** The report as JSON at `jsonPath` (nothing without one), replaced whole: a reader never sees half a file. */
+export function writeJson(report: BenchReport & Record<string, unknown>, jsonPath: string | undefined): void {
+  if (!jsonPath) return;
+  const partial = `${jsonPath}.partial`;
+  writeFileSync(partial, `${JSON.stringify(report, null, 2)}\n`);
+  renameSync(partial, jsonPath);
 }

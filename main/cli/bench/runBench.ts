@@ -5,8 +5,16 @@ import { runBridgeBench } from './bridgeBench.ts';
 import { runMemoryBench } from './memoryBench.ts';
 import { runPerceptionBench } from './perceptionBench.ts';
 import { runRecordingBench } from './recordingBench.ts';
-import { formatLearningTable, runLearningBench } from './learningBench.ts';
-import { machineFacts, writeReport, type BenchRow } from './report.ts';
+import {
+  checkLearningOptions,
+  DEFAULT_LEARNING_BENCH_OPTIONS,
+  formatLearningTable,
+  runLearningBench,
+  type LearningBenchOptions,
+  type LearningBenchOutcome,
+} from './learningBench.ts';
+import { createLogger } from '../../core/runtime/logger.ts';
+import { machineFacts, writeJson, writeReport, type BenchRow } from './report.ts';
 import { runSimBench } from './simBench.ts';
 import { runTickBench } from './tickBench.ts';
 import { runUiBench } from './uiBench.ts';
@@ -33,12 +41,22 @@ function encodersOf(args: BenchArgs) {
 
 export async function runBench(args: BenchArgs): Promise<number> {
   if (args.suite === 'learning') {
-    const outcome = await runLearningBench({ ...(args.encoders === undefined ? {} : { encoders: args.encoders }) });
-    writeReport(
-      { suite: args.suite, machine: machineFacts(), results: outcome.results, methods: outcome.methods, hyperparameters: outcome.hyperparameters },
-      args.jsonPath,
-      formatLearningTable(outcome.methods),
-    );
+    const machine = machineFacts();
+    const report = (outcome: LearningBenchOutcome) => ({ suite: args.suite, machine, ...outcome });
+    const options = learningOptions(args);
+    let outcome: LearningBenchOutcome;
+    try {
+      outcome = await runLearningBench({
+        ...options,
+        log: quietLogger(),
+        // Written as each budget finishes: a long run that is stopped still leaves its figures.
+        onProgress: (sofar) => writeJson(report(sofar), args.jsonPath),
+      });
+    } catch (error) {
+      if (error instanceof RangeError) throw new UsageError(error.message);
+      throw error;
+    }
+    writeReport(report(outcome), args.jsonPath, formatLearningTable(outcome));
     return 0;
   }
   const suite = SUITES[args.suite];
@@ -46,4 +64,33 @@ export async function runBench(args: BenchArgs): Promise<number> {
   const results = await suite(args);
   writeReport({ suite: args.suite, machine: machineFacts(), results }, args.jsonPath);
   return 0;
+}
+
+/** The learning bench's selection over its default matrix, checked before anything runs (a bad name or number is a UsageError). */
+export function learningOptions(args: BenchArgs): Omit<LearningBenchOptions, 'log' | 'onProgress'> {
+  const { learning } = args;
+  const options = {
+    ...DEFAULT_LEARNING_BENCH_OPTIONS,
+    ...(learning.methods ? { methods: learning.methods as LearningBenchOptions['methods'] } : {}),
+    ...(learning.tasks ? { tasks: learning.tasks as LearningBenchOptions['tasks'] } : {}),
+    ...(learning.operators ? { operators: learning.operators as LearningBenchOptions['operators'] } : {}),
+    ...(learning.seeds ? { seeds: learning.seeds } : {}),
+    ...(learning.budgets ? { budgetsSimMinutes: learning.budgets } : {}),
+    ...(args.encoders === undefined ? {} : { encoders: args.encoders }),
+    startArgs: learning.startArgs,
+  };
+  try {
+    checkLearningOptions(options);
+  } catch (error) {
+    if (error instanceof RangeError) throw new UsageError(error.message);
+    throw error;
+  }
+  return options;
+}
+
+/** The cores' own logs, warnings and worse (each stream and evaluation opens a core, which says a lot at info). */
+function quietLogger() {
+  const log = createLogger('bench-learning');
+  log.level = process.env.REINS_LOG_LEVEL ?? 'warn';
+  return log;
 }

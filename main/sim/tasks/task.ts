@@ -4,13 +4,14 @@ import type { Solids } from '../arena.ts';
 import type { Pose2D } from '../geometry.ts';
 
 export type EpisodeStatus = 'running' | 'succeeded' | 'failed';
-export type EpisodeEndReason = 'reached-goal' | 'collision' | 'timeout';
+/** `reached-goal`: reach and corridor; `docked`: dock; the failures are every task's. */
+export type EpisodeEndReason = 'reached-goal' | 'docked' | 'collision' | 'timeout';
 
 /** An episode as benches, tests and `/sim/ground_truth` see it. */
 export interface EpisodeState {
   /** Episodes started since the robot was made, counting from 1. */
   index: number;
-  /** The seed that placed the start pose and goal. */
+  /** The seed that placed the start pose and goal (and the corridor, or the dock's marker). */
   seed: number;
   status: EpisodeStatus;
   /** Why it ended; undefined while running. */
@@ -27,6 +28,8 @@ export interface TaskStep {
   pose: Pose2D;
   /** A solid pushed back on the robot during the step. */
   contact: boolean;
+  /** The body's speed over the ground after the step; a judge that needs it (dock) counts its absence as moving. */
+  speedMps?: number;
 }
 
 export interface TaskVerdict {

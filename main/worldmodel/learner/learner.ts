@@ -63,6 +63,8 @@ export class Learner extends EventEmitter<LearnerEvents> {
   private untaken: LearnerWeights | undefined;
   private ended = false;
   private stopping: Promise<LearnerStopped | undefined> | undefined;
+  private syncCount = 0;
+  private readonly syncWaiters = new Map<number, () => void>();
   private readonly readySettled: Promise<LearnerReady | undefined>;
   private settleReady: (ready: LearnerReady | undefined) => void = () => undefined;
   private settleStopped: (stopped: LearnerStopped | undefined) => void = () => undefined;
@@ -118,6 +120,18 @@ export class Learner extends EventEmitter<LearnerEvents> {
     this.send({ type: 'pause' });
   }
 
+  /**
+   * Resolves once the learner has taken every step its replay budget allows for the ticks noted so far
+   * (or has stopped or failed): a lockstep core awaits it before simulated time moves on.
+   */
+  caughtUp(): Promise<void> {
+    if (this.ended || this.stopping !== undefined) return Promise.resolve();
+    const id = ++this.syncCount;
+    const caught = new Promise<void>((resolve) => this.syncWaiters.set(id, resolve));
+    this.send({ type: 'sync', id });
+    return caught;
+  }
+
   resume(): void {
     this.send({ type: 'resume' });
   }
@@ -156,6 +170,10 @@ export class Learner extends EventEmitter<LearnerEvents> {
         status.lastTrained = message;
         if (running) Object.assign(status, { state: 'training', waitingFor: undefined });
         return void this.emit('trained', message);
+      case 'caughtUp':
+        this.syncWaiters.get(message.id)?.();
+        this.syncWaiters.delete(message.id);
+        return;
       case 'waiting':
         if (running) Object.assign(status, { state: message.reason === 'paused' ? 'paused' : 'waiting', waitingFor: message.reason });
         return void this.emit('waiting', message);
@@ -190,6 +208,8 @@ export class Learner extends EventEmitter<LearnerEvents> {
 
   private end(stopped: LearnerStopped | undefined): void {
     this.ended = true;
+    for (const resolve of this.syncWaiters.values()) resolve();
+    this.syncWaiters.clear();
     this.settleReady(undefined);
     this.settleStopped(stopped);
   }

@@ -45,6 +45,8 @@ export class LearnerLoop {
   private readonly wake = new MessageWake();
 
   private session: Session | undefined;
+  /** `sync` requests waiting for training to hold. */
+  private syncs: number[] = [];
 
   constructor(private readonly post: PostToMain) {}
 
@@ -61,6 +63,10 @@ export class LearnerLoop {
         this.budget?.receive(message.count);
         this.session?.feed.noteTicksWritten(message.count);
         this.consecutiveFailures = 0;
+        return this.wake.notify();
+      case 'sync':
+        // Answered where training next holds (at once if it holds now): every step due by now is taken by then.
+        this.syncs.push(message.id);
         return this.wake.notify();
       case 'pause':
         this.paused = true;
@@ -129,6 +135,7 @@ export class LearnerLoop {
       // From here to `wake.next()` nothing awaits, so no message can slip in between the check and the wait.
       const hold = this.holdReason(session);
       if (hold !== undefined) {
+        for (const id of this.syncs.splice(0)) this.post({ type: 'caughtUp', id, step: session.model.trainer.steps });
         this.post({ type: 'waiting', reason: hold, step: session.model.trainer.steps });
         await this.wake.next();
         continue;

@@ -53,6 +53,11 @@ export const toLearnerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ticksWritten'), count: z.number().int().min(0) }),
   z.object({ type: z.literal('pause') }),
   z.object({ type: z.literal('resume') }),
+  /**
+   * Answer `caughtUp` with this id once every step the replay budget allows for the ticks noted so far
+   * has been taken (a lockstep core waits for it before simulated time moves on).
+   */
+  z.object({ type: z.literal('sync'), id: z.number().int() }),
   /** Save a final checkpoint, answer `stopped`, and wait to be terminated. */
   z.object({ type: z.literal('stop') }),
 ]);
@@ -100,6 +105,8 @@ export const fromLearnerSchema = z.discriminatedUnion('type', [
     /** Ticks trained on per tick received since start (0 before any tick arrived). */
     replayRatio: z.number(),
   }),
+  /** The answer to `sync`: the learner has taken every step its budget allowed when it was asked. */
+  z.object({ type: z.literal('caughtUp'), id: z.number().int(), step: z.number().int() }),
   /** Training is held until a message arrives: why, and at which step. */
   z.object({ type: z.literal('waiting'), reason: z.enum(['not-enough-ticks', 'replay-ratio', 'paused', 'after-errors']), step: z.number().int() }),
   z.object({ type: z.literal('weights'), version: z.string(), step: z.number().int(), weights: z.array(namedArraySchema) }),
