@@ -1,7 +1,7 @@
 // The three probes that say whether an embedding is useful: can a straight line through it recover
 // the goal's bearing and distance (on frames where the goal is in view) and the nearest obstacle's
 // distance (on all frames)? Fitted on one set of views, scored on another.
-import { fitLinearProbes, rSquared } from './linearProbe.ts';
+import { fitLinearProbes, rSquared } from '../core/util/linearProbe.ts';
 
 export interface ProbeSample {
   embedding: Float32Array;

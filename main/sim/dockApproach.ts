@@ -37,17 +37,44 @@ const BACK_OUT_MPS = 0.15;
 
 type Phase = 'approach' | 'line-up' | 'backing-out' | 'holding';
 
+/** A pose as the dock sees it: `outM` straight out in front of the dock pose, `leftM` across, and the heading's error. */
+export interface DockFramePose {
+  outM: number;
+  leftM: number;
+  /** The pose's heading less the dock pose's, wrapped to ±π: positive turned left of it. */
+  headingErrorRad: number;
+}
+
+/** Where `pose` is in the frame of `dockPose` (forward, into the wall, is negative `outM`). */
+export function dockFromWorld(dockPose: Pose2D, pose: Pose2D): DockFramePose {
+  const forwardX = Math.cos(dockPose.yawRad);
+  const forwardY = Math.sin(dockPose.yawRad);
+  const dx = pose.xM - dockPose.xM;
+  const dy = pose.yM - dockPose.yM;
+  // Left is forward turned a quarter anticlockwise.
+  return { outM: -(dx * forwardX + dy * forwardY), leftM: -dx * forwardY + dy * forwardX, headingErrorRad: wrapAngleRad(pose.yawRad - dockPose.yawRad) };
+}
+
+/** The world pose of a pose given in the frame of `dockPose`: the inverse of dockFromWorld. */
+export function worldFromDock(dockPose: Pose2D, inDock: DockFramePose): Pose2D {
+  const forwardX = Math.cos(dockPose.yawRad);
+  const forwardY = Math.sin(dockPose.yawRad);
+  return {
+    xM: dockPose.xM - inDock.outM * forwardX - inDock.leftM * forwardY,
+    yM: dockPose.yM - inDock.outM * forwardY + inDock.leftM * forwardX,
+    yawRad: wrapAngleRad(dockPose.yawRad + inDock.headingErrorRad),
+  };
+}
+
 export class DockApproach {
   private phase: Phase = 'approach';
-  private readonly forward: PointM;
 
-  constructor(readonly dockPose: Pose2D) {
-    this.forward = { xM: Math.cos(dockPose.yawRad), yM: Math.sin(dockPose.yawRad) };
-  }
+  constructor(readonly dockPose: Pose2D) {}
 
   /** Where to plan to while the approach is still driving the plan. */
   preDockPoint(): PointM {
-    return this.inDockFrameToWorld(PRE_DOCK_DISTANCE_M, 0);
+    const { xM, yM } = worldFromDock(this.dockPose, { outM: PRE_DOCK_DISTANCE_M, leftM: 0, headingErrorRad: 0 });
+    return { xM, yM };
   }
 
   /**
@@ -55,8 +82,7 @@ export class DockApproach {
    * pre-dock point (the caller follows its plan there).
    */
   command(pose: Pose2D): DriveCommand | undefined {
-    const { outM, leftM } = this.inDockFrame(pose);
-    const headingErrorRad = wrapAngleRad(pose.yawRad - this.dockPose.yawRad);
+    const { outM, leftM, headingErrorRad } = dockFromWorld(this.dockPose, pose);
     this.phase = this.nextPhase(outM, leftM, headingErrorRad, pose);
     switch (this.phase) {
       case 'approach':
@@ -96,20 +122,6 @@ export class DockApproach {
         if (Math.abs(leftM) > HOLD.leftM + 0.3 * Math.max(0, outM) || outM < -RELEASE.outM) return 'backing-out';
         return 'line-up';
     }
-  }
-
-  private inDockFrame(pose: Pose2D): { outM: number; leftM: number } {
-    const dx = pose.xM - this.dockPose.xM;
-    const dy = pose.yM - this.dockPose.yM;
-    // Forward (into the wall) is negative out; left is forward turned a quarter anticlockwise.
-    return { outM: -(dx * this.forward.xM + dy * this.forward.yM), leftM: -dx * this.forward.yM + dy * this.forward.xM };
-  }
-
-  private inDockFrameToWorld(outM: number, leftM: number): PointM {
-    return {
-      xM: this.dockPose.xM - outM * this.forward.xM - leftM * this.forward.yM,
-      yM: this.dockPose.yM - outM * this.forward.yM + leftM * this.forward.xM,
-    };
   }
 }
 

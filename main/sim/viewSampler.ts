@@ -61,7 +61,7 @@ const PLACEMENT_MARGIN_M = 0.05;
 const MAX_PLACEMENT_ATTEMPTS = 1000;
 
 /** Every stream read at once, off the publishing schedule. */
-function senseAll(robot: SimRobot): Pick<LabelledView, 'image' | 'scan' | 'joints' | 'imu'> {
+export function senseAll(robot: SimRobot): Pick<LabelledView, 'image' | 'scan' | 'joints' | 'imu'> {
   const camera = robot.senseNow('camera');
   const scan = robot.senseNow('scan');
   const joints = robot.senseNow('joints');

@@ -1,7 +1,8 @@
 // `reins bench perception`: what the encoders cost per tick on frames of the simulated robot driven
 // through its arena by the scripted operator — each encoder alone (its preprocessing and its run),
 // and the whole fused step as the control loop calls it — on the CPU, and on the GPU where CUDA
-// loads; then the thread settings, and the probes of how useful the embedding is.
+// loads; then the thread settings, and the probes of how useful the embedding is (the goal and obstacles;
+// the dock pose and the corridor's clearance).
 import type { ObservationFrame } from '../../core/frame.ts';
 import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
 import { twistFromDrive, type DriveCommand } from '../../core/messages.ts';
@@ -13,6 +14,7 @@ import { type PerceptionStatus, MODALITIES } from '../../core/perception.ts';
 import { createSimLink } from '../../sim/lockstepLink.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
 import { runPerceptionProbes } from './perceptionProbes.ts';
+import { runTaskProbes } from './taskProbes.ts';
 import type { BenchRow } from './report.ts';
 
 export interface PerceptionBenchOptions {
@@ -142,6 +144,7 @@ export async function runPerceptionBench(given: Partial<PerceptionBenchOptions> 
   rows.push(threads('intra-op-threads', cpu.status.intraOpThreads), threads('inter-op-threads', cpu.status.interOpThreads));
 
   // ── Probe rows (the lead's main/cli/bench/perceptionProbes.ts): is the embedding useful? ──────────
-  if (options.probes) rows.push(...(await runPerceptionProbes(options.encoders)));
+  // Then the new tasks' (taskProbes.ts): does it resolve the dock pose and the corridor's clearance?
+  if (options.probes) rows.push(...(await runPerceptionProbes(options.encoders)), ...(await runTaskProbes(options.encoders)));
   return rows;
 }

@@ -10,9 +10,9 @@ import { scorePerceptionProbes, writeRandomEncodersLike, type ProbeScores, type 
 import { sampleViews, type LabelledView } from '../../sim/viewSampler.ts';
 import type { BenchRow } from './report.ts';
 
-/** Far from the build script's training (10,000+) and self-check (30,000+) arenas. */
-const FIT_ARENA_SEEDS = Array.from({ length: 20 }, (_, i) => 50_000 + i);
-const SCORE_ARENA_SEEDS = Array.from({ length: 20 }, (_, i) => 60_000 + i);
+/** Far from the build script's training (10,000+) and self-check (30,000+) arenas; the task probes (taskProbes.ts) use them too. */
+export const FIT_ARENA_SEEDS: readonly number[] = Array.from({ length: 20 }, (_, i) => 50_000 + i);
+export const SCORE_ARENA_SEEDS: readonly number[] = Array.from({ length: 20 }, (_, i) => 60_000 + i);
 const EPISODES_PER_ARENA = 2;
 const VIEWS_PER_EPISODE = 50;
 
@@ -22,7 +22,8 @@ function received<M extends RobotMessage>(topic: string, msg: M): { received: Re
   return { received: { topic, receiveTimeMs: 0, sourceTimeMs: 0, msg }, ageMs: 0 };
 }
 
-function frameOf(view: LabelledView): ObservationFrame {
+/** A view's streams as the control loop would hand them to perception, all fresh. */
+export function frameOf(view: Pick<LabelledView, 'image' | 'scan' | 'joints' | 'imu'>): ObservationFrame {
   return {
     timeMs: 0,
     missing: [],

@@ -1,9 +1,16 @@
 import { describe, it, expect } from 'vitest';
-import { createArena, type Arena } from '../arena.ts';
+import { clearanceM, createArena, type Arena } from '../arena.ts';
 import { EVALUATION_ARENA_SEEDS } from '../arenaSeeds.ts';
 import { DIFF_DRIVE_SPEC } from '../diffDrive.ts';
 import { NavigationField } from '../navigationField.ts';
-import { CORRIDOR_SIDE_CLEARANCE_RANGE_M, DEFAULT_CORRIDOR_OPTIONS, placeCorridorEpisode } from './corridor.ts';
+import {
+  channelOffset,
+  CORRIDOR_SIDE_CLEARANCE_RANGE_M,
+  corridorChannel,
+  DEFAULT_CORRIDOR_OPTIONS,
+  placeCorridorEpisode,
+  type CorridorChannel,
+} from './corridor.ts';
 import { createSimTask } from './simTasks.ts';
 import { DEFAULT_DOCK_OPTIONS } from './dock.ts';
 import { DEFAULT_REACH_OPTIONS } from './reach.ts';
@@ -69,5 +76,49 @@ describe('corridor', () => {
     expect(task.judge({ ...atStart, elapsedSecs: 3, contact: true })).toMatchObject({ status: 'failed', reason: 'collision' });
     const atGoal = { xM: episode.goal.xM + 0.5, yM: episode.goal.yM, yawRad: 0 };
     expect(task.judge({ pose: atGoal, contact: false, elapsedSecs: 20 })).toEqual({ status: 'succeeded', reason: 'reached-goal', progress: 1 });
+  });
+
+  it('reads its channel back from its boxes: side walls at the half-width either side of the centre line, 9–14 cm a side (and half a bump) of room', () => {
+    for (const [index, arenaSeed] of EVALUATION_ARENA_SEEDS.slice(0, 5).entries()) {
+      const episode = placeCorridorEpisode(createArena(arenaSeed), index + 1);
+      const channel = corridorChannel(episode.fixtures.boxes);
+      const where = `arena ${arenaSeed}`;
+      const fixtures = { boxes: episode.fixtures.boxes, pillars: [] };
+      const at = (alongM: number, acrossM: number) => (channel.alongAxis === 'x' ? { xM: alongM, yM: acrossM } : { xM: acrossM, yM: alongM });
+      const roomM = channel.halfWidthM - RADIUS_M;
+      expect(roomM, where).toBeGreaterThanOrEqual(CORRIDOR_SIDE_CLEARANCE_RANGE_M[0] + 0.03);
+      expect(roomM, where).toBeLessThanOrEqual(CORRIDOR_SIDE_CLEARANCE_RANGE_M[1] + 0.06);
+      for (let step = 0; step <= 20; step++) {
+        const centre = at(channel.alongFromM + ((channel.alongToM - channel.alongFromM) * step) / 20, channel.centreAcrossM);
+        const clearM = clearanceM(fixtures, centre.xM, centre.yM);
+        // The channel is half a bump (3–6 cm) wider than the pinch, so a bump comes that much nearer the line than the pinch's clearance; nothing is nearer than that, nor farther than the side walls.
+        expect(clearM, where).toBeGreaterThanOrEqual(RADIUS_M + CORRIDOR_SIDE_CLEARANCE_RANGE_M[0] - 0.06);
+        expect(clearM, where).toBeLessThanOrEqual(channel.halfWidthM + 1e-9);
+      }
+      const middleM = (channel.alongFromM + channel.alongToM) / 2;
+      for (const side of [-1, 1]) {
+        const face = at(middleM, channel.centreAcrossM + side * channel.halfWidthM);
+        expect(clearanceM(fixtures, face.xM, face.yM), where).toBeCloseTo(0, 9);
+      }
+    }
+  });
+
+  it('measures a pose off the centre line to its left as it faces along the channel, either way', () => {
+    const alongX: CorridorChannel = { alongAxis: 'x', centreAcrossM: 1, alongFromM: -0.5, alongToM: 0.7, halfWidthM: 0.35 };
+    expect(channelOffset(alongX, { xM: 0.3, yM: 1.05, yawRad: 0.2 })).toEqual({ alongM: expect.closeTo(0.2, 12), leftOfCentreM: expect.closeTo(0.05, 12) });
+    expect(channelOffset(alongX, { xM: 0.3, yM: 1.05, yawRad: Math.PI - 0.2 }).leftOfCentreM).toBeCloseTo(-0.05, 12);
+    const alongY: CorridorChannel = { alongAxis: 'y', centreAcrossM: 2, alongFromM: -1, alongToM: 1, halfWidthM: 0.35 };
+    // Facing +y, left is −x.
+    expect(channelOffset(alongY, { xM: 1.95, yM: 0.4, yawRad: Math.PI / 2 })).toEqual({
+      alongM: expect.closeTo(0.4, 12),
+      leftOfCentreM: expect.closeTo(0.05, 12),
+    });
+    expect(channelOffset(alongY, { xM: 1.95, yM: 0.4, yawRad: -Math.PI / 2 }).leftOfCentreM).toBeCloseTo(-0.05, 12);
+  });
+
+  it('refuses boxes that are not a corridor', () => {
+    const box = { minXM: 0, minYM: 0, maxXM: 1, maxYM: 1 };
+    expect(() => corridorChannel([box, box, box])).toThrow(/at least 4 boxes/);
+    expect(() => corridorChannel([box, box, box, { minXM: 2, minYM: 2, maxXM: 3, maxYM: 3 }])).toThrow(/side walls/);
   });
 });

@@ -5,7 +5,7 @@
 // time limit; progress is along the planned path, so it rewards finding the passage.
 import { clearanceM, GOAL_COLOUR, type Arena, type Rgb, type SolidBox, type SolidPillar } from '../arena.ts';
 import { DIFF_DRIVE_SPEC } from '../diffDrive.ts';
-import type { Aabb } from '../geometry.ts';
+import type { Aabb, Pose2D } from '../geometry.ts';
 import { NavigationField } from '../navigationField.ts';
 import { deriveSeed, SeededRandom } from '../random.ts';
 import type { ReachOptions } from './reach.ts';
@@ -148,6 +148,51 @@ export function placeCorridorEpisode(arena: Arena, episodeSeed: number): TaskEpi
     return { ...layout, startPose: { ...start, yawRad: random.uniform(-Math.PI, Math.PI) }, goal, goalPillar };
   }
   throw new Error(`arena of ${arena.sizeM} m has no room for a corridor clear of its obstacles`);
+}
+
+/** The passage's channel, read back from a corridor episode's boxes (GroundTruth.taskObstacles): its centre line and extent. */
+export interface CorridorChannel {
+  /** The world axis the channel runs along (across the divider). */
+  alongAxis: 'x' | 'y';
+  /** The centre line's coordinate on the other axis. */
+  centreAcrossM: number;
+  /** Where the channel's side walls begin and end along its axis. */
+  alongFromM: number;
+  alongToM: number;
+  /** From the centre line to either side wall's face; beside a bump the free half-width is less by the bump's depth. */
+  halfWidthM: number;
+}
+
+/** A pose against the channel: along it from its middle, and off its centre line to the left as the robot faces along it. */
+export interface ChannelOffset {
+  alongM: number;
+  /** Positive when the robot is left of the centre line, looking whichever way along the channel it faces more. */
+  leftOfCentreM: number;
+}
+
+/** The channel of a corridor episode from its fixtures' boxes, in the order placeCorridorEpisode lays them (the side walls third and fourth). */
+export function corridorChannel(boxes: readonly Aabb[]): CorridorChannel {
+  const [a, b] = [boxes[2], boxes[3]];
+  if (a === undefined || b === undefined) throw new Error(`a corridor has at least 4 boxes, got ${boxes.length}`);
+  const sameSpan = (lo: 'minXM' | 'minYM', hi: 'maxXM' | 'maxYM') => Math.abs(a[lo] - b[lo]) < 1e-9 && Math.abs(a[hi] - b[hi]) < 1e-9;
+  if (sameSpan('minXM', 'maxXM') && !sameSpan('minYM', 'maxYM')) {
+    const [low, high] = a.maxYM <= b.minYM ? [a, b] : [b, a];
+    return { alongAxis: 'x', centreAcrossM: (low.maxYM + high.minYM) / 2, alongFromM: a.minXM, alongToM: a.maxXM, halfWidthM: (high.minYM - low.maxYM) / 2 };
+  }
+  if (sameSpan('minYM', 'maxYM') && !sameSpan('minXM', 'maxXM')) {
+    const [low, high] = a.maxXM <= b.minXM ? [a, b] : [b, a];
+    return { alongAxis: 'y', centreAcrossM: (low.maxXM + high.minXM) / 2, alongFromM: a.minYM, alongToM: a.maxYM, halfWidthM: (high.minXM - low.maxXM) / 2 };
+  }
+  throw new Error("the third and fourth boxes are not a corridor channel's side walls");
+}
+
+export function channelOffset(channel: CorridorChannel, pose: Pose2D): ChannelOffset {
+  const alongX = channel.alongAxis === 'x';
+  const alongM = (alongX ? pose.xM : pose.yM) - (channel.alongFromM + channel.alongToM) / 2;
+  const acrossM = (alongX ? pose.yM : pose.xM) - channel.centreAcrossM;
+  // Facing +x, left is +y; facing +y, left is −x; facing the other way, both flip.
+  const facing = (alongX ? Math.cos(pose.yawRad) : Math.sin(pose.yawRad)) >= 0 ? 1 : -1;
+  return { alongM, leftOfCentreM: facing * (alongX ? acrossM : -acrossM) };
 }
 
 function rectToAabb(toWorld: (u: number, v: number) => { xM: number; yM: number }, rect: PassageRect): Aabb {

@@ -1,7 +1,8 @@
 // Linear probes: ridge regression from embeddings to a quantity of the world, scored by R² on other
 // data. If a straight line through the embedding recovers the goal's bearing on layouts the encoder
-// never saw, the embedding carries it in a form the world model and the policy can use.
-import { solveSymmetricPositiveDefinite } from '../core/util/cholesky.ts';
+// never saw, the embedding carries it in a form the world model and the policy can use. Plain numbers
+// in and out, so perception's probes and the perception bench's task probes fit them alike.
+import { solveSymmetricPositiveDefinite } from './cholesky.ts';
 
 export interface LinearProbe {
   /** Per feature, applied to standardised features. */
