@@ -1,10 +1,10 @@
 import type { Policy } from '../core/policy.ts';
-import type { TickReport, Driver } from '../core/tickReport.ts';
+import type { TickReport, Driver, SentCommand } from '../core/tickReport.ts';
 import { describe, expect, it } from 'vitest';
 import type { FeedbackSignals, Segment } from './feedbackTypes.ts';
 import { LearningSession, type LearningLoop } from './learningSession.ts';
 import { ReactiveBaselinePolicy } from './reactiveBaselinePolicy.ts';
-import type { PolicyCandidate, PolicyImprover, RetrainOutcome } from './policyImprover.ts';
+import type { LearningTick, PolicyCandidate, PolicyImprover, RetrainOutcome } from './policyImprover.ts';
 import { SlowPath } from './slowPath.ts';
 
 /** The loop as the session sees it: ticks pushed by the test, the policy it was told to drive. */
@@ -85,6 +85,61 @@ class SpreadInTheEmbedding extends VersionPerIntervention {
 }
 
 describe('LearningSession', () => {
+  it('teaches an operator’s tick with the command the operator gave after seeing it, not the one it was given before', () => {
+    const listeners = new Set<(report: TickReport) => void>();
+    const loop: LearningLoop = { onTick: (listener) => (listeners.add(listener), () => listeners.delete(listener)), setPolicy: () => undefined };
+    const observed: LearningTick[] = [];
+    const improver = new (class extends VersionPerIntervention {
+      override observe(tick?: LearningTick): void {
+        if (tick) observed.push(tick);
+      }
+    })();
+    new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver, episodeId: 'e', autoPromote: true });
+    const command = (linearMps: number, driver: Driver): SentCommand => ({
+      command: { linearMps, angularRadps: 0 },
+      requested: { linearMps, angularRadps: 0 },
+      clipped: false,
+      driver,
+      atMs: 0,
+      delivered: true,
+    });
+    // The command in effect at each tick: the operator's 0.1 before tick 0 (its answer to what came before),
+    // 0.2 after seeing tick 0, 0.3 after tick 1; then the policy drives (0.4), then the next episode.
+    const ticks: Array<[Driver, number, number, number]> = [
+      ['operator', 0.1, 0, 0],
+      ['operator', 0.2, 0, 1],
+      ['operator', 0.3, 0, 2],
+      ['policy', 0.4, 0, 3],
+      ['operator', 0.5, 0, 4],
+      ['operator', 0.6, 1, 0],
+    ];
+    for (const [driver, linearMps, index, step] of ticks) {
+      const report: TickReport = {
+        frame: { timeMs: step * 100, missing: [] },
+        embedding: { values: Float32Array.from([step]), mask: { camera: true, lidar: true, proprio: true } },
+        belief: undefined,
+        driver,
+        sent: undefined,
+        durationMs: 1,
+        policyVersion: 'v1',
+        autonomous: true,
+        commandInEffect: command(linearMps, driver),
+        worldModelVersion: undefined,
+        episode: { index, step },
+      };
+      for (const listener of listeners) listener(report);
+    }
+    expect(observed.map((tick) => [tick.episodeId, tick.step, tick.driver, tick.action.linearMps])).toEqual([
+      ['e', 0, 'operator', 0.2],
+      ['e', 1, 'operator', 0.3],
+      // The operator's last tick before the policy drove again: no response of the operator's follows it.
+      ['e', 2, 'operator', 0.3],
+      ['e', 3, 'policy', 0.4],
+      // Nothing joins ticks across an episode's end.
+      ['e', 4, 'operator', 0.5],
+    ]);
+  });
+
   it('records feedback without a learner and says learning is off', () => {
     const { loop, tick } = loopForTest();
     const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), episodeId: 'e', autoPromote: true });

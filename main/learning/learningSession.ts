@@ -11,7 +11,7 @@ import { ZERO_DRIVE } from '../core/messages.ts';
 import type { PreferenceAnswer } from './feedbackTypes.ts';
 import { FeedbackLedger, type CorrectionSink, type FeedbackLedgerOptions, type LedgerTick } from './feedbackLedger.ts';
 import { stretchRatePerMin, type InterventionTrendOptions } from './interventionTrend.ts';
-import type { PolicyImprover } from './policyImprover.ts';
+import type { LearningTick, PolicyImprover } from './policyImprover.ts';
 import { PolicyVersions, type PolicyVersion } from './policyVersions.ts';
 import { readClip, type Clip, type ClipRecording, type ClipTopics } from './questionClips.ts';
 import { RewardDriftWatch, type RewardDriftOptions } from './rewardDrift.ts';
@@ -66,6 +66,8 @@ export class LearningSession {
   private readonly stops: Array<() => void> = [];
   private readonly problems = new Map<string, CoreAlert>();
   private clipCache: { questionId: string; clips: Promise<{ left: Clip; right: Clip }> } | undefined;
+  /** An operator's tick waiting for the next one, which carries the operator's response to it (see onTick). */
+  private awaitingResponse: { tick: LearningTick; episodeId: string } | undefined;
   private readonly episodeEnds: Array<{ episodeId: string; outcome: EpisodeOutcome; steps: number; atMs: number }> = [];
   private lastMessage: LearningStatus['lastMessage'];
   private messageSeq = 0;
@@ -282,17 +284,27 @@ export class LearningSession {
     this.picker.noteTick(tick);
     if (report.driver === 'operator') this.options.slowPath?.noteNew();
     if (!improver) return;
-    this.guard('observe', () =>
-      improver.observe({
-        episodeId: tick.episodeId,
-        step: tick.step,
-        timeMs,
-        embedding: report.embedding.values,
-        latent: report.belief?.latent,
-        action: report.commandInEffect?.command ?? ZERO_DRIVE,
-        driver: report.driver,
-      }),
-    );
+    const learningTick: LearningTick = {
+      episodeId: tick.episodeId,
+      step: tick.step,
+      timeMs,
+      embedding: report.embedding.values,
+      latent: report.belief?.latent,
+      action: report.commandInEffect?.command ?? ZERO_DRIVE,
+      driver: report.driver,
+    };
+    this.guard('observe', () => {
+      // What the operator did about what a tick showed arrives after the tick (the UI sends it when the
+      // person has seen it): an operator's tick is taught with the command in effect at the next tick,
+      // while the operator still drives. Its own command in effect is the one it answered the tick
+      // before with — the same command the encoders were given as the last one sent, so a learner taught
+      // with it would learn to repeat its last command (behaviour cloning's copycat problem).
+      const waiting = this.awaitingResponse;
+      this.awaitingResponse = undefined;
+      if (waiting !== undefined) improver.observe(respondedTo(waiting.tick, report, tick.episodeId));
+      if (report.driver === 'operator') this.awaitingResponse = { tick: learningTick, episodeId: tick.episodeId };
+      else improver.observe(learningTick);
+    });
     this.guard('reward-drift', () => {
       // Scored only while the policy drives: that is where the warning means something.
       const policyDriving = report.driver === 'policy';
@@ -378,4 +390,11 @@ export class LearningSession {
       promotable: version.policy !== undefined,
     };
   }
+}
+
+/** An operator's tick with the operator's response to it: the next tick's command in effect, when the operator gave it in the same episode. */
+function respondedTo(tick: LearningTick, next: Readonly<TickReport>, nextEpisodeId: string): LearningTick {
+  const response = next.commandInEffect;
+  if (nextEpisodeId !== tick.episodeId || response === undefined || response.driver !== 'operator') return tick;
+  return { ...tick, action: response.command };
 }

@@ -8,7 +8,7 @@ import { tickRow } from '../../test/support/tickRows.ts';
 import type { CorrectionRow } from '../memory/corrections.ts';
 import { Memory } from '../memory/memory.ts';
 import type { ActedBy } from '../memory/tickSchema.ts';
-import { readMemoryTeaching, signalsFromCorrections } from './memoryTeaching.ts';
+import { readMemoryTeaching, signalsFromCorrections, teachResponses } from './memoryTeaching.ts';
 
 const SPACE = { encoderVersion: 'enc-1', embeddingSize: 4, distance: 'l2' } as const;
 const DRIVERS: ActedBy[] = ['operator', 'policy', 'idle', 'safety'];
@@ -96,6 +96,22 @@ describe('readMemoryTeaching', () => {
     const taught = await readMemoryTeaching(store, memory.records, 10);
     expect(taught.signals.interventions.map((signal) => signal.id)).toEqual(['i1']);
     expect(taught.signals.ratings).toEqual([{ id: 'r1', episodeId: 'ep-1', step: 5, rating: 1 }]);
+  });
+});
+
+describe('teachResponses', () => {
+  it('gives an operator’s tick the next tick’s action while the operator still drove its episode', () => {
+    const packed = {
+      count: 5,
+      embeddingSize: 1,
+      embeddings: new Float32Array(5),
+      actions: Float32Array.from([0.1, 0, 0.2, 0.5, 0.3, 0, 0.4, 0, 0.9, 0]),
+      drivers: ['operator', 'operator', 'operator', 'policy', 'operator'] as Array<'operator' | 'policy'>,
+      episodeIds: ['a', 'a', 'a', 'a', 'b'],
+      steps: Int32Array.from([0, 1, 2, 3, 0]),
+    };
+    teachResponses(packed);
+    expect(Array.from(packed.actions)).toEqual([0.2, 0.5, 0.3, 0, 0.3, 0, 0.4, 0, 0.9, 0].map(Math.fround));
   });
 });
 

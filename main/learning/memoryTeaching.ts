@@ -88,7 +88,28 @@ function packTicks(table: ArrowTable | undefined, rows: readonly number[], embed
     packed.episodeIds.push(String(episodeIds.get(row)));
     packed.steps[index] = steps[row]!;
   });
+  teachResponses(packed);
   return packed;
+}
+
+/**
+ * An operator's tick is taught with the operator's response to it — the action of the next tick of
+ * its episode while the operator still drove it (see LearningSession.onTick: a row's own action is the
+ * command the operator gave before the tick, the one the encoders were given as the last sent). The
+ * last operator tick of a run keeps its own.
+ */
+export function teachResponses(packed: PackedTicks): void {
+  const at = new Map<string, number>();
+  for (let index = 0; index < packed.count; index++) at.set(`${packed.episodeIds[index]}|${packed.steps[index]}`, index);
+  const responses = new Float32Array(packed.actions);
+  for (let index = 0; index < packed.count; index++) {
+    if (packed.drivers[index] !== 'operator') continue;
+    const next = at.get(`${packed.episodeIds[index]}|${packed.steps[index]! + 1}`);
+    if (next === undefined || packed.drivers[next] !== 'operator') continue;
+    responses[index * 2] = packed.actions[next * 2]!;
+    responses[index * 2 + 1] = packed.actions[next * 2 + 1]!;
+  }
+  packed.actions.set(responses);
 }
 
 /**

@@ -222,10 +222,13 @@ export class TrainingStream {
     const succeeded = ended.episode.status === 'succeeded';
     // The operator sees how the episode ended (a collision shows in the truth after it) before the robot is put back.
     if (this.autonomyOn) this.operator.supervise(ended, STILL);
+    // An operator holding the controls lets go before putting the robot back: the takeover is latched
+    // until handed back, and a robot left taken over would stand still under a released stick.
+    if (this.holding) this.request({ type: 'hand-back' });
+    this.holding = false;
     this.request({ type: 'end-episode', outcome: succeeded ? 'reached-goal' : 'failed' });
     this.counts.episodes++;
     if (succeeded) this.counts.reachedGoal++;
-    this.holding = false;
     const episodeSeed = deriveSeed('stream-episode', this.settings.seed, ++this.episodeSeedCount);
     if (++this.episodeInArena >= this.settings.episodesPerArena && this.settings.trainingArenas.length > 1) {
       this.episodeInArena = 0;
