@@ -3,8 +3,8 @@
 // layouts nobody has seen. Arena seeds in use, by range:
 //
 //   1 – 9,999            fixed arenas of tests and benches (sim bench 1…N, perception bench 7, …)
-//   10,000 – 29,999      encoder training (models/build/buildEncoders.ts: 10,000 + i for --arenas N,
-//                        100 by default; fusionScales.ts 10,000–10,009), room to grow
+//   10,000 – 29,999      encoder training (models/build/buildEncoders.ts: reach, dock and corridor views
+//                        in 10,000 + i for --arenas N, 100 by default; fusionScales.ts 10,000–10,009), room to grow
 //   30,000 – 30,999      the encoder build's own held-out check (30,000–30,023)
 //   50,000 – 69,999      `reins bench perception`'s probes (fit 50,000–50,019, score 60,000–60,019)
 //   80,000 – 80,009      EVALUATION_ARENA_SEEDS: scoring a learned policy

@@ -35,13 +35,21 @@ export const DEFAULT_TASK_VIEW_SAMPLING: Readonly<Omit<TaskViewSamplingOptions, 
 
 export type TaskView<Truth> = Pick<LabelledView, 'arenaSeed' | 'episodeSeed' | 'image' | 'scan' | 'joints' | 'imu' | 'command'> & { truth: Truth };
 
-export interface DockViewTruth {
+/** What every task view also knows: the nearest solid and how the robot was moving (encoder training targets). */
+export interface TaskViewMotionTruth {
+  /** From the robot's rim to the nearest solid (GroundTruth.nearestObstacleM). */
+  nearestObstacleM: number;
+  linearMps: number;
+  angularRadps: number;
+}
+
+export interface DockViewTruth extends TaskViewMotionTruth {
   pose: Pose2D;
   /** The robot against the dock pose, in the dock's frame. */
   inDock: DockFramePose;
 }
 
-export interface CorridorViewTruth {
+export interface CorridorViewTruth extends TaskViewMotionTruth {
   pose: Pose2D;
   /** From the robot's rim to the nearest solid (GroundTruth.nearestObstacleM). */
   clearanceM: number;
@@ -111,6 +119,10 @@ function* sampleTaskViews<Truth>(
   }
 }
 
+function motionOf(truth: GroundTruth): TaskViewMotionTruth {
+  return { nearestObstacleM: truth.nearestObstacleM, linearMps: truth.linearMps, angularRadps: truth.angularRadps };
+}
+
 function dockPoseOf(truth: GroundTruth): Pose2D {
   if (truth.dockPose === undefined) throw new Error(`a ${truth.task} episode has no dock pose`);
   return truth.dockPose;
@@ -130,7 +142,7 @@ export function sampleDockViews(
     },
     // Creeping and turning as a docking robot does; 0.3 s of it moves the robot a few centimetres at most.
     command: (random) => ({ linearMps: random.uniform(-0.05, 0.15), angularRadps: random.uniform(-0.5, 0.5) }),
-    label: (truth) => ({ pose: truth.pose, inDock: dockFromWorld(dockPoseOf(truth), truth.pose) }),
+    label: (truth) => ({ ...motionOf(truth), pose: truth.pose, inDock: dockFromWorld(dockPoseOf(truth), truth.pose) }),
   });
 }
 
@@ -155,7 +167,7 @@ export function sampleCorridorViews(
       const channel = corridorChannel(truth.taskObstacles.boxes);
       const { alongM, leftOfCentreM } = channelOffset(channel, truth.pose);
       const halfLengthM = (channel.alongToM - channel.alongFromM) / 2;
-      return { pose: truth.pose, clearanceM: truth.nearestObstacleM, alongM, leftOfCentreM, inChannel: Math.abs(alongM) <= halfLengthM };
+      return { ...motionOf(truth), pose: truth.pose, clearanceM: truth.nearestObstacleM, alongM, leftOfCentreM, inChannel: Math.abs(alongM) <= halfLengthM };
     },
   });
 }

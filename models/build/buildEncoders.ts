@@ -1,5 +1,6 @@
 // Rebuilds the default encoders: `npx tsx models/build/buildEncoders.ts [--arenas N] [--epochs N] [--out DIR]`.
-// Deterministic from its seeds: views of the simulated robot in training arenas (training hues only),
+// Deterministic from its seeds: views of the simulated robot's three tasks (reach, dock, corridor) in
+// training arenas (training hues only),
 // TensorFlow.js training on the WebAssembly backend, ONNX files, their sha256 in manifest.json, and
 // reference outputs that the tests compare the ONNX files against. Install and tests never run this.
 import { MODALITIES, type Modality } from '../../main/core/perception.ts';
@@ -10,6 +11,8 @@ import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { DEFAULT_ENCODER_SHAPES, DEFAULT_SLOTS } from '../../main/perception/defaultEncoders.ts';
+import { percentiles } from '../../main/core/util/latencyWindow.ts';
+import { fitLinearProbes, predict } from '../../main/core/util/linearProbe.ts';
 import { scoreProbes, type ProbeSample } from '../../main/perception/embeddingProbes.ts';
 import { encoderManifestSchema, type EncoderManifest } from '../../main/perception/manifest.ts';
 import { sequentialToOnnx } from '../../main/perception/sequentialOnnx.ts';
@@ -17,7 +20,8 @@ import { buildDataset, CAMERA_PREPROCESSING, LIDAR_PREPROCESSING, normalisedProp
 import { withFusionScales } from './fusionScales.ts';
 import { trainEncoders, type TrainedEncoders } from './trainEncoders.ts';
 
-export const ENCODERS_VERSION = 'reins-sim-encoders-1';
+/** 2: trained on dock and corridor views too (issue 26). */
+export const ENCODERS_VERSION = 'reins-sim-encoders-2';
 /** The manifest's version: the encoders' plus the fusion's (its scales change the embedding space). */
 export const MANIFEST_VERSION = `${ENCODERS_VERSION}-fusion-2`;
 const TRAINING_ARENA_SEED_BASE = 10_000;
@@ -29,7 +33,10 @@ const { values: args } = parseArgs({
   options: {
     arenas: { type: 'string', default: '100' },
     episodes: { type: 'string', default: '4' },
-    views: { type: 'string', default: '60' },
+    views: { type: 'string', default: '40' },
+    'task-episodes': { type: 'string', default: '2' },
+    'dock-views': { type: 'string', default: '30' },
+    'corridor-views': { type: 'string', default: '15' },
     epochs: { type: 'string', default: '8' },
     out: { type: 'string', default: resolve(import.meta.dirname, '..') },
   },
@@ -77,6 +84,33 @@ function probeSamples(data: Dataset, embeddings: Float32Array[]): ProbeSample[] 
   }));
 }
 
+/** Median held-out errors of linear probes of the dock pose and corridor clearance (fit on the first half of the arenas, scored on the rest). */
+function scoreTaskProbes(data: Dataset, embeddings: Float32Array[], fitting: (i: number) => boolean) {
+  const medianError = (where: Float32Array, columns: Float32Array[], error: (predicted: number[], actual: number[]) => number) => {
+    const indices = embeddings.flatMap((_, i) => (where[i] === 1 ? [i] : []));
+    const fit = indices.filter(fitting);
+    const score = indices.filter((i) => !fitting(i));
+    const probes = fitLinearProbes(
+      fit.map((i) => embeddings[i]!),
+      columns.map((column) => fit.map((i) => column[i]!)),
+    );
+    return percentiles(
+      score.map((i) =>
+        error(
+          probes.map((probe) => predict(probe, embeddings[i]!)),
+          columns.map((column) => column[i]!),
+        ),
+      ),
+    ).p50;
+  };
+  const dock = [data.dockOutM, data.dockLeftM, data.dockHeadingRad];
+  return {
+    dockPositionErrorM: medianError(data.dockView, dock, (p, a) => Math.hypot(p[0]! - a[0]!, p[1]! - a[1]!)),
+    dockHeadingErrorDeg: medianError(data.dockView, dock, (p, a) => (Math.abs(p[2]! - a[2]!) * 180) / Math.PI),
+    corridorClearanceErrorM: medianError(data.corridorView, [data.corridorClearanceM], (p, a) => Math.abs(p[0]! - a[0]!)),
+  };
+}
+
 const toBase64 = (values: Float32Array) => Buffer.from(values.buffer, values.byteOffset, values.byteLength).toString('base64');
 
 async function main(): Promise<void> {
@@ -89,6 +123,9 @@ async function main(): Promise<void> {
     hues: 'training',
     episodesPerArena: Number(args.episodes),
     viewsPerEpisode: Number(args.views),
+    taskEpisodesPerArena: Number(args['task-episodes']),
+    dockViewsPerEpisode: Number(args['dock-views']),
+    corridorViewsPerEpisode: Number(args['corridor-views']),
     seed: 1,
   });
   log(`training views: ${training.count} from ${arenaCount} arenas (${((performance.now() - started) / 1000).toFixed(0)} s)`);
@@ -116,6 +153,25 @@ async function main(): Promise<void> {
   );
   log(
     `held-out probe R²: goal bearing ${scores.goalBearingR2.toFixed(3)}, goal distance ${scores.goalDistanceR2.toFixed(3)}, obstacle distance ${scores.obstacleDistanceR2.toFixed(3)}`,
+  );
+
+  const taskCheck = buildDataset({
+    arenaSeeds: Array.from({ length: 24 }, (_, i) => CHECK_ARENA_SEED_BASE + i),
+    hues: 'held-out',
+    episodesPerArena: 0,
+    viewsPerEpisode: 0,
+    taskEpisodesPerArena: 2,
+    dockViewsPerEpisode: 25,
+    corridorViewsPerEpisode: 25,
+    seed: 2,
+  });
+  const taskScores = scoreTaskProbes(
+    taskCheck,
+    embedAll(trained, taskCheck, normalisedProprio(taskCheck, proprioSpec)),
+    (i) => taskCheck.arenaSeeds[i]! < CHECK_ARENA_SEED_BASE + 12,
+  );
+  log(
+    `held-out task probes (median): dock position ${(taskScores.dockPositionErrorM * 100).toFixed(1)} cm, dock heading ${taskScores.dockHeadingErrorDeg.toFixed(1)}°, corridor clearance ${(taskScores.corridorClearanceErrorM * 100).toFixed(1)} cm`,
   );
 
   const outDir = args.out;
@@ -159,7 +215,7 @@ async function main(): Promise<void> {
   writeFileSync(manifestPath, `${JSON.stringify({ ...(await withFusionScales(manifestPath)), version: MANIFEST_VERSION }, null, 2)}\n`);
   writeFileSync(
     join(outDir, 'reference-outputs.json'),
-    `${JSON.stringify({ note: 'TensorFlow.js outputs of the trained encoders on held-out inputs; the ONNX files must reproduce them.', heldOutProbeR2: scores, encoders: reference }, null, 1)}\n`,
+    `${JSON.stringify({ note: 'TensorFlow.js outputs of the trained encoders on held-out inputs; the ONNX files must reproduce them.', heldOutProbeR2: scores, heldOutTaskProbeMedians: taskScores, encoders: reference }, null, 1)}\n`,
   );
   log(`wrote ${outDir}/manifest.json in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }

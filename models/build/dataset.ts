@@ -6,6 +6,8 @@ import { prepareImage, prepareRanges, proprioValue, rangesInputSize } from '../.
 import { CAMERA_INPUT_PX, LIDAR_BINS } from '../../main/perception/defaultEncoders.ts';
 import { DEFAULT_PREPROCESSING } from '../../main/perception/encoderSet.ts';
 import type { HueSet } from '../../main/sim/palettes.ts';
+import type { DockFramePose } from '../../main/sim/dockApproach.ts';
+import { sampleCorridorViews, sampleDockViews } from '../../main/sim/taskViewSampler.ts';
 import { sampleViews, type LabelledView } from '../../main/sim/viewSampler.ts';
 
 export const CAMERA_PREPROCESSING: ImagePreprocessing = DEFAULT_PREPROCESSING.camera;
@@ -20,6 +22,8 @@ export interface Dataset {
   lidar: Float32Array;
   /** Raw proprioception, one row of PROPRIO_FIELDS per view (normalised once its statistics are known). */
   proprioRaw: Float32Array;
+  /** 1 for views of reach episodes: the goal's targets (in view, bearing, distance) apply only there. */
+  reachView: Float32Array;
   goalInView: Float32Array;
   goalSin: Float32Array;
   goalCos: Float32Array;
@@ -27,6 +31,15 @@ export interface Dataset {
   nearestObstacleM: Float32Array;
   linearMps: Float32Array;
   angularRadps: Float32Array;
+  /** 1 for views of dock episodes, whose robot-in-dock-frame targets apply only there. */
+  dockView: Float32Array;
+  dockOutM: Float32Array;
+  dockLeftM: Float32Array;
+  dockHeadingRad: Float32Array;
+  /** 1 for views of corridor episodes, whose clearance and offset from the centre line apply only there. */
+  corridorView: Float32Array;
+  corridorClearanceM: Float32Array;
+  corridorLeftOfCentreM: Float32Array;
   /** Nearest normalised range per sector, from the prepared scan. */
   lidarSectors: Float32Array;
   /** For scoring: which arena and episode each view came from. */
@@ -37,20 +50,71 @@ export interface DatasetSpec {
   arenaSeeds: readonly number[];
   hues: HueSet | 'default';
   episodesPerArena: number;
+  /** Reach views per episode. */
   viewsPerEpisode: number;
   seed: number;
+  /** Dock and corridor episodes per arena, and views of each (none by default). */
+  taskEpisodesPerArena?: number;
+  dockViewsPerEpisode?: number;
+  corridorViewsPerEpisode?: number;
 }
 
-export function viewsOf(spec: DatasetSpec): Generator<LabelledView> {
-  return (function* () {
-    for (const arenaSeed of spec.arenaSeeds) {
-      yield* sampleViews({ arenaSeed, hues: spec.hues, episodes: spec.episodesPerArena, viewsPerEpisode: spec.viewsPerEpisode, seed: spec.seed + arenaSeed });
+/** A view of any task, with the targets that apply to it; the others are left out. */
+export interface TrainingView extends Pick<LabelledView, 'arenaSeed' | 'image' | 'scan' | 'joints' | 'imu' | 'command'> {
+  nearestObstacleM: number;
+  linearMps: number;
+  angularRadps: number;
+  goal?: { inView: boolean; bearingRad: number; distanceM: number };
+  dock?: DockFramePose;
+  corridor?: { clearanceM: number; leftOfCentreM: number };
+}
+
+export function viewCount(spec: DatasetSpec): number {
+  const taskViews = (spec.dockViewsPerEpisode ?? 0) + (spec.corridorViewsPerEpisode ?? 0);
+  return spec.arenaSeeds.length * (spec.episodesPerArena * spec.viewsPerEpisode + (spec.taskEpisodesPerArena ?? 0) * taskViews);
+}
+
+/** Per arena: its reach views, then its dock views, then its corridor views. */
+export function* viewsOf(spec: DatasetSpec): Generator<TrainingView> {
+  const taskEpisodes = spec.taskEpisodesPerArena ?? 0;
+  for (const arenaSeed of spec.arenaSeeds) {
+    const seed = spec.seed + arenaSeed;
+    for (const { truth, ...view } of sampleViews({
+      arenaSeed,
+      hues: spec.hues,
+      episodes: spec.episodesPerArena,
+      viewsPerEpisode: spec.viewsPerEpisode,
+      seed,
+    })) {
+      yield { ...view, ...truth, goal: { inView: truth.goalInView, bearingRad: truth.goalBearingRad, distanceM: truth.goalDistanceM } };
     }
-  })();
+    if (taskEpisodes > 0 && (spec.dockViewsPerEpisode ?? 0) > 0) {
+      for (const { truth, ...view } of sampleDockViews({
+        arenaSeed,
+        hues: spec.hues,
+        episodes: taskEpisodes,
+        viewsPerEpisode: spec.dockViewsPerEpisode,
+        seed,
+      })) {
+        yield { ...view, ...truth, dock: truth.inDock };
+      }
+    }
+    if (taskEpisodes > 0 && (spec.corridorViewsPerEpisode ?? 0) > 0) {
+      for (const { truth, ...view } of sampleCorridorViews({
+        arenaSeed,
+        hues: spec.hues,
+        episodes: taskEpisodes,
+        viewsPerEpisode: spec.corridorViewsPerEpisode,
+        seed,
+      })) {
+        yield { ...view, ...truth, corridor: { clearanceM: truth.clearanceM, leftOfCentreM: truth.leftOfCentreM } };
+      }
+    }
+  }
 }
 
 export function buildDataset(spec: DatasetSpec): Dataset {
-  const count = spec.arenaSeeds.length * spec.episodesPerArena * spec.viewsPerEpisode;
+  const count = viewCount(spec);
   const cameraSize = CAMERA_INPUT_PX.widthPx * CAMERA_INPUT_PX.heightPx * 3;
   const lidarSize = rangesInputSize(LIDAR_PREPROCESSING);
   const data: Dataset = {
@@ -58,6 +122,7 @@ export function buildDataset(spec: DatasetSpec): Dataset {
     camera: new Float32Array(count * cameraSize),
     lidar: new Float32Array(count * lidarSize),
     proprioRaw: new Float32Array(count * PROPRIO_FIELDS.length),
+    reachView: new Float32Array(count),
     goalInView: new Float32Array(count),
     goalSin: new Float32Array(count),
     goalCos: new Float32Array(count),
@@ -65,6 +130,13 @@ export function buildDataset(spec: DatasetSpec): Dataset {
     nearestObstacleM: new Float32Array(count),
     linearMps: new Float32Array(count),
     angularRadps: new Float32Array(count),
+    dockView: new Float32Array(count),
+    dockOutM: new Float32Array(count),
+    dockLeftM: new Float32Array(count),
+    dockHeadingRad: new Float32Array(count),
+    corridorView: new Float32Array(count),
+    corridorClearanceM: new Float32Array(count),
+    corridorLeftOfCentreM: new Float32Array(count),
     lidarSectors: new Float32Array(count * LIDAR_SECTORS),
     arenaSeeds: new Int32Array(count),
   };
@@ -82,14 +154,28 @@ export function buildDataset(spec: DatasetSpec): Dataset {
       for (let b = s * binsPerSector; b < (s + 1) * binsPerSector; b++) nearest = Math.min(nearest, ranges[b]!);
       data.lidarSectors[i * LIDAR_SECTORS + s] = nearest;
     }
-    const { truth } = view;
-    data.goalInView[i] = truth.goalInView ? 1 : 0;
-    data.goalSin[i] = Math.sin(truth.goalBearingRad);
-    data.goalCos[i] = Math.cos(truth.goalBearingRad);
-    data.goalDistanceM[i] = truth.goalDistanceM;
-    data.nearestObstacleM[i] = truth.nearestObstacleM;
-    data.linearMps[i] = truth.linearMps;
-    data.angularRadps[i] = truth.angularRadps;
+    const { goal, dock, corridor } = view;
+    if (goal) {
+      data.reachView[i] = 1;
+      data.goalInView[i] = goal.inView ? 1 : 0;
+      data.goalSin[i] = Math.sin(goal.bearingRad);
+      data.goalCos[i] = Math.cos(goal.bearingRad);
+      data.goalDistanceM[i] = goal.distanceM;
+    }
+    if (dock) {
+      data.dockView[i] = 1;
+      data.dockOutM[i] = dock.outM;
+      data.dockLeftM[i] = dock.leftM;
+      data.dockHeadingRad[i] = dock.headingErrorRad;
+    }
+    if (corridor) {
+      data.corridorView[i] = 1;
+      data.corridorClearanceM[i] = corridor.clearanceM;
+      data.corridorLeftOfCentreM[i] = corridor.leftOfCentreM;
+    }
+    data.nearestObstacleM[i] = view.nearestObstacleM;
+    data.linearMps[i] = view.linearMps;
+    data.angularRadps[i] = view.angularRadps;
     data.arenaSeeds[i] = view.arenaSeed;
     i++;
   }

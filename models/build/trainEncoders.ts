@@ -1,7 +1,9 @@
 // Trains the three default encoders together on views of the simulated robot, with the sim's ground
 // truth as auxiliary targets read out by linear heads (so the embedding holds them linearly):
-// camera → is the goal in view, its bearing and distance, the nearest obstacle; LiDAR → the nearest
-// obstacle and the scan's sector minima; proprioception → the robot's speed and turn rate.
+// camera → is the goal in view, its bearing and distance, the nearest obstacle, and on dock views the
+// robot's pose in the dock's frame; LiDAR → the nearest obstacle and the scan's sector minima, and on
+// corridor views the clearance and the offset from the centre line; proprioception → the robot's
+// speed and turn rate. A task's targets are masked out on the other tasks' views.
 import type { Modality } from '../../main/core/perception.ts';
 import * as tf from '@tensorflow/tfjs';
 import { DEFAULT_ENCODER_SHAPES, DEFAULT_SLOTS, randomlyInitialised } from '../../main/perception/defaultEncoders.ts';
@@ -17,8 +19,10 @@ export interface TrainingOptions {
   log: (line: string) => void;
 }
 
-const CAMERA_TARGETS = 5;
-const LIDAR_TARGETS = 1 + LIDAR_SECTORS;
+/** Goal in view, bearing (sine, cosine), distance, nearest obstacle; the dock's forward, lateral and heading. */
+const CAMERA_TARGETS = 8;
+/** Nearest obstacle, sector minima; the corridor's clearance and offset. */
+const LIDAR_TARGETS = 1 + LIDAR_SECTORS + 2;
 const PROPRIO_TARGETS = 2;
 
 export interface TrainedEncoders {
@@ -121,6 +125,11 @@ export function trainEncoders(data: Dataset, proprio: Float32Array, options: Tra
   const goalCos = standardised(data.goalCos, data.goalInView);
   const goalDistance = standardised(data.goalDistanceM, data.goalInView);
   const obstacle = standardised(data.nearestObstacleM);
+  const dockOut = standardised(data.dockOutM, data.dockView);
+  const dockLeft = standardised(data.dockLeftM, data.dockView);
+  const dockHeading = standardised(data.dockHeadingRad, data.dockView);
+  const corridorClearance = standardised(data.corridorClearanceM, data.corridorView);
+  const corridorOffset = standardised(data.corridorLeftOfCentreM, data.corridorView);
   const sectors = standardisedColumns(data.lidarSectors, LIDAR_SECTORS);
   const speeds = standardisedColumns(interleave(data.linearMps, data.angularRadps), PROPRIO_TARGETS);
 
@@ -139,23 +148,46 @@ export function trainEncoders(data: Dataset, proprio: Float32Array, options: Tra
         const lidarX = tf.tensor2d(gather(data.lidar, lidarSize, indices), [n, lidarSize]);
         const proprioX = tf.tensor2d(gather(proprio, proprioSize, indices), [n, proprioSize]);
         const inView = picked(data.goalInView);
+        const isReach = picked(data.reachView).reshape([n, 1]);
+        const isDock = picked(data.dockView).reshape([n, 1]);
+        const isCorridor = picked(data.corridorView).reshape([n, 1]);
+        const dockTargets = tf.stack([picked(dockOut), picked(dockLeft), picked(dockHeading)], 1);
+        const corridorTargets = tf.stack([picked(corridorClearance), picked(corridorOffset)], 1);
         const goalTargets = tf.stack([picked(goalSin), picked(goalCos), picked(goalDistance)], 1);
         const obstacleTarget = picked(obstacle).reshape([n, 1]);
         const sectorTargets = tf.tensor2d(gather(sectors, LIDAR_SECTORS, indices), [n, LIDAR_SECTORS]);
         const speedTargets = tf.tensor2d(gather(speeds, PROPRIO_TARGETS, indices), [n, PROPRIO_TARGETS]);
         const inViewCount = tf.maximum(inView.sum(), 1);
+        /** Mean squared error over the views where `mask` is 1 (zero when there are none). */
+        const maskedError = (predicted: tf.Tensor, targets: tf.Tensor, mask: tf.Tensor, width: number) =>
+          tf.div(tf.sum(tf.mul(tf.square(tf.sub(predicted, targets)), mask)), tf.maximum(mask.sum(), 1).mul(width));
         return optimizer.minimize(() => {
           const cameraOut = tf.add(tf.matMul(camera.apply(cameraX), cameraHead.weights), cameraHead.bias);
-          const visibility = tf.losses.sigmoidCrossEntropy(inView.reshape([n, 1]), cameraOut.slice([0, 0], [n, 1]));
+          const visibility = tf.div(
+            tf.sum(tf.losses.sigmoidCrossEntropy(inView.reshape([n, 1]), cameraOut.slice([0, 0], [n, 1]), isReach, 0, tf.Reduction.NONE)),
+            tf.maximum(isReach.sum(), 1),
+          );
           const goalError = tf.square(tf.sub(cameraOut.slice([0, 1], [n, 3]), goalTargets));
           const goalLoss = tf.div(tf.sum(tf.mul(goalError, inView.reshape([n, 1]))), inViewCount.mul(3));
           const cameraObstacle = tf.losses.meanSquaredError(obstacleTarget, cameraOut.slice([0, 4], [n, 1]));
+          const dockLoss = maskedError(cameraOut.slice([0, 5], [n, 3]), dockTargets, isDock, 3);
           const lidarOut = tf.add(tf.matMul(lidar.apply(lidarX), lidarHead.weights), lidarHead.bias);
           const lidarObstacle = tf.losses.meanSquaredError(obstacleTarget, lidarOut.slice([0, 0], [n, 1]));
           const lidarSectors = tf.losses.meanSquaredError(sectorTargets, lidarOut.slice([0, 1], [n, LIDAR_SECTORS]));
+          const corridorLoss = maskedError(lidarOut.slice([0, 1 + LIDAR_SECTORS], [n, 2]), corridorTargets, isCorridor, 2);
           const proprioOut = tf.add(tf.matMul(proprioNet.apply(proprioX), proprioHead.weights), proprioHead.bias);
           const proprioLoss = tf.losses.meanSquaredError(speedTargets, proprioOut);
-          return tf.addN([visibility, goalLoss.mul(2), cameraObstacle.mul(0.5), lidarObstacle.mul(4), lidarSectors, proprioLoss]) as tf.Scalar;
+          return tf.addN([
+            visibility,
+            goalLoss.mul(2),
+            cameraObstacle.mul(0.5),
+            // The dock's lateral offset is what a plain encoder missed (issue 26): weighted above the goal's.
+            dockLoss.mul(3),
+            lidarObstacle.mul(4),
+            lidarSectors,
+            corridorLoss,
+            proprioLoss,
+          ]) as tf.Scalar;
         }, true) as tf.Scalar;
       });
       lossSum += loss.dataSync()[0]!;
