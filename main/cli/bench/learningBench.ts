@@ -205,7 +205,7 @@ export async function runLearningBench(given: Partial<LearningBenchOptions> & Pi
         for (const method of options.methods) {
           if (method === 'none') continue;
           const figures = seedFigures(method, task, operator, seed);
-          await runStream(method, task, operator, seed, options, alone.get(operator)!, figures, outcome, setOf, progress, log);
+          await runStream(method, task, operator, seed, options, evaluationArgs, alone.get(operator)!, figures, outcome, setOf, progress, log);
         }
   }
   outcome.results = rowsOf(outcome);
@@ -218,6 +218,7 @@ async function runStream(
   operator: SimOperatorName,
   seed: number,
   options: LearningBenchOptions,
+  evaluationArgs: StartArgs,
   alone: EvaluationOutcome,
   figures: SeedFigures,
   outcome: LearningBenchOutcome,
@@ -225,7 +226,6 @@ async function runStream(
   progress: () => void,
   log: (line: string) => void,
 ): Promise<void> {
-  const evaluationArgs = startArgsFor(options, undefined);
   const stream = await TrainingStream.open({
     method,
     task,

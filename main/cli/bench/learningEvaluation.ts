@@ -11,7 +11,7 @@ import { createSimLink } from '../../sim/lockstepLink.ts';
 import { createOperator, type SimOperatorName } from '../../sim/operators/createOperator.ts';
 import { deriveSeed } from '../../sim/random.ts';
 import type { SimTaskName } from '../../sim/tasks/taskNames.ts';
-import { STREAM_EPOCH_MS } from './learningStream.ts';
+import { STREAM_EPOCH_MS, type DistributiveOmit } from './learningStream.ts';
 
 export interface EvaluationSet {
   task: SimTaskName;
@@ -117,5 +117,3 @@ export function median(values: readonly number[]): number | undefined {
   const middle = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

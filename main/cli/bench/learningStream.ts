@@ -91,8 +91,8 @@ export class TrainingStream {
   private operator: SimOperator;
   /** Takeovers of the operators left behind in earlier arenas (each arena has an operator of its own). */
   private earlierTakeovers = { takeovers: 0, followedByCollision: 0 };
+  /** Ground truth by tick, oldest first (a Map keeps insertion order): the oldest is dropped past the bound. */
   private readonly truths = new Map<string, TickTruth>();
-  private readonly truthOrder: string[] = [];
   private arenaIndex = 0;
   private episodeInArena = 0;
   private episodeSeedCount = 0;
@@ -318,8 +318,7 @@ export class TrainingStream {
   private keepTruth(episodeId: string, step: number, truth: GroundTruth): void {
     const key = truthKey(episodeId, step);
     this.truths.set(key, { progress: truth.episode.progress, collisions: truth.collisionCount });
-    this.truthOrder.push(key);
-    if (this.truthOrder.length > TRUTH_KEPT_TICKS) this.truths.delete(this.truthOrder.shift()!);
+    if (this.truths.size > TRUTH_KEPT_TICKS) this.truths.delete(this.truths.keys().next().value!);
   }
 
   /** A request as the UI sends it; a refusal is counted (none is expected) and reported. */
@@ -343,7 +342,8 @@ interface SegmentKey {
   endStep: number;
 }
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** A request as the UI builds it, before the id: `Omit` spread over each kind of request. */
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 function truthKey(episodeId: string, step: number): string {
   return `${episodeId}|${step}`;
