@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
 import { describe, it, expect } from 'vitest';
 import type { Image } from '../core/messages.ts';
-import { GOAL_COLOUR, type Episode } from './arena.ts';
+import { createArena, GOAL_COLOUR, placeEpisode, solidsOf, type Episode } from './arena.ts';
+import { CameraRenderer, DEFAULT_CAMERA_OPTIONS } from './camera.ts';
 import type { Pose2D } from './geometry.ts';
+import { SeededRandom } from './random.ts';
 import { SimRobot } from './simRobot.ts';
 
 function robotWithGoalAt(startPose: Pose2D, goalXM: number, goalYM: number): SimRobot {
@@ -50,6 +53,30 @@ function goalPixelColumns(image: Image): number[] {
 }
 
 describe('camera', () => {
+  it('renders the same pixels from the same pose and seeds as the encoders were trained on', () => {
+    // The digest of 24 frames from the renderer the encoders (reins-sim-encoders-2) saw: a faster
+    // renderer must draw the same bytes, noise included, or the encoders are retrained.
+    const arena = createArena(80_001);
+    const episode = placeEpisode(arena, 5);
+    const camera = new CameraRenderer({ ...DEFAULT_CAMERA_OPTIONS }, arena, solidsOf(arena, episode.goal));
+    const random = new SeededRandom(7);
+    const digest = createHash('sha256');
+    for (let i = 0; i < 24; i++) {
+      const { xM, yM } = episode.startPose;
+      digest.update(camera.render({ xM: xM + i * 0.05, yM: yM - i * 0.03, yawRad: i * 0.27 }, random).data);
+    }
+    expect(digest.digest('hex')).toBe('0fc9f42c0b7cf545e7da458e5ebf97f612d9f7ed9289ce82261e73a3ea88b87b');
+  });
+
+  it('draws its pixel noise as nextUint32 would, one draw a pixel', () => {
+    const one = new SeededRandom(11);
+    const many = new SeededRandom(11);
+    const filled = new Uint32Array(1000);
+    many.fillUint32(filled);
+    expect(Array.from(filled)).toEqual(Array.from({ length: 1000 }, () => one.nextUint32()));
+    expect(many.nextUint32()).toBe(one.nextUint32());
+  });
+
   it('sends rgb8 frames of the configured size', () => {
     const robot = new SimRobot({ arenaSeed: 1, episodeSeed: 1, camera: { widthPx: 64, heightPx: 48 } });
     const frame = nextFrame(robot);

@@ -29,19 +29,6 @@ const Y_FACE_SHADE = 0.75;
 /** Pixel noise spans ±3.5 levels per channel, like a cheap sensor in good light. */
 const NOISE_OFFSET = 3.5;
 
-interface ImageColumn {
-  indexPx: number;
-  /** Sideways offset of this column's ray per metre of depth (left positive). */
-  lateralPerDepth: number;
-}
-
-interface ImageRow {
-  indexPx: number;
-  /** Depth of the floor seen in this row; undefined above the horizon. */
-  floorDepthM: number | undefined;
-  sky: Rgb;
-}
-
 /** A solid's face seen in one column: which rows it covers and its shaded colour. */
 interface ColumnSpan {
   depthM: number;
@@ -55,8 +42,17 @@ interface ColumnSpan {
 export class CameraRenderer {
   private readonly focalPx: number;
   private readonly horizonPx: number;
-  private readonly columns: readonly ImageColumn[];
-  private readonly rows: readonly ImageRow[];
+  /** Per column: the sideways offset of its ray per metre of depth (left positive). */
+  private readonly lateralPerDepth: Float64Array;
+  /** Per row: the depth of the floor seen in it and that depth's shade; NaN above the horizon. */
+  private readonly floorDepthM: Float64Array;
+  private readonly floorShade: Float64Array;
+  /** Per row: the sky's colour, three channels. */
+  private readonly sky: Float64Array;
+  /** Scratch for one column: the index of the nearest span covering each row, −1 for none. */
+  private readonly spanOfRow: Int32Array;
+  /** Scratch for one frame: its pixel noise, in the order the pixels draw it (column by column). */
+  private readonly noise: Uint32Array;
 
   constructor(
     readonly options: CameraOptions,
@@ -72,22 +68,25 @@ export class CameraRenderer {
     }
     this.focalPx = widthPx / 2 / Math.tan(horizontalFovRad / 2);
     this.horizonPx = heightPx / 2;
-    this.columns = Array.from({ length: widthPx }, (_, indexPx) => ({
-      indexPx,
-      lateralPerDepth: -(indexPx + 0.5 - widthPx / 2) / this.focalPx,
-    }));
-    this.rows = Array.from({ length: heightPx }, (_, indexPx) => {
-      const belowHorizonPx = indexPx + 0.5 - this.horizonPx;
-      const skyBlend = Math.min(1, indexPx / this.horizonPx);
-      return {
-        indexPx,
-        floorDepthM: belowHorizonPx > 0 ? (this.focalPx * CAMERA_HEIGHT_M) / belowHorizonPx : undefined,
-        sky: mix(SKY_ZENITH, SKY_HORIZON, skyBlend),
-      };
-    });
+    this.lateralPerDepth = Float64Array.from({ length: widthPx }, (_, indexPx) => -(indexPx + 0.5 - widthPx / 2) / this.focalPx);
+    this.floorDepthM = new Float64Array(heightPx);
+    this.floorShade = new Float64Array(heightPx);
+    this.sky = new Float64Array(heightPx * 3);
+    this.spanOfRow = new Int32Array(heightPx);
+    this.noise = new Uint32Array(widthPx * heightPx);
+    for (let row = 0; row < heightPx; row++) {
+      const belowHorizonPx = row + 0.5 - this.horizonPx;
+      const depthM = belowHorizonPx > 0 ? (this.focalPx * CAMERA_HEIGHT_M) / belowHorizonPx : NaN;
+      this.floorDepthM[row] = depthM;
+      this.floorShade[row] = distanceShade(depthM);
+      this.sky.set(mix(SKY_ZENITH, SKY_HORIZON, Math.min(1, row / this.horizonPx)), row * 3);
+    }
   }
 
-  /** Renders what the camera sees from this robot pose; `random` supplies the pixel noise. */
+  /**
+   * Renders what the camera sees from this robot pose; `random` supplies the pixel noise, one draw
+   * per pixel, column by column and top to bottom within a column.
+   */
   render(pose: Pose2D, random: SeededRandom): Image {
     const { widthPx, heightPx } = this.options;
     const pixels = new Uint8ClampedArray(widthPx * heightPx * 3);
@@ -97,39 +96,52 @@ export class CameraRenderer {
     const cameraYM = pose.yM + CAMERA_FORWARD_OFFSET_M * sinYaw;
     const [tileA, tileB] = this.arena.floorColours;
     const tileM = this.arena.floorTileM;
+    const { floorDepthM, floorShade, sky, spanOfRow, noise } = this;
+    random.fillUint32(noise);
+    const rowStride = widthPx * 3;
 
-    for (const column of this.columns) {
+    for (let column = 0; column < widthPx; column++) {
+      const lateralPerDepth = this.lateralPerDepth[column]!;
       // Forward component 1: a hit's ray parameter is its depth, so walls do not bow (no fisheye).
-      const rayX = cosYaw - column.lateralPerDepth * sinYaw;
-      const rayY = sinYaw + column.lateralPerDepth * cosYaw;
+      const rayX = cosYaw - lateralPerDepth * sinYaw;
+      const rayY = sinYaw + lateralPerDepth * cosYaw;
       const spans = this.spansAlong(cameraXM, cameraYM, rayX, rayY);
-      for (const row of this.rows) {
+      // Farthest first, so a nearer face covering the same row paints over it.
+      spanOfRow.fill(-1);
+      for (let index = spans.length - 1; index >= 0; index--) {
+        const span = spans[index]!;
+        const last = Math.min(heightPx - 1, span.lastRow);
+        for (let row = Math.max(0, span.firstRow); row <= last; row++) spanOfRow[row] = index;
+      }
+      let offset = column * 3;
+      for (let row = 0; row < heightPx; row++, offset += rowStride) {
         let red: number;
         let green: number;
         let blue: number;
-        const span = nearestSpanCovering(spans, row.indexPx);
-        if (span !== undefined) {
+        const spanIndex = spanOfRow[row]!;
+        const depthM = floorDepthM[row]!;
+        if (spanIndex >= 0) {
+          const span = spans[spanIndex]!;
           red = span.red;
           green = span.green;
           blue = span.blue;
-        } else if (row.floorDepthM !== undefined) {
-          const floorXM = cameraXM + row.floorDepthM * rayX;
-          const floorYM = cameraYM + row.floorDepthM * rayY;
+        } else if (depthM === depthM) {
+          const floorXM = cameraXM + depthM * rayX;
+          const floorYM = cameraYM + depthM * rayY;
           const tile = (Math.floor(floorXM / tileM) + Math.floor(floorYM / tileM)) & 1 ? tileA : tileB;
-          const shade = distanceShade(row.floorDepthM);
+          const shade = floorShade[row]!;
           red = tile[0] * shade;
           green = tile[1] * shade;
           blue = tile[2] * shade;
         } else {
-          red = row.sky[0];
-          green = row.sky[1];
-          blue = row.sky[2];
+          red = sky[row * 3]!;
+          green = sky[row * 3 + 1]!;
+          blue = sky[row * 3 + 2]!;
         }
-        const noise = random.nextUint32();
-        const offset = (row.indexPx * widthPx + column.indexPx) * 3;
-        pixels[offset] = red + (noise & 7) - NOISE_OFFSET;
-        pixels[offset + 1] = green + ((noise >>> 3) & 7) - NOISE_OFFSET;
-        pixels[offset + 2] = blue + ((noise >>> 6) & 7) - NOISE_OFFSET;
+        const draw = noise[column * heightPx + row]!;
+        pixels[offset] = red + (draw & 7) - NOISE_OFFSET;
+        pixels[offset + 1] = green + ((draw >>> 3) & 7) - NOISE_OFFSET;
+        pixels[offset + 2] = blue + ((draw >>> 6) & 7) - NOISE_OFFSET;
       }
     }
     return {
@@ -171,11 +183,6 @@ export class CameraRenderer {
     const shade = faceShade * distanceShade(depthM);
     spans.push({ depthM, firstRow, lastRow, red: colour[0] * shade, green: colour[1] * shade, blue: colour[2] * shade });
   }
-}
-
-function nearestSpanCovering(spansNearestFirst: readonly ColumnSpan[], rowPx: number): ColumnSpan | undefined {
-  for (const span of spansNearestFirst) if (rowPx >= span.firstRow && rowPx <= span.lastRow) return span;
-  return undefined;
 }
 
 /** Farther things are darker, which is most of what makes a raycast image read as depth. */

@@ -33,6 +33,22 @@ export class SeededRandom {
     return (t ^ (t >>> 14)) >>> 0;
   }
 
+  /**
+   * Fills `target` with the next `target.length` draws of nextUint32, in order — the same numbers,
+   * with the state kept in a local for the length of the loop.
+   */
+  fillUint32(target: Uint32Array): void {
+    let state = this.state;
+    for (let index = 0; index < target.length; index++) {
+      state = (state + 0x6d2b79f5) >>> 0;
+      let t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      target[index] = t ^ (t >>> 14);
+    }
+    this.state = state;
+  }
+
   /** Uniform in [0, 1). */
   next(): number {
     return this.nextUint32() / 4294967296;

@@ -50,7 +50,7 @@ function settings(overrides: Partial<StreamSettings> = {}): StreamSettings {
 
 /**
  * The expert's driving, with a script on top, counted in the ticks it has watched the policy (the
- * robot's own clock starts again in each arena): it takes over once for a second (10 ticks) at tick
+ * robot's own clock starts again in each arena): it takes over once for a second (`holdTicks`, 10) at tick
  * `takeoverAtTick`, rates the policy 'good' once from tick `rateFromTick`, and prefers the left clip.
  */
 class ScriptedTeacher implements SimOperator {
@@ -65,6 +65,7 @@ class ScriptedTeacher implements SimOperator {
     seed: number,
     private readonly takeoverAtTick: number,
     private readonly rateFromTick: number,
+    private readonly holdTicks = 10,
   ) {
     this.inner = createOperator('expert', arena, seed);
   }
@@ -75,7 +76,7 @@ class ScriptedTeacher implements SimOperator {
 
   supervise(_truth: GroundTruth, proposed: DriveCommand): OperatorDecision {
     const tick = this.watched++;
-    if (tick >= this.takeoverAtTick && tick < this.takeoverAtTick + 10) {
+    if (tick >= this.takeoverAtTick && tick < this.takeoverAtTick + this.holdTicks) {
       this.tookOver++;
       return { driver: 'operator', command: { linearMps: 0, angularRadps: 0 }, reason: 'no-progress' };
     }
@@ -189,6 +190,34 @@ describe('the learning bench drives the product', () => {
       expect(ratings[0]!.rating).toBe(1);
       expect(stream.counts.refused).toBe(0);
     });
+  });
+
+  it('hands back before it ends an episode it is holding, so that no takeover stays latched into the next', { timeout: 120_000 }, async () => {
+    // An operator who takes over at once and never lets go: the robot stands still until reach's 30 s run out.
+    const stream = await TrainingStream.open(
+      settings({ demoSimMinutes: 0.1, makeOperator: (arena, seed) => new ScriptedTeacher(arena, seed, 0, Infinity, Infinity) }),
+    );
+    try {
+      const { cockpit, loop } = stream.lockstep.core;
+      const handle = cockpit.handle.bind(cockpit);
+      const control: string[] = [];
+      const driverAtEnd: string[] = [];
+      cockpit.handle = (request) => {
+        if (request.type === 'take-over' || request.type === 'hand-back' || request.type === 'end-episode') control.push(request.type);
+        if (request.type === 'end-episode') driverAtEnd.push(loop.driver());
+        return handle(request);
+      };
+      await stream.runUntil(0.1 + 0.6);
+      const ends = control.flatMap((type, index) => (type === 'end-episode' ? [index] : []));
+      expect(control.slice(0, 3)).toEqual(['take-over', 'hand-back', 'end-episode']);
+      expect(ends.length).toBeGreaterThanOrEqual(1);
+      for (const index of ends) expect(control[index - 1], `request before end-episode #${index}`).toBe('hand-back');
+      // The hand-back took effect before the episode ended: the policy, not a latched takeover, drives on.
+      expect(driverAtEnd.every((driver) => driver === 'policy')).toBe(true);
+      expect(stream.counts.refused).toBe(0);
+    } finally {
+      await stream.close();
+    }
   });
 
   it('runs on one simulated clock: two one-minute runs of a seed end with the same weights', { timeout: 240_000 }, async () => {

@@ -5,6 +5,7 @@ import { DIFF_DRIVE_SPEC } from '../diffDrive.ts';
 import { NavigationField } from '../navigationField.ts';
 import {
   channelOffset,
+  CORRIDOR_MAX_ROUTE_M,
   CORRIDOR_SIDE_CLEARANCE_RANGE_M,
   corridorChannel,
   DEFAULT_CORRIDOR_OPTIONS,
@@ -50,6 +51,27 @@ describe('corridor', () => {
       expect(passable(arena, episode, episodeSolids(arena, episode).boxes, 0.03, 0.025), `${where}: a way through with a 3 cm berth`).toBe(true);
     }
     expect(CORRIDOR_SIDE_CLEARANCE_RANGE_M[1]).toBeLessThan(0.15);
+  });
+
+  it('keeps the way from start to goal within 6 m, so that a careful operator can drive it in the time limit', () => {
+    const lengths: number[] = [];
+    for (const arenaSeed of EVALUATION_ARENA_SEEDS) {
+      const arena = createArena(arenaSeed);
+      for (let episodeSeed = 1; episodeSeed <= 5; episodeSeed++) {
+        const episode = placeCorridorEpisode(arena, episodeSeed);
+        const field = new NavigationField(arena.sizeM, { boxes: episodeSolids(arena, episode).boxes, pillars: [episode.goalPillar!] }, episode.goal, {
+          cellM: 0.05,
+          blockedWithinM: RADIUS_M + 0.04,
+          goalWithinM: episode.goal.radiusM + RADIUS_M + DEFAULT_CORRIDOR_OPTIONS.successGapM,
+          preferredClearanceM: 0,
+          clearancePenalty: 0,
+        });
+        lengths.push(field.costToGoM(episode.startPose.xM, episode.startPose.yM));
+      }
+    }
+    expect(Math.max(...lengths)).toBeLessThanOrEqual(CORRIDOR_MAX_ROUTE_M);
+    // Still a detour: the passage is part of the way, not all of it.
+    expect(Math.min(...lengths)).toBeGreaterThan(2 * 0.8);
   });
 
   it('places the start and the goal pillar on opposite sides of the passage, each clear, from the seed alone', () => {

@@ -38,6 +38,12 @@ const START_CLEARANCE_M = 0.35;
 const MOUTH_DISTANCE_M = 0.8;
 /** The start must have a path to the goal with this much margin (rim) all the way. */
 const PATH_MARGIN_M = 0.04;
+/**
+ * And that path is at most this long. Without a bound a start and goal far along the divider from the
+ * passage make a detour that a careful operator cannot drive in the time limit (issue 26: the task
+ * is widened, the operator's noise kept).
+ */
+export const CORRIDOR_MAX_ROUTE_M = 6;
 const MAX_ATTEMPTS = 500;
 const MAX_POINT_ATTEMPTS = 300;
 
@@ -142,7 +148,7 @@ export function placeCorridorEpisode(arena: Arena, episodeSeed: number): TaskEpi
         onSide(xM, yM, startSide, START_CLEARANCE_M) &&
         clearanceM(withGoal, xM, yM) >= START_CLEARANCE_M &&
         Math.hypot(xM - entrance.xM, yM - entrance.yM) >= MOUTH_DISTANCE_M &&
-        Number.isFinite(field.costToGoM(xM, yM)),
+        field.costToGoM(xM, yM) <= CORRIDOR_MAX_ROUTE_M,
     );
     if (start === undefined) continue;
     return { ...layout, startPose: { ...start, yawRad: random.uniform(-Math.PI, Math.PI) }, goal, goalPillar };
