@@ -5,7 +5,11 @@
 // by less than MIN_SAVING is stored as is, and after such a chunk the next several are not even
 // tried; then zstd is tried again, as the scene or the streams may change. The disk takes a third
 // more bytes of camera frames; the robot's computer keeps its CPU (`reins bench recording`).
-import { compress, init } from '@bokuweb/zstd-wasm';
+// Readers decompress here too: zstd with the same module, and lz4, which other writers choose
+// (the MCAP specification names both), with @mcap/support's WebAssembly build of the lz4 library.
+import { compress, decompress, init } from '@bokuweb/zstd-wasm';
+import type { McapTypes } from '@mcap/core';
+import { loadDecompressHandlers } from '@mcap/support';
 
 const MIN_SAVING = 1 / 3;
 const CHUNKS_SKIPPED_AFTER_A_POOR_ONE = 16;
@@ -17,6 +21,24 @@ let ready: Promise<void> | undefined;
 export function zstdReady(): Promise<void> {
   ready ??= init();
   return ready;
+}
+
+/**
+ * The chunk decompressors for @mcap/core's readers: zstd once `zstdReady()` has resolved, lz4 once
+ * `decompressorsReady()` has (a reader of Reins' own logs needs only the first).
+ */
+export const DECOMPRESS_HANDLERS: McapTypes.DecompressHandlers = {
+  zstd: (buffer) => decompress(buffer),
+};
+
+let lz4Loaded: Promise<void> | undefined;
+
+/** Loads every decompressor a reader of any MCAP log needs, once; call before opening one. */
+export async function decompressorsReady(): Promise<void> {
+  lz4Loaded ??= loadDecompressHandlers().then((handlers) => {
+    DECOMPRESS_HANDLERS.lz4 = handlers.lz4!;
+  });
+  await Promise.all([zstdReady(), lz4Loaded]);
 }
 
 export interface CompressionStats {

@@ -3,6 +3,7 @@
 // `record()`.
 import { MessageWriter } from '@foxglove/rosmsg-serialization';
 import type { Received, RobotMessage } from '../core/messages.ts';
+import { nsFromMs } from './logTimes.ts';
 import type { ChannelSpec } from './mcapFile.ts';
 import { jsonChannelFor, type EventChannel } from './reinsEvents.ts';
 import { rosMessageFor } from './rosMessages.ts';
@@ -26,10 +27,6 @@ const BYTES_AFTER_DATA: ReadonlyMap<RosSchemaName, number> = new Map([
   ['sensor_msgs/PointCloud2', 1], // bool is_dense
 ]);
 const NO_BYTES = new Uint8Array(0);
-
-export function nsFromMs(timeMs: number): bigint {
-  return Number.isFinite(timeMs) && timeMs > 0 ? BigInt(Math.round(timeMs * 1e6)) : 0n;
-}
 
 export class EntryEncoder {
   private readonly rosChannels = new Map<string, ChannelSpec>();

@@ -5,8 +5,9 @@
 // when asked for a time range. What is still in the writer's open chunk is not there yet.
 import { open } from 'node:fs/promises';
 import { McapRecordBuilder, McapStreamReader, type McapTypes } from '@mcap/core';
-import { zstdReady } from './chunkCompression.ts';
-import { DECOMPRESS_HANDLERS, messageDecoder, type RecordedMessage } from './recordingReader.ts';
+import { DECOMPRESS_HANDLERS, zstdReady } from './chunkCompression.ts';
+import { msFromNs, nsFromMs } from './logTimes.ts';
+import { messageDecoder, type RecordedMessage } from './recordingReader.ts';
 
 const MAGIC_BYTES = 8;
 const RECORD_HEADER_BYTES = 9;
@@ -14,7 +15,7 @@ const CHUNK_OPCODE = 0x06;
 const READ_BLOCK_BYTES = 4 * 1024 * 1024;
 
 interface IndexedMessage {
-  logTimeMs: number;
+  logTimeNs: bigint;
   chunkOffset: number;
 }
 
@@ -53,12 +54,14 @@ export class LiveRecordingReader {
   /** Messages of the topics logged in [startMs, endMs], in log-time order, from finished chunks. */
   async messages(range: { topics: readonly string[]; startMs: number; endMs: number }): Promise<RecordedMessage[]> {
     await this.refresh();
+    const startNs = nsFromMs(range.startMs);
+    const endNs = nsFromMs(range.endMs);
     const out: RecordedMessage[] = [];
     for (const file of this.followed.values()) {
       const chunkOffsets = new Set<number>();
       for (const topic of range.topics) {
         for (const entry of file.byTopic.get(topic) ?? []) {
-          if (entry.logTimeMs >= range.startMs && entry.logTimeMs <= range.endMs) chunkOffsets.add(entry.chunkOffset);
+          if (entry.logTimeNs >= startNs && entry.logTimeNs <= endNs) chunkOffsets.add(entry.chunkOffset);
         }
       }
       if (chunkOffsets.size === 0) continue;
@@ -69,13 +72,14 @@ export class LiveRecordingReader {
           await handle.read(bytes, 0, bytes.length, offset);
           for (const message of this.chunkMessages(file, bytes)) {
             const channel = file.channels.get(message.channelId);
-            const logTimeMs = Number(message.logTime) / 1e6;
-            if (!channel || !range.topics.includes(channel.topic) || logTimeMs < range.startMs || logTimeMs > range.endMs) continue;
+            if (!channel || !range.topics.includes(channel.topic) || message.logTime < startNs || message.logTime > endNs) continue;
             out.push({
               topic: channel.topic,
               schemaName: file.schemas.get(channel.schemaId)?.name ?? '',
-              logTimeMs,
-              publishTimeMs: Number(message.publishTime) / 1e6,
+              logTimeNs: message.logTime,
+              publishTimeNs: message.publishTime,
+              logTimeMs: msFromNs(message.logTime),
+              publishTimeMs: msFromNs(message.publishTime),
               value: this.decode(file, channel, message.data),
             });
           }
@@ -84,7 +88,7 @@ export class LiveRecordingReader {
         await handle.close();
       }
     }
-    return out.sort((a, b) => a.logTimeMs - b.logTimeMs);
+    return out.sort((a, b) => (a.logTimeNs < b.logTimeNs ? -1 : a.logTimeNs > b.logTimeNs ? 1 : 0));
   }
 
   private async readNewRecords(): Promise<void> {
@@ -169,7 +173,7 @@ export class LiveRecordingReader {
       if (topic === undefined || !this.topics.has(topic)) return;
       let entries = file.byTopic.get(topic);
       if (!entries) file.byTopic.set(topic, (entries = []));
-      entries.push({ logTimeMs: Number(record.logTime) / 1e6, chunkOffset: recordOffset });
+      entries.push({ logTimeNs: record.logTime, chunkOffset: recordOffset });
     }
   }
 

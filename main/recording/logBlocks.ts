@@ -1,10 +1,11 @@
 // A log read as blocks: a block is a byte range of an MCAP file holding messages (a chunk, or a run
 // of unchunked records), with its log-time span and channels. Blocks come from a log's chunk index
 // or from reading a damaged log through (logScan.ts); each is read and checked on its own (CRC,
-// decompression, record framing), so one damaged block costs only its own messages.
+// decompression, record framing), so one damaged block costs only its own messages. Messages come
+// out of a log's blocks in log-time order however the blocks overlap.
 import type { FileHandle } from 'node:fs/promises';
-import { McapRecordBuilder, McapStreamReader, type McapTypes } from '@mcap/core';
-import { DECOMPRESS_HANDLERS } from './recordingReader.ts';
+import { McapRecordBuilder, McapStreamReader, Opcode, type McapTypes } from '@mcap/core';
+import { DECOMPRESS_HANDLERS } from './chunkCompression.ts';
 
 export interface LogBlock {
   offset: number;
@@ -65,4 +66,81 @@ export function blocksFor(blocks: readonly LogBlock[], startNs: bigint, endNs: b
     .filter((block) => block.startNs <= endNs && block.endNs >= startNs)
     .filter((block) => channelIds === undefined || block.channelIds === undefined || [...block.channelIds].some((id) => channelIds.has(id)))
     .sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : a.offset - b.offset));
+}
+
+/**
+ * The messages of `blocks` logged in [startNs, endNs] on `channelIds` (all when undefined), in
+ * log-time order, each block read with `readBlock`. Blocks may overlap in time: a block is read
+ * once every block already open has passed its start, so only blocks that overlap are held at once.
+ */
+export async function* messagesInOrder(
+  blocks: readonly LogBlock[],
+  readBlock: (block: LogBlock) => Promise<McapTypes.Message[]>,
+  startNs: bigint,
+  endNs: bigint,
+  channelIds: ReadonlySet<number> | undefined,
+): AsyncGenerator<McapTypes.Message> {
+  const pending = blocksFor(blocks, startNs, endNs, channelIds);
+  const open: { messages: McapTypes.Message[]; next: number }[] = [];
+  for (;;) {
+    let earliest: (typeof open)[number] | undefined;
+    for (const cursor of open)
+      if (earliest === undefined || cursor.messages[cursor.next]!.logTime < earliest.messages[earliest.next]!.logTime) earliest = cursor;
+    const nextBlock = pending[0];
+    if (nextBlock !== undefined && (earliest === undefined || nextBlock.startNs <= earliest.messages[earliest.next]!.logTime)) {
+      pending.shift();
+      const messages = (await readBlock(nextBlock)).filter(
+        (m) => m.logTime >= startNs && m.logTime <= endNs && (channelIds === undefined || channelIds.has(m.channelId)),
+      );
+      if (messages.length > 0) open.push({ messages, next: 0 });
+      continue;
+    }
+    if (earliest === undefined) return;
+    const message = earliest.messages[earliest.next++]!;
+    if (earliest.next === earliest.messages.length) open.splice(open.indexOf(earliest), 1);
+    yield message;
+  }
+}
+
+/** The last message on `channelIds` logged at or before `timeNs` that `accept` takes, if any; each block read with `readBlock`. */
+export async function latestMessage(
+  blocks: readonly LogBlock[],
+  readBlock: (block: LogBlock) => Promise<McapTypes.Message[]>,
+  channelIds: ReadonlySet<number>,
+  timeNs: bigint,
+  accept: (message: McapTypes.Message) => boolean = () => true,
+): Promise<McapTypes.Message | undefined> {
+  let best: McapTypes.Message | undefined;
+  for (const block of blocksFor(blocks, 0n, timeNs, channelIds).reverse()) {
+    if (best !== undefined && block.endNs < best.logTime) continue;
+    for (const message of await readBlock(block)) {
+      if (!channelIds.has(message.channelId) || message.logTime > timeNs || !accept(message)) continue;
+      if (best === undefined || message.logTime >= best.logTime) best = message;
+    }
+  }
+  return best;
+}
+
+/** Each message index record: opcode, record length, channel id, then its entries' byte length (16 bytes an entry). */
+const MESSAGE_INDEX_HEAD_BYTES = 1 + 8 + 2 + 4;
+
+/**
+ * How many messages each channel has, as the chunks' message indexes list them (each chunk's
+ * indexes follow it, `messageIndexLength` bytes): for a log whose summary has no statistics.
+ * Undefined when a chunk has no message indexes, or they do not read as such.
+ */
+export async function indexedMessageCounts(handle: FileHandle, chunks: readonly McapTypes.ChunkIndex[]): Promise<Map<number, number> | undefined> {
+  const counts = new Map<number, number>();
+  for (const chunk of chunks) {
+    if (chunk.messageIndexOffsets.size === 0) return undefined;
+    const bytes = await readBytes(handle, Number(chunk.chunkStartOffset + chunk.chunkLength), Number(chunk.messageIndexLength));
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let at = 0; at < bytes.byteLength;) {
+      if (at + MESSAGE_INDEX_HEAD_BYTES > bytes.byteLength || view.getUint8(at) !== Opcode.MESSAGE_INDEX) return undefined;
+      const channelId = view.getUint16(at + 9, true);
+      counts.set(channelId, (counts.get(channelId) ?? 0) + Math.floor(view.getUint32(at + 11, true) / 16));
+      at += 9 + Number(view.getBigUint64(at + 1, true));
+    }
+  }
+  return counts;
 }

@@ -4,7 +4,7 @@
 // found and indexed as blocks (logBlocks.ts), and what is lost is said in words. The event loop is
 // given back between chunks, so the cockpit stays responsive while a large log is scanned.
 import type { FileHandle } from 'node:fs/promises';
-import { Opcode, isKnownOpcode, type McapTypes } from '@mcap/core';
+import { Opcode, isKnownOpcode, type McapIndexedReader, type McapTypes } from '@mcap/core';
 import { definitionRecords, parseRecords, readBytes, type LogBlock, type LogDefinitions } from './logBlocks.ts';
 import { formatLogTime } from './logTimes.ts';
 
@@ -29,6 +29,15 @@ const MAX_RECORD_BYTES = 512 * 1024 ** 2;
 /** Unchunked messages are gathered into blocks of about this size. */
 const RUN_BYTES = 1024 ** 2;
 const YIELD_EVERY_MS = 10;
+
+/**
+ * Whether a log's summary says where its messages are: in the chunks it indexes. One without chunk
+ * indexes (its messages unchunked, or a writer that left the index out) says nothing of where they
+ * are, so unless its statistics count none, the log must be read through to find them.
+ */
+export function summaryLocatesMessages(mcap: McapIndexedReader): boolean {
+  return mcap.chunkIndexes.length > 0 || mcap.statistics?.messageCount === 0n;
+}
 
 export async function scanLog(handle: FileHandle, sizeBytes: number, options: ScanOptions = {}): Promise<ScannedLog> {
   const log: ScannedLog = { schemas: new Map(), channels: new Map(), blocks: [], messageCounts: new Map(), chunkCount: 0, problems: [] };

@@ -60,7 +60,10 @@ export class McapFile {
     const file = new McapFile(path, handle, chunkBytes, compressor);
     const start = new McapRecordBuilder();
     start.writeMagic();
-    start.writeHeader({ profile: 'ros1', library: 'reins' });
+    // No profile: the `ros1` profile allows only `ros1` channels, and a Reins log holds its events as
+    // `json` beside the robot's `ros1` streams. The header is the file's first record, written before
+    // any channel is known, so it cannot wait to see whether a log stays all `ros1`.
+    start.writeHeader({ profile: '', library: 'reins' });
     await file.write([start.buffer]);
     return file;
   }

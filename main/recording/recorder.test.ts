@@ -2,12 +2,13 @@ import { mkdtemp, readdir, rm, stat, writeFile, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MessageWriter } from '@foxglove/rosmsg-serialization';
+import { MessageReader, MessageWriter } from '@foxglove/rosmsg-serialization';
 import type { Received, RobotMessage } from '../core/messages.ts';
 import { EntryEncoder } from './entryEncoding.ts';
 import { Recorder } from './recorder.ts';
 import { RecordingReader } from './recordingReader.ts';
 import { COMMAND_SENT_CHANNEL } from './reinsEvents.ts';
+import { openReviewLog } from './reviewLog.ts';
 import { rosMessageFor } from './rosMessages.ts';
 import { parsedDefinitions, rosDefinitionText } from './rosSchemas.ts';
 
@@ -95,6 +96,16 @@ function joints(atMs: number): Received<RobotMessage> {
   };
 }
 
+interface ScanWithHeader {
+  header: { stamp: { sec: number; nsec: number } };
+}
+
+async function listed<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const list: T[] = [];
+  for await (const item of items) list.push(item);
+  return list;
+}
+
 async function readAll(path: string) {
   const reader = await RecordingReader.open(path);
   const messages = [];
@@ -122,10 +133,11 @@ describe('Recorder', () => {
 
     const { reader, messages } = await readAll(path);
     try {
+      const mcap = reader.mcap!;
       const schemaOf = new Map(
-        [...reader.mcap.channelsById.values()].map((c) => [
+        [...mcap.channelsById.values()].map((c) => [
           c.topic,
-          `${reader.mcap.schemasById.get(c.schemaId)?.name} ${reader.mcap.schemasById.get(c.schemaId)?.encoding} ${c.messageEncoding}`,
+          `${mcap.schemasById.get(c.schemaId)?.name} ${mcap.schemasById.get(c.schemaId)?.encoding} ${c.messageEncoding}`,
         ]),
       );
       expect(Object.fromEntries(schemaOf)).toEqual({
@@ -136,8 +148,8 @@ describe('Recorder', () => {
         '/joint_states': 'sensor_msgs/JointState ros1msg ros1',
         '/reins/command_sent': 'reins.CommandSent jsonschema json',
       });
-      expect(reader.mcap.chunkIndexes.length).toBeGreaterThan(1);
-      expect(reader.mcap.statistics?.messageCount).toBe(120n);
+      expect(mcap.chunkIndexes.length).toBeGreaterThan(1);
+      expect(mcap.statistics?.messageCount).toBe(120n);
       expect(messages).toHaveLength(120);
       const times = messages.map((m) => m.logTimeMs);
       expect(times).toEqual([...times].sort((a, b) => a - b));
@@ -179,6 +191,54 @@ describe('Recorder', () => {
       expect(frame?.logTimeMs).toBe(T0_MS + 2000);
       expect((frame?.value as { data: Uint8Array }).data[0]).toBe(20);
       expect(await reader.latestAt('/camera/image_raw', T0_MS - 1)).toBeUndefined();
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('declares no profile: its json events sit beside ros1 streams, and the ros1 profile allows only ros1 channels', async () => {
+    const path = join(folder, 'profile.mcap');
+    const recorder = await Recorder.open({ path });
+    recorder.record(scan(T0_MS));
+    recorder.recordEvent(COMMAND_SENT_CHANNEL, T0_MS, { driver: 'operator' });
+    await recorder.close();
+    const reader = await RecordingReader.open(path);
+    try {
+      const mcap = reader.mcap!;
+      expect(mcap.header).toMatchObject({ profile: '', library: 'reins' });
+      expect(new Set([...mcap.channelsById.values()].map((channel) => channel.messageEncoding))).toEqual(new Set(['ros1', 'json']));
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it("logs a message's publish time equal to its header stamp to the nanosecond, and reads both times back whole", async () => {
+    const path = join(folder, 'stamps.mcap');
+    // Times as a link hands them over: fractions of a millisecond, which a double holds only to 256 ns at this epoch.
+    const sourceTimeMs = T0_MS + 123.4567;
+    const receiveTimeMs = sourceTimeMs + 35.0101;
+    const recorder = await Recorder.open({ path });
+    recorder.record({ ...scan(receiveTimeMs), sourceTimeMs });
+    await recorder.close();
+
+    const reader = await RecordingReader.open(path);
+    try {
+      const [raw] = await listed(reader.mcap!.readMessages());
+      const stamp = (new MessageReader(parsedDefinitions(rosDefinitionText('sensor_msgs/LaserScan'))).readMessage(raw!.data) as ScanWithHeader).header.stamp;
+      // The nanosecond nearest the double each time was given as: 1,700,000,000,123.456787109375 ms and 1,700,000,000,158.466796875 ms.
+      expect(raw!.publishTime).toBe(1_700_000_000_123_456_787n);
+      expect(BigInt(stamp.sec) * 1_000_000_000n + BigInt(stamp.nsec)).toBe(raw!.publishTime);
+      expect(raw!.logTime).toBe(1_700_000_000_158_466_797n);
+
+      const log = await openReviewLog(path);
+      try {
+        for (const [read] of [await listed(reader.messages()), await listed(log.messages())]) {
+          expect([read!.logTimeNs, read!.publishTimeNs]).toEqual([raw!.logTime, raw!.publishTime]);
+          expect([read!.logTimeMs, read!.publishTimeMs]).toEqual([receiveTimeMs, sourceTimeMs]);
+        }
+      } finally {
+        await log.close();
+      }
     } finally {
       await reader.close();
     }

@@ -9,8 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { McapStreamReader } from '@mcap/core';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { zstdReady } from './chunkCompression.ts';
-import { DECOMPRESS_HANDLERS } from './recordingReader.ts';
+import { DECOMPRESS_HANDLERS, zstdReady } from './chunkCompression.ts';
 
 const WRITER = fileURLToPath(new URL('../../test/support/recordingCrashWriter.ts', import.meta.url));
 const CHUNKS_BEFORE_KILL = 3;

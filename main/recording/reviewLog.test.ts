@@ -1,9 +1,11 @@
 import { open, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { McapWriter, type IWritable } from '@mcap/core';
+import { McapIndexedReader, McapWriter, TempBuffer, type IWritable } from '@mcap/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NO_SUMMARY, OTHER_LOG_TOPICS, lz4Chunk, writeOtherWritersLog, type WrittenMessage } from '../../test/support/otherWritersLogs.ts';
 import type { Received, RobotMessage } from '../core/messages.ts';
+import { msFromNs } from './logTimes.ts';
 import { Recorder } from './recorder.ts';
 import { RecordingReader, type RecordedMessage } from './recordingReader.ts';
 import { COMMAND_SENT_CHANNEL } from './reinsEvents.ts';
@@ -71,7 +73,7 @@ async function all(log: Pick<ReviewLog, 'messages'> | RecordingReader, range = {
 async function referenceMessages(path: string) {
   const reader = await RecordingReader.open(path);
   try {
-    return { messages: await all(reader), chunks: reader.mcap.chunkIndexes };
+    return { messages: await all(reader), chunks: reader.mcap!.chunkIndexes };
   } finally {
     await reader.close();
   }
@@ -138,15 +140,15 @@ describe('openReviewLog', () => {
       const progress: number[] = [];
       const log = await openReviewLog(cutPath, { onProgress: (fraction) => progress.push(fraction) });
       try {
-        const lastTimeMs = Number(reference.chunks[cut.lastWholeChunk]!.messageEndTime) / 1e6;
-        expect(await all(log)).toEqual(reference.messages.filter((m) => m.logTimeMs <= lastTimeMs));
+        const lastTimeNs = reference.chunks[cut.lastWholeChunk]!.messageEndTime;
+        expect(await all(log)).toEqual(reference.messages.filter((m) => m.logTimeNs <= lastTimeNs));
         expect(log.problems.length).toBeGreaterThan(0);
         if (cut.at < dataEnd)
           expect(log.problems[0]).toMatch(
             new RegExp(`^the file ends mid-(chunk|record) at byte ${cut.at}: everything up to \\d\\d:\\d\\d:\\d\\d\\.\\d is shown$`),
           );
         expect(progress.at(-1)).toBe(1);
-        expect(log.summary.endMs).toBe(lastTimeMs);
+        expect(log.summary.endMs).toBe(msFromNs(lastTimeNs));
       } finally {
         await log.close();
       }
@@ -213,7 +215,7 @@ describe('openReviewLog', () => {
       flipped[inRecords] = flipped[inRecords]! ^ 0xff;
       const flippedPath = join(folder, `flipped-${damaged}.mcap`);
       await writeFile(flippedPath, flipped);
-      const inChunk = (m: RecordedMessage) => m.logTimeMs >= Number(chunk.messageStartTime) / 1e6 && m.logTimeMs <= Number(chunk.messageEndTime) / 1e6;
+      const inChunk = (m: RecordedMessage) => m.logTimeNs >= chunk.messageStartTime && m.logTimeNs <= chunk.messageEndTime;
       const lost = reference.messages.filter(inChunk);
 
       const log = await openReviewLog(flippedPath);
@@ -226,8 +228,8 @@ describe('openReviewLog', () => {
           ),
         );
         // Asked again (a replay seeking back), the chunk is skipped without a second problem.
-        const atEndOfChunk = Number(chunk.messageEndTime) / 1e6;
-        expect((await log.latestAt(COMMAND_SENT_CHANNEL.topic, atEndOfChunk))?.logTimeMs).toBeLessThan(Number(chunk.messageStartTime) / 1e6);
+        const atEndOfChunk = msFromNs(chunk.messageEndTime);
+        expect((await log.latestAt(COMMAND_SENT_CHANNEL.topic, atEndOfChunk))?.logTimeNs).toBeLessThan(chunk.messageStartTime);
         expect(log.problems).toHaveLength(1);
       } finally {
         await log.close();
@@ -243,8 +245,8 @@ describe('openReviewLog', () => {
             new RegExp(`^chunk ${damaged + 1} \\(.*\\) (fails its CRC check|cannot be decompressed|is damaged .*): its ${lost.length} messages are skipped$`),
           ),
         );
-        const beforeLastChunk = Number(reference.chunks.at(-1)!.messageStartTime) / 1e6;
-        expect(await all(crashed)).toEqual(reference.messages.filter((m) => !inChunk(m) && m.logTimeMs < beforeLastChunk));
+        const beforeLastChunk = reference.chunks.at(-1)!.messageStartTime;
+        expect(await all(crashed)).toEqual(reference.messages.filter((m) => !inChunk(m) && m.logTimeNs < beforeLastChunk));
       } finally {
         await crashed.close();
       }
@@ -299,6 +301,83 @@ describe('openReviewLog', () => {
         await log.close();
       }
     });
+  });
+});
+
+describe('openReviewLog on logs from other writers', () => {
+  /** What a log read back holds, in the shape it was written in. */
+  const asWritten = (messages: readonly RecordedMessage[]): WrittenMessage[] =>
+    messages.map(({ topic, logTimeNs, publishTimeNs, value }) => ({ topic, logTimeNs, publishTimeNs, value: value as WrittenMessage['value'] }));
+
+  /** The summary as the official indexed reader opens it. */
+  async function officialSummary(path: string): Promise<McapIndexedReader> {
+    return McapIndexedReader.Initialize({ readable: new TempBuffer(await readFile(path)) });
+  }
+
+  it('finds the messages of a log whose summary has neither chunk indexes nor statistics, chunked or not', async () => {
+    for (const [name, options] of [
+      ['chunked', { useChunkIndex: false, useStatistics: false }],
+      ['unchunked', { useChunks: false, useStatistics: false }],
+    ] as const) {
+      const path = join(folder, `${name}-no-index.mcap`);
+      const written = await writeOtherWritersLog(path, options);
+      const summary = await officialSummary(path);
+      expect([summary.chunkIndexes.length, summary.statistics, summary.channelsById.size]).toEqual([0, undefined, 2]);
+
+      const log = await openReviewLog(path);
+      try {
+        expect(asWritten(await all(log))).toEqual(written);
+        expect(log.problems).toEqual([]);
+        expect(log.summary.topics.map((t) => [t.topic, t.messageCount])).toEqual(OTHER_LOG_TOPICS.map((topic) => [topic, 40]));
+        expect([log.startMs, log.endMs]).toEqual([msFromNs(written[0]!.logTimeNs), msFromNs(written.at(-1)!.logTimeNs)]);
+        expect(asWritten([(await log.latestAt('/notes', log.endMs))!])).toEqual([written.at(-2)]);
+      } finally {
+        await log.close();
+      }
+    }
+  });
+
+  it('reads lz4-compressed chunks, in a log with a summary and in one without', async () => {
+    for (const [name, options] of [
+      ['summary', { compressChunk: lz4Chunk }],
+      ['no-summary', { compressChunk: lz4Chunk, ...NO_SUMMARY }],
+    ] as const) {
+      const path = join(folder, `lz4-${name}.mcap`);
+      const written = await writeOtherWritersLog(path, options);
+      const log = await openReviewLog(path);
+      try {
+        expect(log.summary.chunkCount).toBeGreaterThan(3);
+        expect(asWritten(await all(log))).toEqual(written);
+        // Read through, a log without a summary is said to be one; no chunk is said to be lost.
+        expect(log.problems.filter((problem) => /chunk|compress|skipped/.test(problem))).toEqual([]);
+        expect(log.summary.topics.map((t) => [t.topic, t.messageCount])).toEqual(OTHER_LOG_TOPICS.map((topic) => [topic, 40]));
+      } finally {
+        await log.close();
+      }
+    }
+    expect((await officialSummary(join(folder, 'lz4-summary.mcap'))).chunkIndexes.every((chunk) => chunk.compression === 'lz4')).toBe(true);
+  });
+
+  it("counts each topic's messages without a statistics record: from the message indexes, or by reading the log through", async () => {
+    for (const [name, options] of [
+      ['message-indexes', { useStatistics: false }],
+      ['no-message-indexes', { useStatistics: false, useMessageIndex: false }],
+    ] as const) {
+      const path = join(folder, `${name}.mcap`);
+      const written = await writeOtherWritersLog(path, options, 30);
+      const summary = await officialSummary(path);
+      expect(summary.statistics).toBeUndefined();
+      expect(summary.chunkIndexes.length).toBeGreaterThan(3);
+
+      const log = await openReviewLog(path);
+      try {
+        expect(log.summary.topics.map((t) => [t.topic, t.messageCount])).toEqual(OTHER_LOG_TOPICS.map((topic) => [topic, 30]));
+        expect(asWritten(await all(log))).toEqual(written);
+        expect(log.problems).toEqual([]);
+      } finally {
+        await log.close();
+      }
+    }
   });
 });
 

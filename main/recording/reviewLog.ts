@@ -1,16 +1,26 @@
-// Any MCAP file opened for review, however it was left. A whole log opens through its summary alone
-// (McapIndexedReader: a 2 GB file opens without reading its data); a crashed, cut or damaged one is
-// read through once (logScan.ts) to find what is readable. Either way the messages are read block
-// by block (logBlocks.ts), so a chunk that fails its CRC costs only its own messages, and channels
-// Reins cannot decode are listed and skipped. What was lost is said in `problems`, in words.
+// Any MCAP file opened for review, however it was left and whoever wrote it. A whole log opens
+// through its summary alone (McapIndexedReader: a 2 GB file opens without reading its data) when the
+// summary locates every message (chunk indexes) and counts them (statistics, or else the message
+// indexes); a log whose summary does not, and a crashed, cut or damaged one, is read through once
+// (logScan.ts) to find what is readable. Either way the messages are read block by block
+// (logBlocks.ts), so a chunk that fails its CRC costs only its own messages, and channels Reins
+// cannot decode are listed and skipped. What was lost is said in `problems`, in words.
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { McapIndexedReader, Opcode, type McapTypes } from '@mcap/core';
-import { zstdReady } from './chunkCompression.ts';
-import { nsFromMs } from './entryEncoding.ts';
-import { blocksFor, definitionRecords, readBlockMessages, readBytes, type LogBlock, type LogDefinitions } from './logBlocks.ts';
-import { damageReason, scanLog } from './logScan.ts';
-import { formatLogTime } from './logTimes.ts';
+import { decompressorsReady } from './chunkCompression.ts';
+import {
+  definitionRecords,
+  indexedMessageCounts,
+  latestMessage,
+  messagesInOrder,
+  readBlockMessages,
+  readBytes,
+  type LogBlock,
+  type LogDefinitions,
+} from './logBlocks.ts';
+import { damageReason, scanLog, summaryLocatesMessages } from './logScan.ts';
+import { formatLogTime, msFromNs, nsFromMs } from './logTimes.ts';
 import { ConcurrentFileReadable, messageDecoder, type RecordedMessage, type TimeRange } from './recordingReader.ts';
 
 export interface ReviewLogOptions {
@@ -37,27 +47,37 @@ export interface ReviewLogSummary {
 const MCAP_MAGIC = [0x89, 0x4d, 0x43, 0x41, 0x50, 0x30, 0x0d, 0x0a];
 
 export async function openReviewLog(path: string, options: ReviewLogOptions = {}): Promise<ReviewLog> {
-  await zstdReady();
+  await decompressorsReady();
   const handle = await open(path, 'r');
   try {
     const sizeBytes = (await handle.stat()).size;
     await checkMagic(handle, path, sizeBytes);
+    let mcap: McapIndexedReader;
     try {
-      const mcap = await McapIndexedReader.Initialize({ readable: new ConcurrentFileReadable(handle), decompressHandlers: {} });
-      const hasUnchunkedMessages = mcap.chunkIndexes.length === 0 && (mcap.statistics?.messageCount ?? 0n) > 0n;
-      if (!hasUnchunkedMessages) return ReviewLog.fromSummary(path, handle, mcap);
+      mcap = await McapIndexedReader.Initialize({ readable: new ConcurrentFileReadable(handle), decompressHandlers: {} });
     } catch (error) {
       const scanned = await scanLog(handle, sizeBytes, options);
       const cause = (error as Error).message.replace(/ \[library=.*\]$/, '');
       const noIndex = scanned.problems.length > 0 ? [] : [`the log's summary could not be read (${cause}): it was re-indexed by reading the file through`];
       return new ReviewLog(path, handle, { ...scanned, problems: [...noIndex, ...scanned.problems] });
     }
-    // Indexed but unchunked: the index says nothing about where messages are, so read it through.
+    if (summaryLocatesMessages(mcap)) {
+      const counts = statisticsCounts(mcap.statistics) ?? (await indexedMessageCounts(handle, mcap.chunkIndexes));
+      if (counts !== undefined) return ReviewLog.fromSummary(path, handle, mcap, counts);
+    }
+    // The summary does not say where the messages are (unchunked, or no chunk index), or how many
+    // each topic has (no statistics and no message indexes): the log is read through once.
     return new ReviewLog(path, handle, await scanLog(handle, sizeBytes, options));
   } catch (error) {
     await handle.close();
     throw error;
   }
+}
+
+/** Messages per channel as a statistics record counts them; undefined when there is none, or it counts only the total. */
+function statisticsCounts(statistics: McapTypes.Statistics | undefined): Map<number, number> | undefined {
+  if (statistics === undefined || (statistics.channelMessageCounts.size === 0 && statistics.messageCount > 0n)) return undefined;
+  return new Map([...statistics.channelMessageCounts].map(([id, count]) => [id, Number(count)]));
 }
 
 async function checkMagic(handle: FileHandle, path: string, sizeBytes: number): Promise<void> {
@@ -84,9 +104,8 @@ export class ReviewLog {
   private readonly problemList: string[];
   private readonly reported = new Set<string>();
 
-  /** Opens through the summary: schemas, channels, statistics and chunk indexes. */
-  static fromSummary(path: string, handle: FileHandle, mcap: McapIndexedReader): ReviewLog {
-    const counts = new Map([...(mcap.statistics?.channelMessageCounts ?? new Map<number, bigint>())].map(([id, count]) => [id, Number(count)]));
+  /** Opens through the summary: schemas, channels and chunk indexes, with each channel's message count. */
+  static fromSummary(path: string, handle: FileHandle, mcap: McapIndexedReader, counts: ReadonlyMap<number, number>): ReviewLog {
     const blocks = mcap.chunkIndexes.map((chunk, index) => ({
       offset: Number(chunk.chunkStartOffset),
       length: Number(chunk.chunkLength),
@@ -116,8 +135,8 @@ export class ReviewLog {
     const endNs = contents.blocks.reduce((max, block) => (block.endNs > max ? block.endNs : max), 0n);
     this.summary = {
       topics: [...contents.channels.values()].map((channel) => this.describe(channel)),
-      startMs: startNs === undefined ? 0 : Number(startNs) / 1e6,
-      endMs: Number(endNs) / 1e6,
+      startMs: startNs === undefined ? 0 : msFromNs(startNs),
+      endMs: msFromNs(endNs),
       chunkCount: contents.chunkCount,
     };
     for (const channel of contents.channels.values()) this.decoder(channel.id);
@@ -144,26 +163,7 @@ export class ReviewLog {
   async *messages(range: TimeRange = {}): AsyncGenerator<RecordedMessage> {
     const startNs = range.startMs === undefined ? 0n : nsFromMs(range.startMs);
     const endNs = range.endMs === undefined ? BigInt(Number.MAX_SAFE_INTEGER) * 1_000_000n : nsFromMs(range.endMs);
-    const channelIds = this.channelIdsOf(range.topics);
-    const pending = blocksFor(this.contents.blocks, startNs, endNs, channelIds);
-    // Chunks may overlap in time: a block is opened once every open one has passed its start.
-    const open: { messages: McapTypes.Message[]; next: number }[] = [];
-    for (;;) {
-      let earliest: (typeof open)[number] | undefined;
-      for (const cursor of open)
-        if (earliest === undefined || cursor.messages[cursor.next]!.logTime < earliest.messages[earliest.next]!.logTime) earliest = cursor;
-      const nextBlock = pending[0];
-      if (nextBlock !== undefined && (earliest === undefined || nextBlock.startNs <= earliest.messages[earliest.next]!.logTime)) {
-        pending.shift();
-        const messages = (await this.readBlock(nextBlock)).filter(
-          (m) => m.logTime >= startNs && m.logTime <= endNs && (channelIds === undefined || channelIds.has(m.channelId)),
-        );
-        if (messages.length > 0) open.push({ messages, next: 0 });
-        continue;
-      }
-      if (earliest === undefined) return;
-      const message = earliest.messages[earliest.next++]!;
-      if (earliest.next === earliest.messages.length) open.splice(open.indexOf(earliest), 1);
+    for await (const message of messagesInOrder(this.contents.blocks, (block) => this.readBlock(block), startNs, endNs, this.channelIdsOf(range.topics))) {
       const decoded = this.decode(message);
       if (decoded !== undefined) yield decoded;
     }
@@ -171,17 +171,13 @@ export class ReviewLog {
 
   /** The last decodable message of a topic logged at or before `timeMs`, if any. */
   async latestAt(topic: string, timeMs: number): Promise<RecordedMessage | undefined> {
-    const channelIds = this.channelIdsOf([topic])!;
-    const timeNs = nsFromMs(timeMs);
-    const candidates = blocksFor(this.contents.blocks, 0n, timeNs, channelIds).reverse();
-    let best: McapTypes.Message | undefined;
-    for (const block of candidates) {
-      if (best !== undefined && block.endNs < best.logTime) continue;
-      for (const message of await this.readBlock(block)) {
-        if (!channelIds.has(message.channelId) || message.logTime > timeNs || this.decoder(message.channelId) === undefined) continue;
-        if (best === undefined || message.logTime >= best.logTime) best = message;
-      }
-    }
+    const best = await latestMessage(
+      this.contents.blocks,
+      (block) => this.readBlock(block),
+      this.channelIdsOf([topic])!,
+      nsFromMs(timeMs),
+      (message) => this.decoder(message.channelId) !== undefined,
+    );
     return best === undefined ? undefined : this.decode(best);
   }
 
@@ -236,8 +232,10 @@ export class ReviewLog {
       return {
         topic: channel.topic,
         schemaName: this.contents.schemas.get(channel.schemaId)?.name ?? '',
-        logTimeMs: Number(message.logTime) / 1e6,
-        publishTimeMs: Number(message.publishTime) / 1e6,
+        logTimeNs: message.logTime,
+        publishTimeNs: message.publishTime,
+        logTimeMs: msFromNs(message.logTime),
+        publishTimeMs: msFromNs(message.publishTime),
         value: decode(message.data),
       };
     } catch (error) {

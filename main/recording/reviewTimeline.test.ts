@@ -36,12 +36,13 @@ async function opened(record: (recorder: Recorder) => void): Promise<TimelineSou
   await recorder.close();
   reader = await RecordingReader.open(path);
   const log = reader;
-  const stats = log.mcap.statistics!;
+  const mcap = log.mcap!;
+  const stats = mcap.statistics!;
   return {
     path,
-    channels: [...log.mcap.channelsById.values()].map((channel) => ({
+    channels: [...mcap.channelsById.values()].map((channel) => ({
       topic: channel.topic,
-      schemaName: log.mcap.schemasById.get(channel.schemaId)?.name ?? '',
+      schemaName: mcap.schemasById.get(channel.schemaId)?.name ?? '',
     })),
     startMs: Number(stats.messageStartTime) / 1e6,
     endMs: Number(stats.messageEndTime) / 1e6,

@@ -1,6 +1,7 @@
 // Normalised robot messages in their ROS 1 shapes (snake_case fields, stamps as sec/nsec), ready
 // for rosmsg-serialization's writer. The inverse of what the rosbridge link normalises.
 import type { PointFieldDatatype, Received, RobotMessage, Twist } from '../core/messages.ts';
+import { nsFromMs, rosTimeFromNs } from './logTimes.ts';
 import type { RosSchemaName } from './rosSchemas.ts';
 
 export interface RosMessage {
@@ -11,14 +12,8 @@ export interface RosMessage {
 const ZERO_COVARIANCE_9 = new Float64Array(9);
 const ZERO_COVARIANCE_36 = new Float64Array(36);
 
-function stampFromMs(timeMs: number): { sec: number; nsec: number } {
-  const safeMs = Number.isFinite(timeMs) && timeMs > 0 ? timeMs : 0;
-  const sec = Math.floor(safeMs / 1000);
-  return { sec, nsec: Math.min(999_999_999, Math.round((safeMs - sec * 1000) * 1e6)) };
-}
-
-function header(frameId: string, sourceTimeMs: number, seq: number) {
-  return { seq, stamp: stampFromMs(sourceTimeMs), frame_id: frameId };
+function header(frameId: string, stampNs: bigint, seq: number) {
+  return { seq, stamp: rosTimeFromNs(stampNs), frame_id: frameId };
 }
 
 export function rosTwist(twist: Twist): Record<string, unknown> {
@@ -28,13 +23,14 @@ export function rosTwist(twist: Twist): Record<string, unknown> {
 /** The ROS 1 message for a received one, or undefined for kinds recorded otherwise (as JSON). */
 export function rosMessageFor(received: Received<RobotMessage>, seq: number): RosMessage | undefined {
   const msg = received.msg;
-  const stampMs = received.sourceTimeMs;
+  // The conversion the log's publish time goes through (entryEncoding.ts): the stamp equals it to the nanosecond.
+  const stampNs = nsFromMs(received.sourceTimeMs);
   switch (msg.kind) {
     case 'Image':
       return {
         schemaName: 'sensor_msgs/Image',
         value: {
-          header: header(msg.frameId, stampMs, seq),
+          header: header(msg.frameId, stampNs, seq),
           height: msg.height,
           width: msg.width,
           encoding: msg.encoding,
@@ -44,12 +40,12 @@ export function rosMessageFor(received: Received<RobotMessage>, seq: number): Ro
         },
       };
     case 'CompressedImage':
-      return { schemaName: 'sensor_msgs/CompressedImage', value: { header: header(msg.frameId, stampMs, seq), format: msg.format, data: msg.data } };
+      return { schemaName: 'sensor_msgs/CompressedImage', value: { header: header(msg.frameId, stampNs, seq), format: msg.format, data: msg.data } };
     case 'LaserScan':
       return {
         schemaName: 'sensor_msgs/LaserScan',
         value: {
-          header: header(msg.frameId, stampMs, seq),
+          header: header(msg.frameId, stampNs, seq),
           angle_min: msg.angleMinRad,
           angle_max: msg.angleMaxRad,
           angle_increment: msg.angleIncrementRad,
@@ -64,13 +60,13 @@ export function rosMessageFor(received: Received<RobotMessage>, seq: number): Ro
     case 'JointState':
       return {
         schemaName: 'sensor_msgs/JointState',
-        value: { header: header('', stampMs, seq), name: msg.names, position: msg.positionsRad, velocity: msg.velocitiesRadps, effort: msg.effortsNm },
+        value: { header: header('', stampNs, seq), name: msg.names, position: msg.positionsRad, velocity: msg.velocitiesRadps, effort: msg.effortsNm },
       };
     case 'Imu':
       return {
         schemaName: 'sensor_msgs/Imu',
         value: {
-          header: header(msg.frameId, stampMs, seq),
+          header: header(msg.frameId, stampNs, seq),
           orientation: msg.orientation,
           orientation_covariance: ZERO_COVARIANCE_9,
           angular_velocity: msg.angularVelocityRadps,
@@ -84,7 +80,7 @@ export function rosMessageFor(received: Received<RobotMessage>, seq: number): Ro
       return {
         schemaName: 'nav_msgs/Odometry',
         value: {
-          header: header(msg.frameId, stampMs, seq),
+          header: header(msg.frameId, stampNs, seq),
           child_frame_id: msg.childFrameId,
           pose: {
             pose: {
@@ -103,7 +99,7 @@ export function rosMessageFor(received: Received<RobotMessage>, seq: number): Ro
       return {
         schemaName: 'sensor_msgs/PointCloud2',
         value: {
-          header: header(msg.frameId, stampMs, seq),
+          header: header(msg.frameId, stampNs, seq),
           height: msg.height,
           width: msg.width,
           fields: msg.fields.map((field) => ({

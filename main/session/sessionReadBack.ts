@@ -4,8 +4,7 @@
 import { createReadStream } from 'node:fs';
 import { McapStreamReader } from '@mcap/core';
 import type { TickSpace } from '../memory/tickSchema.ts';
-import { zstdReady } from '../recording/chunkCompression.ts';
-import { DECOMPRESS_HANDLERS } from '../recording/recordingReader.ts';
+import { DECOMPRESS_HANDLERS, zstdReady } from '../recording/chunkCompression.ts';
 import { COMMAND_SENT_CHANNEL, TICK_CHANNEL } from '../recording/reinsEvents.ts';
 import { countMemoryTicks } from './memoryParts.ts';
 

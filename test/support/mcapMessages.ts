@@ -2,8 +2,7 @@
 // with or without a footer. Fault tests compare it before and after a crash or a full disk.
 import { readFile } from 'node:fs/promises';
 import { McapStreamReader } from '@mcap/core';
-import { zstdReady } from '../../main/recording/chunkCompression.ts';
-import { DECOMPRESS_HANDLERS } from '../../main/recording/recordingReader.ts';
+import { DECOMPRESS_HANDLERS, zstdReady } from '../../main/recording/chunkCompression.ts';
 
 export interface LogContents {
   messages: number;

@@ -85,11 +85,12 @@ async function recordLog(): Promise<ReplaySource> {
   await recorder.close();
   reader = await RecordingReader.open(path);
   const opened = reader;
-  const channels = [...opened.mcap.channelsById.values()].map((channel) => ({
+  const mcap = opened.mcap!;
+  const channels = [...mcap.channelsById.values()].map((channel) => ({
     topic: channel.topic,
-    schemaName: opened.mcap.schemasById.get(channel.schemaId)?.name ?? '',
+    schemaName: mcap.schemasById.get(channel.schemaId)?.name ?? '',
   }));
-  const stats = opened.mcap.statistics!;
+  const stats = mcap.statistics!;
   return {
     path,
     channels,
