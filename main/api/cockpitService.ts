@@ -154,7 +154,7 @@ export class CockpitService implements CockpitApi {
 
   private handleReview(request: Extract<Request, { type: 'replay-play' | 'replay-pause' | 'replay-seek' | 'replay-speed' | 'open-moment' }>): HandleResult {
     const review = this.extras.review;
-    if (!review) return refused(request.id, 'this core drives a robot, not a replay: open a log with "reins review FILE.mcap"');
+    if (!review) return refused(request.id, 'this core drives a robot, not a replay: open a log with "reins review FILE"');
     switch (request.type) {
       case 'replay-play':
         review.play();

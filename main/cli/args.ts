@@ -55,7 +55,7 @@ export function parseStartArgs(args: string[]): StartArgs {
   });
   if (values.review !== undefined && values.robot !== undefined) throw new UsageError('review mode plays a log instead of a robot: --robot does not apply');
   if (values.review === '') throw new UsageError('review needs the path of an MCAP log');
-  if (values.rescore && values.review === undefined) throw new UsageError('--rescore re-scores a log in review mode: reins review FILE.mcap --rescore');
+  if (values.rescore && values.review === undefined) throw new UsageError('--rescore re-scores a log in review mode: reins review FILE --rescore');
   if (values.rescore && values['no-memory']) throw new UsageError('--rescore writes re-scored rows to memory: it cannot go with --no-memory');
   if (values.recordings !== undefined && values['no-record']) throw new UsageError('--recordings and --no-record contradict each other');
   if (values.memory !== undefined && values['no-memory']) throw new UsageError('--memory and --no-memory contradict each other');

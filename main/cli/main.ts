@@ -26,9 +26,10 @@ const USAGE = `Usage:
   reins sim [--rosbridge-port 9090] [--host 127.0.0.1] [--insecure] [--arena-seed N] [--seed N] [--task reach|dock|corridor]
             [--camera WxH@HZ] [--scan BEAMS@HZ] [--points LAYERSxBEAMS@HZ|off] [--prerendered-camera] [--serial-pty PATH] [--identity TOKEN]
   reins probe ROBOT [--seconds 5] [--json]   ROBOT: sim | ws://HOST:PORT | serial:/dev/PATH?baud=N
-  reins review FILE.mcap [--rescore] [--memory URI | --no-memory] [--world-model wm-xs | --no-world-model]
+  reins review FILE [--rescore] [--memory URI | --no-memory] [--world-model wm-xs | --no-world-model]
               [--headless] [--port 8787] [--host 127.0.0.1] [--token T] [--encoders PATH]
-                                       plays a recorded session through the pipeline (0.25×–8×, seek), its markers and
+                                       plays a recorded session (FILE: an MCAP log, Reins' or ros2 bag's, or a ROS 1 .bag)
+                                       through the pipeline (0.25×–8×, seek), its markers and
                                        "find similar moments" across the memory; sends nothing, writes nothing
                                        (--rescore: memory rows re-scored with the current models)
   reins record ROBOT -o FILE.mcap [--seconds N]   records the robot's sensor streams (until Ctrl-C without --seconds)
@@ -50,7 +51,7 @@ export async function main(argv: string[]): Promise<number> {
         return await runProbe(parseProbeArgs(rest), createLogger('reins'));
       case 'review': {
         const [file, ...options] = rest;
-        if (file === undefined || file.startsWith('--')) throw new UsageError('reins review needs the MCAP log to open: reins review FILE.mcap');
+        if (file === undefined || file.startsWith('--')) throw new UsageError('reins review needs the log to open (MCAP or ROS 1 .bag): reins review FILE');
         return await runStart(parseStartArgs(['--review', file, ...options]));
       }
       case 'record':

@@ -1,4 +1,4 @@
-// `reins review FILE.mcap`: the review core (session/reviewCore.ts) served to the UI until the operator stops it.
+// `reins review FILE` (an MCAP log or a ROS 1 bag): the review core (session/reviewCore.ts) served to the UI until the operator stops it.
 import { basename } from 'node:path';
 import type { Logger } from 'pino';
 import { openReviewCore } from '../session/reviewCore.ts';

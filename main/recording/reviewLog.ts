@@ -44,6 +44,20 @@ export interface ReviewLogSummary {
   chunkCount: number;
 }
 
+/** A log opened for review, whatever its format (an MCAP log here, a ROS 1 bag in bagReviewLog.ts). */
+export interface ReviewableLog {
+  readonly path: string;
+  readonly summary: ReviewLogSummary;
+  /** What could not be read, in words. */
+  readonly problems: readonly string[];
+  readonly channels: readonly { topic: string; schemaName: string }[];
+  readonly startMs: number;
+  readonly endMs: number;
+  messages(range?: TimeRange): AsyncGenerator<RecordedMessage>;
+  latestAt(topic: string, timeMs: number): Promise<RecordedMessage | undefined>;
+  close(): Promise<void>;
+}
+
 const MCAP_MAGIC = [0x89, 0x4d, 0x43, 0x41, 0x50, 0x30, 0x0d, 0x0a];
 
 export async function openReviewLog(path: string, options: ReviewLogOptions = {}): Promise<ReviewLog> {
@@ -95,7 +109,7 @@ interface LogContents extends LogDefinitions {
   problems: string[];
 }
 
-export class ReviewLog {
+export class ReviewLog implements ReviewableLog {
   readonly summary: ReviewLogSummary;
   private readonly decoders = new Map<number, ((data: Uint8Array) => unknown) | undefined>();
   private readonly definitions: Uint8Array;
@@ -258,10 +272,9 @@ export class ReviewLog {
         decoder = messageDecoder(channel, schema);
       } catch (error) {
         const count = this.contents.messageCounts.get(channelId) ?? 0;
-        const encoding =
-          channel.messageEncoding === 'ros1' || channel.messageEncoding === 'json'
-            ? `schema encoding "${schema?.encoding ?? 'none'}"`
-            : `message encoding "${channel.messageEncoding}"`;
+        const encoding = ['ros1', 'cdr', 'json'].includes(channel.messageEncoding)
+          ? `schema encoding "${schema?.encoding ?? 'none'}"`
+          : `message encoding "${channel.messageEncoding}"`;
         const why = (error as Error).message.startsWith(`${channel.topic}: unknown message encoding`) ? '' : ` (${(error as Error).message})`;
         this.problemList.push(`topic ${channel.topic} uses ${encoding}, which Reins cannot decode${why}: its ${count} messages are listed but not shown`);
       }

@@ -1,8 +1,9 @@
-// The core `reins review FILE.mcap` runs: a recorded session played through the same synchroniser, perception and
-// world model as a live robot, with the review API (timeline, markers, plots, find similar moments)
-// for the UI. By default it writes no memory, trains nothing and sends no command: the replay link
-// cannot send, the cockpit refuses driving, and no learner or recorder is started. `--rescore` is
-// the one explicit exception: memory rows for the replayed ticks, scored by the current models.
+// The core `reins review FILE` runs: a recorded session (an MCAP log or a ROS 1 bag, opened by
+// recording/reviewFile.ts) played through the same synchroniser, perception and world model as a
+// live robot, with the review API (timeline, markers, plots, find similar moments) for the UI. By
+// default it writes no memory, trains nothing and sends no command: the replay link cannot send,
+// the cockpit refuses driving, and no learner or recorder is started. `--rescore` is the one
+// explicit exception: memory rows for the replayed ticks, scored by the current models.
 import { defaultRecordingFolder } from '../recording/recordingLocation.ts';
 import type { Logger } from 'pino';
 import { CockpitService } from '../api/cockpitService.ts';
@@ -14,7 +15,7 @@ import { Memory } from '../memory/memory.ts';
 import { MemoryWriter } from '../memory/memoryWriter.ts';
 import { tickRowFromReport } from '../memory/tickFromReport.ts';
 import type { Perception } from '../core/perception.ts';
-import { openReviewLog } from '../recording/reviewLog.ts';
+import { openReviewFile } from '../recording/reviewFile.ts';
 import type { StartArgs } from './startArgs.ts';
 import { StartupError } from './startupError.ts';
 import { ReviewSession, type ReviewLog } from './reviewSession.ts';
@@ -37,7 +38,7 @@ export interface ReviewCore {
 /** The review core: the log on a ReplayLink behind the loop's SwitchableLink, the same loop as a live robot's. */
 export async function openReviewCore(args: StartArgs, file: string, log: Logger): Promise<ReviewCore> {
   const perception = await loadEncoders(args, log);
-  const openLog = (path: string): Promise<ReviewLog> => openReviewLog(path);
+  const openLog = (path: string): Promise<ReviewLog> => openReviewFile(path);
   let first: ReviewLog;
   try {
     first = await openLog(file);

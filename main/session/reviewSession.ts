@@ -60,7 +60,8 @@ export class ReviewSession implements ReviewControl {
 
   /** The replay link for the loop's switchable link to start on, and the topics the loop should read. */
   static replayOf(log: ReviewLog): { replay: ReplayLink; topics: TopicMap } {
-    return { replay: new ReplayLink(log), topics: topicMapOf(log) };
+    const topics = topicMapOf(log);
+    return { replay: replayLinkOf(log, topics), topics };
   }
 
   static attach(link: SwitchableLink, log: ReviewLog, options: ReviewSessionOptions): ReviewSession {
@@ -203,8 +204,8 @@ export class ReviewSession implements ReviewControl {
       return;
     }
     const previous = { replay: this.replay, log: this.log };
-    const replay = new ReplayLink(log);
-    this.link.switchTo(replay, topicMapOf(log));
+    const { replay, topics } = ReviewSession.replayOf(log);
+    this.link.switchTo(replay, topics);
     this.replay = replay;
     this.log = log;
     this.timelineCache = undefined;
@@ -215,17 +216,29 @@ export class ReviewSession implements ReviewControl {
   }
 }
 
-/** Which of the log's topics feeds each role: the default name where the log has it, else the first topic of the right kind. */
+/**
+ * Which of the log's topics feeds each role: the default name where the log has it, else the first
+ * topic of the right kind (whatever it is named, ROS 1 or ROS 2 type names alike); the camera falls
+ * back to a CompressedImage topic when the log has no raw images.
+ */
 export function topicMapOf(log: Pick<ReplaySource, 'channels'>): TopicMap {
   const offered = replayTopics(log.channels);
   const map = { ...DEFAULT_TOPIC_MAP };
   for (const role of Object.keys(ROLE_KINDS) as (keyof TopicMap)[]) {
     if (role === 'command') continue;
     if (offered.some((topic) => topic.topic === DEFAULT_TOPIC_MAP[role] && topic.kind === ROLE_KINDS[role])) continue;
-    const other = offered.find((topic) => topic.kind === ROLE_KINDS[role]);
+    const other =
+      offered.find((topic) => topic.kind === ROLE_KINDS[role]) ?? (role === 'camera' ? offered.find((topic) => topic.kind === 'CompressedImage') : undefined);
     if (other) map[role] = other.topic;
   }
   return map;
+}
+
+/** The replay of a log for this topic map: a camera on a CompressedImage topic gets decoded Images, as from a live robot. */
+function replayLinkOf(log: ReviewLog, topics: TopicMap): ReplayLink {
+  const cameraType = log.channels.find((channel) => channel.topic === topics.camera)?.schemaName;
+  const compressedCamera = cameraType !== undefined && replayTopics([{ topic: topics.camera, schemaName: cameraType }])[0]?.kind === 'CompressedImage';
+  return new ReplayLink(log, compressedCamera ? { imageTopics: [topics.camera] } : {});
 }
 
 type RoleMessage = { camera: Image; scan: LaserScan; joints: JointState; imu: Imu; odom: Odometry };

@@ -47,6 +47,8 @@ export interface ReplayLinkOptions {
   robotName?: string;
   /** Told when playback reaches the end of the log (it pauses there). */
   onEnded?: () => void;
+  /** CompressedImage topics delivered as decoded Images, as a live link does for a camera role on one. */
+  imageTopics?: readonly string[];
 }
 
 type Decode = (wire: unknown) => { ok: true; msg: RobotMessage; stampMs: number | undefined } | { ok: false; problem: string; hint: string };
@@ -81,7 +83,7 @@ export class ReplayLink implements Link {
     this.robotName = options.robotName ?? `replay of ${source.path.split(/[\\/]/).pop()}`;
     this.positionMs = source.startMs;
     for (const channel of source.channels) {
-      const decoder = channelDecoder(channel.schemaName);
+      const decoder = channelDecoder(channel.schemaName, options.imageTopics?.includes(channel.topic) ? 'Image' : undefined);
       if (decoder) this.decoders.set(channel.topic, decoder);
     }
     this.problems = source.problems.map((problem, index) => ({
@@ -269,9 +271,9 @@ export class ReplayLink implements Link {
   }
 }
 
-/** How a logged channel's messages become link messages; undefined for a schema Reins does not decode (its own events, unknown types). */
-function channelDecoder(schemaName: string): { kind: MessageKind; decode: Decode } | undefined {
-  const kind = kindOfType(schemaName);
+/** How a logged channel's messages become link messages (as `asKind` where asked); undefined for a schema Reins does not decode (its own events, unknown types). */
+function channelDecoder(schemaName: string, asKind?: MessageKind): { kind: MessageKind; decode: Decode } | undefined {
+  const kind = asKind ?? kindOfType(schemaName);
   const decode = kind === undefined ? undefined : decoderFor(schemaName, kind);
   return kind !== undefined && decode !== undefined ? { kind, decode: decode as Decode } : undefined;
 }
