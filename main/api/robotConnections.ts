@@ -7,6 +7,7 @@ import { DEFAULT_TOPIC_MAP, type TopicMap } from '../core/link.ts';
 import { parseRobotAddress, RobotAddressError, type OpenedRobot, type RobotSpec } from '../links/robotAddress.ts';
 import type { SwitchableLink } from '../links/switchableLink.ts';
 import { LinkUnreachable, waitUntilPresent } from '../links/waitUntilPresent.ts';
+import { clockOffsetOf, commandTopicOf } from '../links/linkClockOffset.ts';
 import type { RobotConnection, RobotTopicsInput } from '../core/contract.ts';
 
 /** Opens a robot's link; the CLI provides it (the simulated robot is a process the CLI starts). */
@@ -46,7 +47,11 @@ export class RobotConnections {
   }
 
   state(): RobotConnection {
-    return { ...this.status };
+    if (this.status.status !== 'connected') return { ...this.status };
+    // What the Connect-robot dialog shows of the attached robot: its command topic's type, its clock.
+    const command = commandTopicOf(this.current.link, this.currentTopics.command);
+    const offsetMs = clockOffsetOf(this.current.link)?.offsetMs;
+    return { ...this.status, ...(command === undefined ? {} : { command }), ...(offsetMs === undefined ? {} : { clockOffsetMs: offsetMs }) };
   }
 
   /** The attached robot's topic for each role. */

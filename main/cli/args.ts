@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROS_TOPIC_PATTERN } from '../core/contract.ts';
+import { COMMAND_STAMP_SOURCES, DEFAULT_COMMAND_STAMP, type CommandStampOptions, type CommandStampSource } from '../links/rosbridge/commandMessage.ts';
 import { parseRobotAddress, RobotAddressError, type RobotSpec } from '../links/robotAddress.ts';
 import type { StartArgs } from '../session/startArgs.ts';
 import { DEFAULT_WORLD_MODEL_ARGS, type WorldModelArgs } from '../session/worldModelOptions.ts';
@@ -51,6 +52,8 @@ export function parseStartArgs(args: string[]): StartArgs {
       rescore: { type: 'boolean', default: false },
       'points-topic': { type: 'string' },
       'watchdog-ms': { type: 'string', default: String(DEFAULT_WATCHDOG_MS) },
+      'command-stamp': { type: 'string', default: DEFAULT_COMMAND_STAMP.stamp },
+      'command-frame-id': { type: 'string', default: DEFAULT_COMMAND_STAMP.frameId },
     },
   });
   if (values.review !== undefined && values.robot !== undefined) throw new UsageError('review mode plays a log instead of a robot: --robot does not apply');
@@ -92,6 +95,7 @@ export function parseStartArgs(args: string[]): StartArgs {
     rescore: values.rescore ?? false,
     pointsTopic: pointsTopic(values['points-topic']),
     watchdogMs: watchdogMs(values['watchdog-ms']),
+    command: commandStamp(values['command-stamp'], values['command-frame-id']),
   };
 }
 
@@ -104,6 +108,16 @@ function watchdogMs(text: string | undefined): number {
   if (!(Number.isInteger(ms) && ms >= 100 && ms <= MAX_WATCHDOG_MS))
     throw new UsageError(`--watchdog-ms must be a whole number from 100 to ${MAX_WATCHDOG_MS}, got "${text}"`);
   return ms;
+}
+
+/** A TwistStamped command's stamp (zero or the robot's clock, never the cockpit's) and frame. */
+function commandStamp(stamp: string | undefined, frameId: string | undefined): CommandStampOptions {
+  const source = stamp ?? DEFAULT_COMMAND_STAMP.stamp;
+  if (!(COMMAND_STAMP_SOURCES as readonly string[]).includes(source))
+    throw new UsageError(`--command-stamp must be one of ${COMMAND_STAMP_SOURCES.join(', ')} (the cockpit's clock is never used), got "${stamp}"`);
+  const frame = frameId ?? DEFAULT_COMMAND_STAMP.frameId;
+  if (!/^[A-Za-z0-9_/.-]{1,256}$/.test(frame)) throw new UsageError(`--command-frame-id must be a ROS frame name such as base_link, got "${frameId}"`);
+  return { stamp: source as CommandStampSource, frameId: frame };
 }
 
 function pointsTopic(topic: string | undefined): string | undefined {

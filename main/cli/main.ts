@@ -21,10 +21,14 @@ const USAGE = `Usage:
               [--memory URI | --no-memory]        LanceDB memory of every tick (default $XDG_DATA_HOME/reins/memory)
               [--watchdog-ms 300]                 stop the robot after this long without the cockpit's heartbeat (100–3000)
               [--points-topic /points]            the point cloud the 3D view shows (default /points, else the first PointCloud2)
+              [--command-stamp zero|robot] [--command-frame-id base_link]
+                                                  a TwistStamped command topic's stamp: zero (the controller's now) or the robot's clock
               [--world-model wm-xs | --no-world-model] [--replay-ratio 64]
                                                   the world model beside the loop, learning from memory (presets: wm-s, wm-xs, wm-xxs)
   reins sim [--rosbridge-port 9090] [--host 127.0.0.1] [--insecure] [--arena-seed N] [--seed N] [--task reach|dock|corridor]
             [--camera WxH@HZ] [--scan BEAMS@HZ] [--points LAYERSxBEAMS@HZ|off] [--prerendered-camera] [--serial-pty PATH] [--identity TOKEN]
+            [--command-type twist|twist-stamped]   what /cmd_vel takes (twist-stamped: ROS 2 Jazzy's rules, a stamp 0.5 s old is dropped)
+            [--clock-ahead-s 0]                    the robot's clock runs this many seconds ahead of the wall clock
   reins probe ROBOT [--seconds 5] [--json]   ROBOT: sim | ws://HOST:PORT | serial:/dev/PATH?baud=N
   reins review FILE [--rescore] [--memory URI | --no-memory] [--world-model wm-xs | --no-world-model]
               [--headless] [--port 8787] [--host 127.0.0.1] [--token T] [--encoders PATH]

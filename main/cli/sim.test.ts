@@ -22,6 +22,8 @@ describe('parseSimArgs', () => {
       points: undefined,
       prerenderedCamera: false,
       identity: undefined,
+      commandType: 'twist',
+      clockAheadSecs: 0,
     });
   });
 
@@ -43,7 +45,7 @@ describe('parseSimArgs', () => {
         '--points',
         '32x1024@20',
         '--prerendered-camera',
-      ].concat(['--identity', 'abcdefghijklmnop']),
+      ].concat(['--identity', 'abcdefghijklmnop', '--command-type', 'twist-stamped', '--clock-ahead-s', '10']),
     );
     expect(args).toMatchObject({
       rosbridgePort: 0,
@@ -54,6 +56,8 @@ describe('parseSimArgs', () => {
       points: { enabled: true, layers: 32, beams: 1024, rateHz: 20 },
       prerenderedCamera: true,
       identity: 'abcdefghijklmnop',
+      commandType: 'twist-stamped',
+      clockAheadSecs: 10,
     });
   });
 
@@ -70,6 +74,9 @@ describe('parseSimArgs', () => {
     [['--arena-seed', '1.5'], /--arena-seed/],
     [['--task', 'dance'], /--task/],
     [['--identity', 'short'], /--identity/],
+    [['--command-type', 'twist_stamped'], /--command-type/],
+    [['--clock-ahead-s', 'soon'], /--clock-ahead-s/],
+    [['--clock-ahead-s', '1e9'], /--clock-ahead-s/],
   ])('refuses %j with a usage error naming the option', (args, message) => {
     expect(() => parseSimArgs(args)).toThrow(UsageError);
     expect(() => parseSimArgs(args)).toThrow(message);

@@ -3,6 +3,7 @@
 // runs it with `--rosbridge-port 0 --identity TOKEN` and checks the token over /sim/identify.
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
+import { SIM_COMMAND_TYPES, type SimCommandType } from '../sim/rosbridge/commandInput.ts';
 import { DEFAULT_ROSBRIDGE_PORT, startSimRosbridgeServer } from '../sim/rosbridge/server.ts';
 import { startSerialSim } from '../sim/serial/serialSim.ts';
 import { SimRobot } from '../sim/simRobot.ts';
@@ -26,6 +27,10 @@ export interface SimArgs {
   identity: string | undefined;
   /** Also expose the robot as a serial device (main/links/serial/PROTOCOL.md) on a pty at this path. */
   serialPty: string | undefined;
+  /** What /cmd_vel takes: geometry_msgs/Twist, or geometry_msgs/TwistStamped with ROS 2 Jazzy's stamp rules. */
+  commandType: SimCommandType;
+  /** The robot's clock runs this many seconds ahead of the wall clock (negative: behind). */
+  clockAheadSecs: number;
 }
 
 const MAX_CAMERA = { widthPx: 640, heightPx: 480, rateHz: 30 };
@@ -34,6 +39,8 @@ const MAX_POINTS = { layers: 128, beams: 2048, rateHz: 30 };
 const MAX_SEED = 0xffff_ffff;
 /** Enough that consecutive frames differ (each has its own noise); few enough to render in well under a second. */
 const PRERENDERED_CAMERA_FRAMES = 8;
+/** A day either way: enough for any clock a test or a demo sets wrong, small enough to stay a plausible time. */
+const MAX_CLOCK_AHEAD_SECS = 86_400;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 export function parseSimArgs(args: string[]): SimArgs {
@@ -54,6 +61,8 @@ export function parseSimArgs(args: string[]): SimArgs {
       'prerendered-camera': { type: 'boolean', default: false },
       identity: { type: 'string' },
       'serial-pty': { type: 'string' },
+      'command-type': { type: 'string', default: 'twist' },
+      'clock-ahead-s': { type: 'string', default: '0' },
     },
   });
   const rosbridgePort = Number(values['rosbridge-port']);
@@ -78,6 +87,8 @@ export function parseSimArgs(args: string[]): SimArgs {
     prerenderedCamera: values['prerendered-camera'] ?? false,
     identity: values.identity,
     serialPty: values['serial-pty'],
+    commandType: parseCommandType(values['command-type'] ?? 'twist'),
+    clockAheadSecs: parseClockAhead(values['clock-ahead-s'] ?? '0'),
   };
 }
 
@@ -111,6 +122,8 @@ export async function runSim(args: SimArgs): Promise<number> {
     identity: args.identity ?? '',
     log,
     sensorTaps: serial ? [serial.sensors] : [],
+    commandType: args.commandType,
+    clockAheadMs: args.clockAheadSecs * 1000,
     onFailure: () => signalFailure(),
   }).catch(async (error: unknown) => {
     await serial?.close();
@@ -134,6 +147,8 @@ export async function runSim(args: SimArgs): Promise<number> {
       camera: robot.cameraOptions,
       prerenderedCamera: args.prerenderedCamera,
       scan: robot.scanOptions,
+      commandType: args.commandType,
+      clockAheadSecs: args.clockAheadSecs,
     },
     'simulated robot running',
   );
@@ -166,6 +181,19 @@ function checkExposure(args: SimArgs, log: Logger): void {
     );
   }
   log.warn({ host: args.host }, 'serving rosbridge beyond loopback (--insecure): anyone on the network can drive the simulated robot');
+}
+
+function parseCommandType(text: string): SimCommandType {
+  if (!(SIM_COMMAND_TYPES as readonly string[]).includes(text))
+    throw new UsageError(`--command-type must be one of ${SIM_COMMAND_TYPES.join(', ')}, got "${text}"`);
+  return text as SimCommandType;
+}
+
+function parseClockAhead(text: string): number {
+  const secs = Number(text);
+  if (text.trim() === '' || !(Math.abs(secs) <= MAX_CLOCK_AHEAD_SECS))
+    throw new UsageError(`--clock-ahead-s must be a number of seconds from -${MAX_CLOCK_AHEAD_SECS} to ${MAX_CLOCK_AHEAD_SECS}, got "${text}"`);
+  return secs;
 }
 
 function parseSeed(flag: string, text: string): number {

@@ -73,3 +73,12 @@ describe('reins start, the heartbeat watchdog', () => {
     expect(() => parseStartArgs(['--watchdog-ms', 'soon'])).toThrow(UsageError);
   });
 });
+
+describe('reins start, a TwistStamped command topic', () => {
+  it("stamps zero in base_link unless told to stamp the robot's clock; never the cockpit's", () => {
+    expect(parseStartArgs([]).command).toEqual({ stamp: 'zero', frameId: 'base_link' });
+    expect(parseStartArgs(['--command-stamp', 'robot', '--command-frame-id', 'base_footprint']).command).toEqual({ stamp: 'robot', frameId: 'base_footprint' });
+    expect(() => parseStartArgs(['--command-stamp', 'cockpit'])).toThrow(/--command-stamp must be one of zero, robot/);
+    expect(() => parseStartArgs(['--command-frame-id', 'base link'])).toThrow(UsageError);
+  });
+});

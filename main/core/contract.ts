@@ -103,6 +103,10 @@ export const RobotConnection = z.object({
   status: z.enum(['connecting', 'connected', 'failed']),
   /** Why the last connect failed, in words; the previous robot stays attached. */
   error: z.string().optional(),
+  /** The attached robot's command topic: the type it takes there, or why no command can be sent. */
+  command: z.object({ topic: z.string(), type: z.string().optional(), problem: z.string().optional() }).optional(),
+  /** The attached robot's clock minus the cockpit's, where the link estimates it. */
+  clockOffsetMs: z.number().optional(),
 });
 export type RobotConnection = z.infer<typeof RobotConnection>;
 

@@ -12,6 +12,7 @@ const DEFINITIONS: Readonly<Record<string, string>> = {
   'geometry_msgs/Pose': 'geometry_msgs/Point position\ngeometry_msgs/Quaternion orientation',
   'geometry_msgs/PoseWithCovariance': 'geometry_msgs/Pose pose\nfloat64[36] covariance',
   'geometry_msgs/Twist': 'geometry_msgs/Vector3 linear\ngeometry_msgs/Vector3 angular',
+  'geometry_msgs/TwistStamped': 'std_msgs/Header header\ngeometry_msgs/Twist twist',
   'geometry_msgs/TwistWithCovariance': 'geometry_msgs/Twist twist\nfloat64[36] covariance',
   'sensor_msgs/CompressedImage': 'std_msgs/Header header\nstring format\nuint8[] data',
   'sensor_msgs/Image': 'std_msgs/Header header\nuint32 height\nuint32 width\nstring encoding\nuint8 is_bigendian\nuint32 step\nuint8[] data',

@@ -78,7 +78,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
   const schedule = options.schedule ?? wallSchedule();
   const clock = () => schedule.now();
   const perception = await loadEncoders(args, log);
-  const opened = await (options.openFirstRobot ?? (() => openRobot(robot, log, args.simArgs)))();
+  const opened = await (options.openFirstRobot ?? (() => openRobot(robot, log, args.simArgs, undefined, args.command)))();
   // The loop holds one link for the session; the connection manager swaps robots behind it.
   const link = new SwitchableLink(opened.link);
   const worldModel = await loadWorldModel(args.worldModel, perception, log);
@@ -95,7 +95,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
     link,
     { robot: args.robot ?? 'sim', opened },
     {
-      openRobot: (spec, topics) => openRobot(spec, log, args.simArgs, topics),
+      openRobot: (spec, topics) => openRobot(spec, log, args.simArgs, topics, args.command),
       driver: () => loop.driver(),
       log,
     },

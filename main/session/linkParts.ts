@@ -8,10 +8,12 @@ import { SerialLink, type SerialLinkOptions } from '../links/serial/serialLink.t
 import type { SerialAddress } from '../links/serial/serialUrl.ts';
 
 export type { ClockOffsetEstimate } from '../links/rosbridge/clockOffset.ts';
+export type { CommandStampOptions } from '../links/rosbridge/commandMessage.ts';
 export type { LinkClock } from '../links/rosbridge/linkClock.ts';
 export type { WireCompression } from '../links/rosbridge/topicRoutes.ts';
 export type { RosbridgeLink, RosbridgeLinkOptions, SerialLink, SerialLinkOptions };
 export { LinkUnreachable, waitUntilPresent } from '../links/waitUntilPresent.ts';
+export { clockOffsetOf, commandTopicOf } from '../links/linkClockOffset.ts';
 export { startFirmware as startReferenceFirmware, type RunningFirmware } from '../links/serial/firmwareSimulator.ts';
 export { probeRoundTrip as probeSerialRoundTrip } from '../links/serial/roundTripProbe.ts';
 

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { TopicMap } from '../core/link.ts';
 import type { OpenedRobot, RobotSpec } from '../links/robotAddress.ts';
-import { openRosbridgeLink, openSerialLink } from './linkParts.ts';
+import { openRosbridgeLink, openSerialLink, type CommandStampOptions } from './linkParts.ts';
 import { startSimProcess } from './simProcess.ts';
 
 export type { OpenedRobot };
@@ -12,14 +12,21 @@ export type { OpenedRobot };
  * A real robot's link is returned at once and keeps connecting in the background (the cockpit
  * shows its presence); the built-in sim is returned only once its handshake has succeeded.
  */
-export async function openRobot(spec: RobotSpec, log: Logger, simArgs: string[] = [], topics?: Partial<TopicMap>): Promise<OpenedRobot> {
+export async function openRobot(
+  spec: RobotSpec,
+  log: Logger,
+  simArgs: string[] = [],
+  topics?: Partial<TopicMap>,
+  /** How a TwistStamped command topic is stamped (`--command-stamp`, `--command-frame-id`). */
+  command?: Partial<CommandStampOptions>,
+): Promise<OpenedRobot> {
   switch (spec.kind) {
     case 'sim': {
-      const sim = await startSimProcess(log, simArgs);
+      const sim = await startSimProcess(log, simArgs, command);
       return { link: sim.link, close: () => sim.close() };
     }
     case 'rosbridge': {
-      const link = openRosbridgeLink({ url: spec.url, topics });
+      const link = openRosbridgeLink({ url: spec.url, topics, ...(command === undefined ? {} : { command }) });
       log.info({ url: spec.url }, 'connecting to a rosbridge robot');
       return { link, close: () => link.close() };
     }

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { newToken } from '../api/access.ts';
-import { openRosbridgeLink, waitUntilPresent, type RosbridgeLink } from './linkParts.ts';
+import { openRosbridgeLink, waitUntilPresent, type CommandStampOptions, type RosbridgeLink } from './linkParts.ts';
 
 const REINS = fileURLToPath(new URL('../cli/reins.mjs', import.meta.url));
 const START_TIMEOUT_MS = 30_000;
@@ -18,7 +18,7 @@ export interface SimProcess {
   close(): Promise<void>;
 }
 
-export async function startSimProcess(log: Logger, extraArgs: string[] = []): Promise<SimProcess> {
+export async function startSimProcess(log: Logger, extraArgs: string[] = [], command?: Partial<CommandStampOptions>): Promise<SimProcess> {
   const identity = newToken();
   // `--identity=…` in one word: a token may start with "-", which parseArgs would read as an option.
   const child = spawn(process.execPath, [REINS, 'sim', '--rosbridge-port', '0', `--identity=${identity}`, ...extraArgs], {
@@ -31,7 +31,7 @@ export async function startSimProcess(log: Logger, extraArgs: string[] = []): Pr
   try {
     const url = await readSimUrl(child);
     log.info({ url, pid: child.pid }, 'simulated robot started');
-    link = openRosbridgeLink({ url, robotName: 'reins-sim', simulated: true });
+    link = openRosbridgeLink({ url, robotName: 'reins-sim', simulated: true, ...(command === undefined ? {} : { command }) });
     await waitUntilPresent(link, HANDSHAKE_TIMEOUT_MS);
     await confirmIdentity(link, url, identity);
     let closing = false;

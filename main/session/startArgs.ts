@@ -1,5 +1,6 @@
 // What a core session is opened with: the robot, the API server's options, the encoders, the stores, the
 // world model, review mode. `reins start` parses them from its arguments (cli/args.ts); the soak builds its own.
+import type { CommandStampOptions } from './linkParts.ts';
 import type { SessionStoreArgs } from './sessionStores.ts';
 import type { WorldModelArgs } from './worldModelOptions.ts';
 
@@ -29,4 +30,6 @@ export interface StartArgs {
   pointsTopic: string | undefined;
   /** How long the operator's heartbeat (or the loop) may be silent before the robot is stopped. */
   watchdogMs: number;
+  /** How a TwistStamped command topic is stamped and framed; undefined for the link's default (stamp zero, base_link). */
+  command?: Partial<CommandStampOptions>;
 }

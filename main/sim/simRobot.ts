@@ -166,11 +166,15 @@ export class SimRobot {
     return this.ticks * PHYSICS_STEP_SECS;
   }
 
-  /** Takes a new drive command (clamped to the limits on the robot); refuses non-finite ones. */
-  drive(command: DriveCommand): boolean {
-    if (!Number.isFinite(command.linearMps) || !Number.isFinite(command.angularRadps)) return false;
+  /**
+   * Takes a new drive command (clamped to the limits on the robot); refuses non-finite ones. `ageSecs`:
+   * how old the command already is by its stamp (negative for a stamp from the future), so it times out
+   * 0.5 s after its stamp, as ROS 2's diff_drive_controller does with a TwistStamped.
+   */
+  drive(command: DriveCommand, ageSecs = 0): boolean {
+    if (!Number.isFinite(command.linearMps) || !Number.isFinite(command.angularRadps) || !Number.isFinite(ageSecs)) return false;
     this.command = { linearMps: command.linearMps, angularRadps: command.angularRadps };
-    this.commandTimeSecs = this.simTimeSecs();
+    this.commandTimeSecs = this.simTimeSecs() - ageSecs;
     return true;
   }
 

@@ -23,7 +23,7 @@ describe('connecting a robot', () => {
     await page.goto(cockpit.core.uiUrl);
     await expect.poll(() => page.getByTestId('core-status').textContent(), { timeout: 10_000 }).toBe('Connected');
     const firstSim = await robotState();
-    expect(firstSim.connection).toEqual({ robot: 'sim', status: 'connected' });
+    expect(firstSim.connection).toMatchObject({ robot: 'sim', status: 'connected', command: { topic: '/cmd_vel', type: 'geometry_msgs/Twist' } });
 
     await page.getByRole('button', { name: 'Connect robot', exact: true }).click();
     await expect.poll(() => dialog().isVisible()).toBe(true);
@@ -60,7 +60,8 @@ describe('connecting a robot', () => {
 
     await dialog().getByRole('button', { name: 'Simulated robot', exact: true }).focus();
     await page.keyboard.press('Enter');
-    await expect.poll(connectionText, { timeout: 30_000 }).toBe('Connected to sim');
+    // The line also names the command topic's type and the robot's clock offset once the link knows them.
+    await expect.poll(connectionText, { timeout: 30_000 }).toMatch(/^Connected to sim — commands on \/cmd_vel as geometry_msgs\/Twist/);
     await expect.poll(async () => (await robotState()).streams.every((stream) => !stream.stale && stream.rateHz > 0), { timeout: 10_000 }).toBe(true);
     const switched = await robotState();
     expect(switched).toMatchObject({ presence: 'present', simulated: true, estopped: true, connection: { robot: 'sim', status: 'connected' } });

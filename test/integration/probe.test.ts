@@ -1,5 +1,6 @@
 // `reins probe` as a user runs it: against the built-in simulated robot, and against nothing.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -22,6 +23,28 @@ describe('reins probe', () => {
     expect(byName.get('/scan')!.hz).toBeGreaterThan(6);
     expect(byName.get('/imu')!.hz).toBeGreaterThan(60);
     expect([...byName.keys()]).not.toContain('/sim/ground_truth');
+  }, 30_000);
+
+  it("shows the command topic's type and the robot's clock offset: a TwistStamped robot 10 s ahead", async () => {
+    const sim = spawn(process.execPath, [REINS, 'sim', '--rosbridge-port', '0', '--command-type', 'twist-stamped', '--clock-ahead-s', '10'], {
+      env: { ...process.env, REINS_LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      let printed = '';
+      sim.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+      while (!/Reins sim: (ws:\S+)/.test(printed))
+        await Promise.race([once(sim.stdout, 'data'), once(sim, 'exit').then(() => Promise.reject(new Error('reins sim exited')))]);
+      const url = /Reins sim: (ws:\S+)/.exec(printed)![1]!;
+      const env = { ...process.env, REINS_LOG_LEVEL: 'silent' };
+      const { stdout } = await run(process.execPath, [REINS, 'probe', url, '--seconds', '0.5', '--json'], { env });
+      const report = JSON.parse(stdout) as { command?: { topic: string; type: string }; clockOffset?: { offsetMs: number; source: string } };
+      expect(report.command).toEqual({ topic: '/cmd_vel', type: 'geometry_msgs/TwistStamped' });
+      expect(report.clockOffset?.source).toBe('round-trip');
+      expect(Math.abs(report.clockOffset!.offsetMs - 10_000)).toBeLessThan(100);
+    } finally {
+      sim.kill('SIGTERM');
+    }
   }, 30_000);
 
   it('says "not connected" and exits 1 when nothing answers', async () => {

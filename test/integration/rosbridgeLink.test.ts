@@ -51,6 +51,9 @@ const TOPICS: Record<string, FakeTopic> = {
   },
 };
 
+/** A base controller's command topic, as rosapi lists it (the controller subscribes to it). */
+const CMD_VEL: FakeTopic = { type: 'geometry_msgs/Twist', rateHz: 1, message: () => ({}) };
+
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -146,7 +149,7 @@ describe('RosbridgeLink against a rosbridge server', () => {
   });
 
   it('after a dropout, no command published before or during it reaches the robot: only ones issued after', async () => {
-    const fake = await server();
+    const fake = await server({ topics: { ...TOPICS, '/cmd_vel': CMD_VEL } });
     const robot = link(fake.url);
     await waitForPresence(robot, 'present');
     for (const speed of [0.1, 0.2, 0.3]) expect(robot.publish('/cmd_vel', twistFromDrive({ linearMps: speed, angularRadps: 0 }))).toBe(true);
@@ -250,7 +253,7 @@ describe('RosbridgeLink against a rosbridge server', () => {
   });
 
   it('sends nothing to a command topic of another type, and says so', async () => {
-    const fake = await server({ topics: { ...TOPICS, '/cmd_vel': { type: 'geometry_msgs/TwistStamped', rateHz: 1, message: () => ({}) } } });
+    const fake = await server({ topics: { ...TOPICS, '/cmd_vel': { type: 'std_msgs/String', rateHz: 1, message: () => ({ data: '' }) } } });
     const robot = link(fake.url);
     await waitForPresence(robot, 'present');
     await fake.waitFor(() => fake.framesOf('call_service').find((frame) => frame.message['service'] === '/rosapi/topics'), 'discovery');
@@ -258,10 +261,24 @@ describe('RosbridgeLink against a rosbridge server', () => {
     expect(robot.publish('/cmd_vel', twistFromDrive({ linearMps: 0.1, angularRadps: 0 }))).toBe(false);
     expect(robot.alerts().find((a) => a.key === 'command-type:/cmd_vel')).toMatchObject({
       severity: 'error',
-      message: expect.stringContaining('TwistStamped'),
+      message: expect.stringContaining('/cmd_vel carries std_msgs/String'),
     });
     expect(fake.framesOf('publish', '/cmd_vel')).toEqual([]);
     expect(fake.framesOf('advertise', '/cmd_vel')).toEqual([]);
+  });
+
+  it('publishes in a ROS 2 TwistStamped command topic: advertised in its type, stamp {sec, nanosec} zero, frame base_link', async () => {
+    const fake = await server({ topics: { ...TOPICS, '/cmd_vel': { ...CMD_VEL, type: 'geometry_msgs/msg/TwistStamped' } } });
+    const robot = link(fake.url);
+    await waitForMessage(robot, '/imu');
+    expect(robot.publish('/cmd_vel', twistFromDrive({ linearMps: 0.1, angularRadps: 0.2 }))).toBe(true);
+    const published = await fake.waitFor(() => fake.framesOf('publish', '/cmd_vel')[0], 'the command');
+    expect(fake.framesOf('advertise', '/cmd_vel')[0]!.message).toMatchObject({ type: 'geometry_msgs/msg/TwistStamped' });
+    expect(published.message['msg']).toEqual({
+      header: { stamp: { sec: 0, nanosec: 0 }, frame_id: 'base_link' },
+      twist: { linear: { x: 0.1, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0.2 } },
+    });
+    expect(robot.alerts().find((a) => a.key === 'command-type:/cmd_vel')).toBeUndefined();
   });
 
   it('refuses a URL that is not ws:// and stays closed once closed', async () => {

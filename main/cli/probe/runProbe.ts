@@ -1,9 +1,10 @@
 // `reins probe ROBOT [--seconds 5] [--json]`: connects to a robot, listens to every topic it offers
-// for a while, and reports each topic's type, rate, bytes per second and latency.
+// for a while, and reports each topic's type, rate, bytes per second and latency; the command topic
+// and the type the robot takes there (or why no command can be sent); and the robot's clock offset.
 import type { Logger } from 'pino';
-import type { Link } from '../../core/link.ts';
+import { DEFAULT_TOPIC_MAP, type Link } from '../../core/link.ts';
 import type { RobotMessage } from '../../core/messages.ts';
-import { LinkUnreachable, waitUntilPresent } from '../../session/linkParts.ts';
+import { clockOffsetOf, LinkUnreachable, waitUntilPresent, type ClockOffsetEstimate } from '../../session/linkParts.ts';
 import { openRobot } from '../../session/openRobot.ts';
 import { parseRobotSpec, type ProbeArgs } from '../args.ts';
 import { TopicMeter, type TopicReport } from './topicMeter.ts';
@@ -12,6 +13,12 @@ export interface ProbeReport {
   robot: string;
   connected: boolean;
   topics: TopicReport[];
+  /** The command topic and the type the robot takes on it; undefined where it offers none. */
+  command?: { topic: string; type: string | undefined };
+  /** Why no command could be sent (a missing topic, an unsupported type). */
+  commandProblem?: string;
+  /** The robot's clock minus the cockpit's, where the link estimates it. */
+  clockOffset?: ClockOffsetEstimate;
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -35,7 +42,7 @@ export async function runProbe(args: ProbeArgs, log: Logger): Promise<number> {
   return report.connected ? 0 : 1;
 }
 
-export async function probeLink(link: Link, robot: string, seconds: number): Promise<ProbeReport> {
+export async function probeLink(link: Link, robot: string, seconds: number, commandTopic = DEFAULT_TOPIC_MAP.command): Promise<ProbeReport> {
   try {
     await waitUntilPresent(link, CONNECT_TIMEOUT_MS);
   } catch (error) {
@@ -49,7 +56,17 @@ export async function probeLink(link: Link, robot: string, seconds: number): Pro
   const unsubscribes = meters.map((meter) => link.subscribe<RobotMessage>(meter.name, (received) => meter.record(received)));
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   for (const unsubscribe of unsubscribes) unsubscribe();
-  return { robot, connected: link.presence() === 'present', topics: meters.map((meter) => meter.report(seconds)) };
+  const command = link.topics().find((topic) => topic.topic === commandTopic);
+  const commandProblem = link.alerts().find((alert) => alert.key === `command-type:${commandTopic}`)?.message;
+  const clockOffset = clockOffsetOf(link);
+  return {
+    robot,
+    connected: link.presence() === 'present',
+    topics: meters.map((meter) => meter.report(seconds)),
+    ...(command === undefined ? {} : { command: { topic: command.topic, type: command.type } }),
+    ...(commandProblem === undefined ? {} : { commandProblem }),
+    ...(clockOffset === undefined ? {} : { clockOffset }),
+  };
 }
 
 export function formatProbe(report: ProbeReport): string {
@@ -68,5 +85,17 @@ export function formatProbe(report: ProbeReport): string {
       .map((cell, i) => cell.padEnd(widths[i]!))
       .join('  ')
       .trimEnd();
-  return [`${report.robot}: connected`, line(header), ...rows.map(line)].join('\n');
+  const command = report.command === undefined ? 'none' : `${report.command.topic} (${report.command.type ?? 'type unknown'})`;
+  const offset = report.clockOffset;
+  const clock =
+    offset === undefined
+      ? 'unknown'
+      : `${(offset.offsetMs / 1000).toFixed(3)} s ${offset.uncertaintyMs === undefined ? '(from message stamps)' : `± ${offset.uncertaintyMs.toFixed(1)} ms`}`;
+  return [
+    `${report.robot}: connected`,
+    `command topic: ${command}${report.commandProblem === undefined ? '' : ` — ${report.commandProblem}`}`,
+    `robot clock − cockpit clock: ${clock}`,
+    line(header),
+    ...rows.map(line),
+  ].join('\n');
 }

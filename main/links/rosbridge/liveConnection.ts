@@ -4,7 +4,6 @@
 // silent. Built when a connection opens, disposed when it closes; the next connection starts anew.
 import type { AlertBoard } from '../alertBoard.ts';
 import { ClockSync } from './clockSync.ts';
-import { kindOfType } from './decode/messageTypes.ts';
 import type { ClockOffsetEstimator } from './clockOffset.ts';
 import type { LinkClock, TimerHandle } from './linkClock.ts';
 import { parseTimeResponse, parseTopicsResponse, ROSAPI_GET_TIME, ROSAPI_TOPICS } from './rosapi.ts';
@@ -119,8 +118,13 @@ export class LiveConnection {
       });
     }
     // Advertised once its type is known, so the first command goes out without waiting for it.
-    const commandType = this.host.routes.commandType(this.host.commandTopic);
-    if (kindOfType(commandType) === 'Twist') this.session.advertise(this.host.commandTopic, commandType);
+    const command = this.host.routes.commandRoute(this.host.commandTopic);
+    if (command.ok) {
+      this.session.advertise(this.host.commandTopic, command.rosType);
+      this.host.alerts.clear(`command-type:${this.host.commandTopic}`);
+    } else {
+      this.host.alerts.raise(command.alert);
+    }
     for (const topic of this.host.wantedTopics()) this.ensureSubscribed(topic);
     this.discoveryTimer = this.clock.setTimeout(() => void this.discover(), this.timings.discoveryPeriodMs);
   }

@@ -10,7 +10,7 @@ import type { Received, RobotMessage, Twist } from '../../core/messages.ts';
 import { TopicFanout } from '../topicFanout.ts';
 import { JitteredBackoff } from './backoff.ts';
 import { ClockOffsetEstimator, DEFAULT_CLOCK_OFFSET_OPTIONS, type ClockOffsetEstimate } from './clockOffset.ts';
-import { kindOfType } from './decode/messageTypes.ts';
+import { commandMessage } from './commandMessage.ts';
 import { encodeTwist } from './decode/twists.ts';
 import type { TimerHandle } from './linkClock.ts';
 import { LiveConnection } from './liveConnection.ts';
@@ -104,19 +104,38 @@ export class RosbridgeLink implements Link {
       );
       return false;
     }
-    const rosType = this.routes.commandType(topic);
-    if (kindOfType(rosType) !== 'Twist') {
+    const route = this.routes.commandRoute(topic);
+    if (!route.ok) {
       // rosbridge would accept the publish and then fail to convert it, telling no one.
-      this.alertBoard.raise({
-        key: `command-type:${topic}`,
-        severity: 'error',
-        message: `${topic} carries ${rosType}; the cockpit sends geometry_msgs/Twist, so nothing was sent.`,
-        hint: 'Point the command role at a Twist topic (a twist_mux input, say), or relay Twist to TwistStamped on the robot.',
-      });
+      this.alertBoard.raise(route.alert);
       return false;
     }
+    this.alertBoard.clear(`command-type:${topic}`);
     this.alertBoard.clearIfQuiet('command-not-finite');
-    return session.publish(topic, rosType, wire);
+    const stampMs = route.shape === 'TwistStamped' ? this.commandStampMs() : undefined;
+    return session.publish(topic, route.rosType, commandMessage(wire, route.rosType, route.shape, this.options.command.frameId, stampMs));
+  }
+
+  /**
+   * A TwistStamped's stamp: undefined (zero, the robot's "now") unless the robot's clock was asked for;
+   * then the cockpit's now moved onto the robot's clock. Until the offset is known it stays zero, with
+   * an alert: the cockpit's own clock would be a guess the robot may drop, or obey for too long.
+   */
+  private commandStampMs(): number | undefined {
+    if (this.options.command.stamp === 'zero') return undefined;
+    const nowMs = this.options.clock.epochMs();
+    const estimate = this.estimator.estimate(nowMs);
+    if (estimate === undefined) {
+      this.alertBoard.raise({
+        key: 'command-stamp',
+        severity: 'warn',
+        message: "The robot's clock is not known yet; commands go out stamped zero (the robot's now) until it is.",
+        hint: 'Run rosapi next to rosbridge_server so the cockpit can ask the robot for its time.',
+      });
+      return undefined;
+    }
+    this.alertBoard.clear('command-stamp');
+    return nowMs + estimate.offsetMs;
   }
 
   /** Calls a ROS service (e.g. the simulated robot's `/sim/identify`); never queued, always with a deadline. */

@@ -3,6 +3,7 @@ import { DEFAULT_TOPIC_MAP, type TopicMap, type TopicRole } from '../../core/lin
 import type { BackoffPolicy } from './backoff.ts';
 import { ROSBRIDGE_RECONNECT_BACKOFF } from './backoff.ts';
 import { DEFAULT_CLOCK_OFFSET_OPTIONS } from './clockOffset.ts';
+import { DEFAULT_COMMAND_STAMP, type CommandStampOptions } from './commandMessage.ts';
 import { systemLinkClock, type LinkClock } from './linkClock.ts';
 import type { LiveTimings } from './liveConnection.ts';
 import { DEFAULT_HEARTBEAT, type HeartbeatTimings } from './rosbridgeTransport.ts';
@@ -41,6 +42,8 @@ export interface RosbridgeLinkOptions {
   compression?: Readonly<Record<string, WireCompression>>;
   /** The robot on the far side is a simulation (the cockpit's own, checked by handshake). */
   simulated?: boolean;
+  /** How a TwistStamped command is stamped and framed (default: stamp zero, frame `base_link`). */
+  command?: Partial<CommandStampOptions>;
   timings?: Partial<RosbridgeTimings>;
   openSocket?: (url: string) => SocketPort;
   clock?: LinkClock;
@@ -54,6 +57,7 @@ export interface ResolvedRosbridgeOptions {
   roleTypes: Readonly<Record<TopicRole, string>>;
   compression: Readonly<Record<string, WireCompression>>;
   simulated: boolean;
+  command: Readonly<CommandStampOptions>;
   timings: Readonly<RosbridgeTimings>;
   openSocket: (url: string) => SocketPort;
   clock: LinkClock;
@@ -68,6 +72,7 @@ export function resolveRosbridgeOptions(options: RosbridgeLinkOptions): Resolved
     roleTypes: { ...DEFAULT_ROLE_TYPES, ...options.topicTypes },
     compression: { ...options.compression },
     simulated: options.simulated ?? false,
+    command: { ...DEFAULT_COMMAND_STAMP, ...options.command },
     timings: { ...DEFAULT_ROSBRIDGE_TIMINGS, ...options.timings },
     openSocket: options.openSocket ?? ((url) => openWsSocket(url)),
     clock: options.clock ?? systemLinkClock,

@@ -5,6 +5,7 @@
 import type { CoreAlert } from '../../core/alert.ts';
 import { ROLE_KINDS, type TopicInfo, type TopicMap, type TopicRole } from '../../core/link.ts';
 import type { MessageKind } from '../../core/messages.ts';
+import { commandShapeOf, type CommandShape } from './commandMessage.ts';
 import { decoderFor, kindOfType, prefersCbor, type MessageDecoder } from './decode/messageTypes.ts';
 
 export type WireCompression = 'cbor' | 'none';
@@ -19,6 +20,9 @@ export interface TopicRoute {
 
 /** Undecided until discovery has run, or refused with an alert for the operator. */
 export type RouteOutcome = { ok: true; route: TopicRoute } | { ok: false; wait: true } | { ok: false; wait: false; alert: CoreAlert };
+
+/** The type a command topic is published in, or why none can be. */
+export type CommandRoute = { ok: true; rosType: string; shape: CommandShape } | { ok: false; alert: CoreAlert };
 
 /** The ROS type each role expects unless discovery says otherwise. */
 export const DEFAULT_ROLE_TYPES: Readonly<Record<TopicRole, string>> = Object.freeze({
@@ -86,9 +90,35 @@ export class TopicRoutes {
     return this.routeAs(topic, discoveredType, kind, undefined);
   }
 
-  /** The ROS type to advertise a command topic with. */
-  commandType(topic: string): string {
-    return this.discovered?.get(topic) ?? this.options.roleTypes.command;
+  /**
+   * The ROS type to advertise and publish a command topic in: what rosapi lists, else (rosapi not
+   * asked yet, or missing) the topic map's command type. A listed robot that lacks the topic, or
+   * carries it in a type other than Twist or TwistStamped, is refused with an alert, never guessed at.
+   */
+  commandRoute(topic: string): CommandRoute {
+    const discoveredType = this.discovered?.get(topic);
+    const key = `command-type:${topic}`;
+    if (this.discovered !== undefined && discoveredType === undefined) {
+      const alert: CoreAlert = {
+        key,
+        severity: 'error',
+        message: `The robot does not offer the command topic ${topic} (rosapi lists no such topic), so no command is sent.`,
+        hint: "Point the command role at the topic the robot's base controller takes (ros2 topic list -t / rostopic list shows them), or start that controller.",
+      };
+      return { ok: false, alert };
+    }
+    const rosType = discoveredType ?? this.options.roleTypes.command;
+    const shape = commandShapeOf(rosType);
+    if (shape === undefined) {
+      const alert: CoreAlert = {
+        key,
+        severity: 'error',
+        message: `${topic} carries ${rosType}; the cockpit sends geometry_msgs/Twist or geometry_msgs/TwistStamped, so nothing was sent.`,
+        hint: 'Point the command role at a Twist or TwistStamped topic (a twist_mux input, say), or relay one to this type on the robot.',
+      };
+      return { ok: false, alert };
+    }
+    return { ok: true, rosType, shape };
   }
 
   /** What the robot offers in kinds the link delivers; the topic map's sensors where rosapi is missing. */

@@ -2,7 +2,7 @@
 // `status` error naming what was wrong (rosbridge_server only logs these; see RESEARCH.md). Nothing
 // a client sends can stop the server or touch another client's subscriptions.
 import type { RawData, WebSocket } from 'ws';
-import type { DriveCommand } from '../../core/messages.ts';
+import type { CommandInput } from './commandInput.ts';
 import { ClientOutbox, type OutboxOptions } from './clientOutbox.ts';
 import { FragmentAssembler } from './fragments.ts';
 import {
@@ -20,8 +20,7 @@ import {
 } from './protocol.ts';
 import type { RosMessage } from './rosMessages.ts';
 import type { RosService, ServiceResult } from './services.ts';
-import { CMD_VEL_TOPIC, describeTopics, resolveRosName, sameRosType, topicNamed } from './topicCatalog.ts';
-import { parseTwist } from './twistMessage.ts';
+import { CMD_VEL_TOPIC, describeTopics, resolveRosName, sameRosType, topicNamed, type KnownTopic } from './topicCatalog.ts';
 
 /** The part of pino a session needs; pino's Logger fits it. */
 export interface BridgeLog {
@@ -34,8 +33,8 @@ export interface BridgeLog {
 /** What a session reaches on the server: the robot's input, the services, other clients. */
 export interface SessionHub {
   readonly services: ReadonlyMap<string, RosService>;
-  /** Hands a checked /cmd_vel command to the robot; false when the robot refused it. */
-  drive(command: DriveCommand): boolean;
+  /** /cmd_vel in the type the robot takes (Twist or TwistStamped), checking each command and handing it to the robot. */
+  readonly command: CommandInput;
   /** Passes a command on to the clients that subscribed to /cmd_vel. */
   relayCommand(msg: RosMessage): void;
   readonly log: BridgeLog;
@@ -151,8 +150,9 @@ export class RosbridgeSession {
   private advertise(op: AdvertiseOp): void {
     const topic = resolveRosName(op.topic);
     if (!this.checkCommandTopic(topic, 'advertise', op.id)) return;
-    if (!sameRosType(op.type, CMD_VEL_TOPIC.type)) {
-      return this.refuse(`${topic} takes ${CMD_VEL_TOPIC.type}, not ${op.type}`, op.id);
+    const commandType = this.hub.command.topic.type;
+    if (!sameRosType(op.type, commandType)) {
+      return this.refuse(`${topic} takes ${commandType}, not ${op.type}`, op.id);
     }
     this.advertised.add(topic);
   }
@@ -166,17 +166,21 @@ export class RosbridgeSession {
     const topic = resolveRosName(op.topic);
     if (!this.checkCommandTopic(topic, 'publish to', op.id)) return;
     if (!this.advertised.has(topic)) {
-      return this.refuse(`publish to ${topic} before advertising it: send {"op":"advertise","topic":"${topic}","type":"${CMD_VEL_TOPIC.type}"} first`, op.id);
+      return this.refuse(
+        `publish to ${topic} before advertising it: send {"op":"advertise","topic":"${topic}","type":"${this.hub.command.topic.type}"} first`,
+        op.id,
+      );
     }
-    const twist = parseTwist(op.msg);
-    if (!twist.ok) return this.refuse(`${topic}: ${twist.message}`, op.id);
-    if (!this.hub.drive(twist.command)) return this.refuse(`${topic}: the robot refused the command`, op.id);
-    this.hub.relayCommand(twist.msg);
+    const taken = this.hub.command.take(op.msg);
+    if (!taken.ok) return this.refuse(`${topic}: ${taken.message}`, op.id);
+    // A stale stamp is dropped as the controller drops it: a log line on the robot, nothing to the client.
+    if (!taken.obeyed) this.hub.log.debug({ clientId: this.clientId, topic }, 'dropped a command stamped older than the command timeout');
+    this.hub.relayCommand(taken.msg);
   }
 
   private subscribe(op: SubscribeOp): void {
     const topic = resolveRosName(op.topic);
-    const known = topicNamed(topic);
+    const known = this.known(topic);
     if (known === undefined) return this.refuse(`unknown topic ${topic}; topics: ${describeTopics()}`, op.id);
     if (op.type !== undefined && op.type !== '' && !sameRosType(op.type, known.type)) {
       return this.refuse(`${topic} has type ${known.type}, not ${op.type}`, op.id);
@@ -231,6 +235,11 @@ export class RosbridgeSession {
     // Field order as rosbridge_server writes it (see fixtures service-missing, rosapi-topics).
     const response = { op: 'service_response', service: op.service, values: result.ok ? result.values : result.error, result: result.ok, id: op.id };
     this.outbox.sendReply(JSON.stringify(response));
+  }
+
+  /** A topic by name, /cmd_vel in the type this robot takes. */
+  private known(topic: string): KnownTopic | undefined {
+    return topic === this.hub.command.topic.name ? this.hub.command.topic : topicNamed(topic);
   }
 
   /** /cmd_vel is the one topic a client may advertise or publish; says why not for any other. */

@@ -1,10 +1,12 @@
 // The simulated robot as a ROS robot running rosbridge_server (protocol v2, ROS 1 types): a
 // WebSocket server on loopback that runs the robot in real time, publishes its sensors to whoever
-// subscribes, obeys /cmd_vel, and serves rosapi and the simulator's own services.
+// subscribes, obeys /cmd_vel (Twist, or TwistStamped with ROS 2 Jazzy's stamp rules, on a clock that
+// may be set ahead of the wall clock), and serves rosapi and the simulator's own services.
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { fanOutSensors } from '../sensorFanout.ts';
 import type { SensorSink, SimRobot } from '../simRobot.ts';
+import { CommandInput, type SimCommandType } from './commandInput.ts';
 import { DEFAULT_OUTBOX_OPTIONS, type OutboxOptions, type OutboxStats } from './clientOutbox.ts';
 import { RosbridgeSession, type BridgeLog, type SessionHub } from './clientSession.ts';
 import type { OutgoingMessage } from './outgoingMessage.ts';
@@ -40,6 +42,10 @@ export interface SimRosbridgeOptions {
    */
   sensorTaps: readonly SensorSink[];
   outbox: OutboxOptions;
+  /** What /cmd_vel takes: geometry_msgs/Twist, or geometry_msgs/TwistStamped with ROS 2 Jazzy's stamp rules (commandInput.ts). */
+  commandType: SimCommandType;
+  /** The robot's clock runs this far ahead of the wall clock (negative: behind): its stamps, /rosapi/get_time and the command stamps it judges. */
+  clockAheadMs: number;
   /** The simulation stopped with an error; the server keeps answering but publishes nothing more. */
   onFailure: (error: unknown) => void;
 }
@@ -71,6 +77,8 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
     realtime: {},
     sensorTaps: [],
     outbox: DEFAULT_OUTBOX_OPTIONS,
+    commandType: 'twist',
+    clockAheadMs: 0,
     onFailure: () => undefined,
     ...given,
     maxMessageBytes,
@@ -105,13 +113,16 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
     robot.simTimeSecs(),
     options.realtime,
   );
-  const wallMsAt = (simTimeSecs: number): number => stepper.wallMsAt(simTimeSecs);
-  const publisher = new TopicPublisher(robot, audience, wallMsAt);
+  // The robot's clock: the wall clock, shifted where the robot's clock is set to run ahead of it.
+  const robotMsAt = (simTimeSecs: number): number => stepper.wallMsAt(simTimeSecs) + options.clockAheadMs;
+  const robotNowMs = (): number => stepper.clockMsNow(robot.simTimeSecs()) + options.clockAheadMs;
+  const publisher = new TopicPublisher(robot, audience, robotMsAt);
+  const command = new CommandInput(options.commandType, { drive: (drive, ageSecs) => robot.drive(drive, ageSecs) }, robotNowMs);
   const sensors = fanOutSensors([publisher, ...options.sensorTaps]);
 
   const hub: SessionHub = {
     services: createServices({
-      clockMs: () => stepper.clockMsNow(robot.simTimeSecs()),
+      clockMs: robotNowMs,
       resetEpisode: (seed) => {
         robot.resetEpisode(seed);
         return robot.episodeState().seed;
@@ -119,9 +130,9 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
       inject: (injection) => robot.inject(injection),
       identity: options.identity,
       robotName: options.robotName,
-      topics: topicsOffered((stream) => robot.hasStream(stream)),
+      topics: topicsOffered((stream) => robot.hasStream(stream), command.topic),
     }),
-    drive: (command) => robot.drive(command),
+    command,
     relayCommand: (msg) => publisher.relayCommand(msg),
     log,
   };

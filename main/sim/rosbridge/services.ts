@@ -19,7 +19,7 @@ export interface RosService {
 
 /** What the services act on: the running simulation, as the server sees it. */
 export interface SimControl {
-  /** Simulated now, on the wall clock (the clock of every header stamp). */
+  /** Simulated now, on the robot's clock (the clock of every header stamp: the wall clock unless set ahead). */
   clockMs(): number;
   /** Starts a new episode; without a seed, the next one in sequence. Returns the seed used. */
   resetEpisode(seed: number | undefined): number;

@@ -32,9 +32,11 @@ export type KnownTopic = { name: string; type: string; defaultQueueLength: numbe
 
 export const ALL_TOPICS: readonly KnownTopic[] = Object.freeze([...PUBLISHED_TOPICS, CMD_VEL_TOPIC]);
 
-/** The topics a robot offers: the sensor streams it has (the point cloud may be off), ground truth and /cmd_vel. */
-export function topicsOffered(hasStream: (stream: SensorStream) => boolean): KnownTopic[] {
-  return ALL_TOPICS.filter((topic) => !('source' in topic) || topic.source === 'groundTruth' || hasStream(topic.source as SensorStream));
+/** The topics a robot offers: the sensor streams it has (the point cloud may be off), ground truth and /cmd_vel (in the type it takes). */
+export function topicsOffered(hasStream: (stream: SensorStream) => boolean, commandTopic: KnownTopic = CMD_VEL_TOPIC): KnownTopic[] {
+  return ALL_TOPICS.filter((topic) => !('source' in topic) || topic.source === 'groundTruth' || hasStream(topic.source as SensorStream)).map((topic) =>
+    topic.name === commandTopic.name ? commandTopic : topic,
+  );
 }
 
 export function topicNamed(name: string): KnownTopic | undefined {

@@ -25,7 +25,7 @@ export class TopicPublisher implements SensorSink {
   constructor(
     private readonly robot: SimRobot,
     private readonly audience: Audience,
-    /** Maps a simulated time to the wall clock, in ms since the epoch. */
+    /** Maps a simulated time to the robot's clock (the wall clock, unless set ahead of it), in ms since the epoch. */
     private readonly wallMsAt: (simTimeSecs: number) => number,
   ) {}
 

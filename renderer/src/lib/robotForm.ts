@@ -54,8 +54,20 @@ export function connectionLine(connection: RobotConnection): { text: string; ton
     case 'connecting':
       return { text: `Connecting to ${connection.robot}…`, tone: 'warn' };
     case 'connected':
-      return { text: `Connected to ${connection.robot}`, tone: 'ok' };
+      return { text: `Connected to ${connection.robot}${commandFacts(connection)}`, tone: connection.command?.problem === undefined ? 'ok' : 'warn' };
     case 'failed':
       return { text: `Could not connect to ${connection.robot}: ${connection.error ?? 'no reason given'}`, tone: 'error' };
   }
+}
+
+/** The attached robot's command topic and type (or why no command can be sent) and its clock offset, for the status line. */
+function commandFacts(connection: RobotConnection): string {
+  const facts: string[] = [];
+  const command = connection.command;
+  if (command !== undefined) facts.push(command.problem ?? `commands on ${command.topic} as ${command.type ?? 'an unknown type'}`);
+  if (connection.clockOffsetMs !== undefined) {
+    const secs = connection.clockOffsetMs / 1000;
+    facts.push(`robot clock ${secs >= 0 ? '+' : '−'}${Math.abs(secs).toFixed(3)} s`);
+  }
+  return facts.length === 0 ? '' : ` — ${facts.join('; ')}`;
 }

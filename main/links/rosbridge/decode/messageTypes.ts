@@ -9,7 +9,7 @@ import { decodeJointState } from './jointStates.ts';
 import { decodeLaserScan } from './laserScans.ts';
 import { decodeOdometry } from './odometry.ts';
 import { decodePointCloud2 } from './pointClouds.ts';
-import { decodeTwist } from './twists.ts';
+import { decodeTwist, decodeTwistStamped } from './twists.ts';
 
 export type MessageDecoder = (wire: unknown) => Decoded<RobotMessage>;
 
@@ -27,6 +27,7 @@ const CODECS: Readonly<Record<string, TypeCodec>> = {
   'sensor_msgs/Imu': { kind: 'Imu', decode: decodeImu },
   'nav_msgs/Odometry': { kind: 'Odometry', decode: decodeOdometry },
   'geometry_msgs/Twist': { kind: 'Twist', decode: decodeTwist },
+  'geometry_msgs/TwistStamped': { kind: 'Twist', decode: decodeTwistStamped },
 };
 
 /** `sensor_msgs/msg/Image` (ROS 2) and `sensor_msgs/Image` (ROS 1) name the same type. */

@@ -1,7 +1,7 @@
-// geometry_msgs/Twist in both directions: the command the link publishes, and the decoder for a Twist
-// topic the cockpit listens to (e.g. another controller's /cmd_vel).
+// geometry_msgs/Twist in both directions: the command the link publishes, and the decoders for a Twist
+// or TwistStamped topic the cockpit listens to (e.g. another controller's /cmd_vel).
 import type { Twist, Vector3 } from '../../../core/messages.ts';
-import { decodeWith, type Decoded } from './decoded.ts';
+import { decodeWith, readHeader, type Decoded } from './decoded.ts';
 import { readVector3 } from './geometry.ts';
 
 export interface WireTwist {
@@ -14,6 +14,16 @@ export function decodeTwist(wire: unknown): Decoded<Twist> {
     msg: { kind: 'Twist', linearMps: readVector3(message, 'linear'), angularRadps: readVector3(message, 'angular') },
     stampMs: undefined,
   }));
+}
+
+export function decodeTwistStamped(wire: unknown): Decoded<Twist> {
+  return decodeWith(wire, 'geometry_msgs/TwistStamped', 'geometry_msgs/TwistStamped needs a header and finite linear and angular vectors.', (message) => {
+    const twist = message.object('twist');
+    return {
+      msg: { kind: 'Twist', linearMps: readVector3(twist, 'linear'), angularRadps: readVector3(twist, 'angular') },
+      stampMs: readHeader(message).stampMs,
+    };
+  });
 }
 
 /** The wire form of a command, or undefined when a value is not finite (JSON would send null). */
