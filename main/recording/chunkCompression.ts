@@ -31,14 +31,18 @@ export const DECOMPRESS_HANDLERS: McapTypes.DecompressHandlers = {
   zstd: (buffer) => decompress(buffer),
 };
 
-let lz4Loaded: Promise<void> | undefined;
+let supportHandlers: ReturnType<typeof loadDecompressHandlers> | undefined;
+
+/** @mcap/support's WebAssembly decompressors (lz4, bz2, …), loaded once for every reader. */
+export function supportDecompressors(): ReturnType<typeof loadDecompressHandlers> {
+  supportHandlers ??= loadDecompressHandlers();
+  return supportHandlers;
+}
 
 /** Loads every decompressor a reader of any MCAP log needs, once; call before opening one. */
 export async function decompressorsReady(): Promise<void> {
-  lz4Loaded ??= loadDecompressHandlers().then((handlers) => {
-    DECOMPRESS_HANDLERS.lz4 = handlers.lz4!;
-  });
-  await Promise.all([zstdReady(), lz4Loaded]);
+  const [, handlers] = await Promise.all([zstdReady(), supportDecompressors()]);
+  DECOMPRESS_HANDLERS.lz4 ??= handlers.lz4!;
 }
 
 export interface CompressionStats {

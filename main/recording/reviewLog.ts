@@ -109,14 +109,138 @@ interface LogContents extends LogDefinitions {
   problems: string[];
 }
 
-export class ReviewLog implements ReviewableLog {
+/**
+ * A log read block by block (an MCAP log's chunks, a bag's chunks): in log-time order however the
+ * blocks overlap, each on its own, so a block that does not read costs only its own messages and is
+ * said once; undecodable messages are left out and said once per topic. A format supplies how a
+ * block's messages are read, what its damage costs, and how each channel decodes.
+ */
+export abstract class BlockReviewLog implements ReviewableLog {
+  abstract readonly summary: ReviewLogSummary;
+  /** Blocks found damaged on reading: skipped from then on. */
+  private readonly damaged = new Set<LogBlock>();
+  private readonly reported = new Set<string>();
+
+  protected constructor(
+    readonly path: string,
+    protected readonly handle: FileHandle,
+    protected readonly blocks: readonly LogBlock[],
+    /** What could not be read, in words; grows as reading finds more. */
+    protected readonly problemList: string[],
+  ) {}
+
+  /** Each channel's id and topic. */
+  protected abstract channelTopics(): Iterable<{ id: number; topic: string }>;
+  /** A block's messages; throws when the block cannot be read. */
+  protected abstract readMessages(block: LogBlock): Promise<McapTypes.Message[]>;
+  /** The problem to say for a block that could not be read. */
+  protected abstract damageProblem(block: LogBlock, error: unknown): Promise<string>;
+  /** The channel's topic and schema name; undefined for a channel the log does not have. */
+  protected abstract channelOf(channelId: number): { topic: string; schemaName: string } | undefined;
+  /** The channel's decoder; undefined (with a problem said once) when Reins cannot decode it. */
+  protected abstract decoder(channelId: number): ((data: Uint8Array) => unknown) | undefined;
+
+  get problems(): readonly string[] {
+    return this.problemList;
+  }
+
+  get channels(): readonly { topic: string; schemaName: string }[] {
+    return this.summary.topics;
+  }
+
+  get startMs(): number {
+    return this.summary.startMs;
+  }
+
+  get endMs(): number {
+    return this.summary.endMs;
+  }
+
+  /** Messages of the topics (all when omitted) with log times in [startMs, endMs], in log-time order; undecodable ones are left out. */
+  async *messages(range: TimeRange = {}): AsyncGenerator<RecordedMessage> {
+    const startNs = range.startMs === undefined ? 0n : nsFromMs(range.startMs);
+    const endNs = range.endMs === undefined ? BigInt(Number.MAX_SAFE_INTEGER) * 1_000_000n : nsFromMs(range.endMs);
+    for await (const message of messagesInOrder(this.blocks, (block) => this.readBlock(block), startNs, endNs, this.channelIdsOf(range.topics))) {
+      const decoded = this.decode(message);
+      if (decoded !== undefined) yield decoded;
+    }
+  }
+
+  /** The last decodable message of a topic logged at or before `timeMs`, if any. */
+  async latestAt(topic: string, timeMs: number): Promise<RecordedMessage | undefined> {
+    const best = await latestMessage(
+      this.blocks,
+      (block) => this.readBlock(block),
+      this.channelIdsOf([topic])!,
+      nsFromMs(timeMs),
+      (message) => this.decoder(message.channelId) !== undefined,
+    );
+    return best === undefined ? undefined : this.decode(best);
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close();
+  }
+
+  protected reportOnce(key: string, problem: string): void {
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.problemList.push(problem);
+  }
+
+  private channelIdsOf(topics: readonly string[] | undefined): Set<number> | undefined {
+    if (topics === undefined) return undefined;
+    return new Set([...this.channelTopics()].filter((channel) => topics.includes(channel.topic)).map((channel) => channel.id));
+  }
+
+  /** A block's messages; a damaged block is said once and reads as empty. */
+  private async readBlock(block: LogBlock): Promise<McapTypes.Message[]> {
+    if (this.damaged.has(block)) return [];
+    try {
+      return await this.readMessages(block);
+    } catch (error) {
+      this.damaged.add(block);
+      // Two reads may find the same damage at once (a replay playing while a frame is looked up).
+      this.reportOnce(`block:${block.offset}`, await this.damageProblem(block, error));
+      return [];
+    }
+  }
+
+  private decode(message: McapTypes.Message): RecordedMessage | undefined {
+    const decode = this.decoder(message.channelId);
+    const channel = this.channelOf(message.channelId);
+    if (decode === undefined || channel === undefined) return undefined;
+    try {
+      return {
+        topic: channel.topic,
+        schemaName: channel.schemaName,
+        logTimeNs: message.logTime,
+        publishTimeNs: message.publishTime,
+        logTimeMs: msFromNs(message.logTime),
+        publishTimeMs: msFromNs(message.publishTime),
+        value: decode(message.data),
+      };
+    } catch (error) {
+      this.reportOnce(
+        `undecodable:${channel.topic}`,
+        `a message on ${channel.topic} at ${formatLogTime(message.logTime)} cannot be decoded (${(error as Error).message}): such messages are skipped`,
+      );
+      return undefined;
+    }
+  }
+}
+
+/** The span of a log's blocks, in milliseconds (0 and 0 without any). */
+export function blockSpanMs(blocks: readonly LogBlock[]): { startMs: number; endMs: number } {
+  const startNs = blocks.reduce((min, block) => (min === undefined || block.startNs < min ? block.startNs : min), undefined as bigint | undefined);
+  const endNs = blocks.reduce((max, block) => (block.endNs > max ? block.endNs : max), 0n);
+  return { startMs: startNs === undefined ? 0 : msFromNs(startNs), endMs: msFromNs(endNs) };
+}
+
+export class ReviewLog extends BlockReviewLog {
   readonly summary: ReviewLogSummary;
   private readonly decoders = new Map<number, ((data: Uint8Array) => unknown) | undefined>();
   private readonly definitions: Uint8Array;
-  /** Blocks found damaged on reading: skipped from then on. */
-  private readonly damaged = new Set<LogBlock>();
-  private readonly problemList: string[];
-  private readonly reported = new Set<string>();
 
   /** Opens through the summary: schemas, channels and chunk indexes, with each channel's message count. */
   static fromSummary(path: string, handle: FileHandle, mcap: McapIndexedReader, counts: ReadonlyMap<number, number>): ReviewLog {
@@ -139,85 +263,38 @@ export class ReviewLog implements ReviewableLog {
   }
 
   constructor(
-    readonly path: string,
-    private readonly handle: FileHandle,
+    path: string,
+    handle: FileHandle,
     private readonly contents: LogContents,
   ) {
+    super(path, handle, contents.blocks, [...contents.problems]);
     this.definitions = definitionRecords(contents);
-    this.problemList = [...contents.problems];
-    const startNs = contents.blocks.reduce((min, block) => (min === undefined || block.startNs < min ? block.startNs : min), undefined as bigint | undefined);
-    const endNs = contents.blocks.reduce((max, block) => (block.endNs > max ? block.endNs : max), 0n);
     this.summary = {
       topics: [...contents.channels.values()].map((channel) => this.describe(channel)),
-      startMs: startNs === undefined ? 0 : msFromNs(startNs),
-      endMs: msFromNs(endNs),
+      ...blockSpanMs(contents.blocks),
       chunkCount: contents.chunkCount,
     };
     for (const channel of contents.channels.values()) this.decoder(channel.id);
   }
 
-  /** What could not be read, in words; grows when reading finds a damaged chunk. */
-  get problems(): readonly string[] {
-    return this.problemList;
+  protected channelTopics(): Iterable<{ id: number; topic: string }> {
+    return this.contents.channels.values();
   }
 
-  get channels(): readonly { topic: string; schemaName: string }[] {
-    return this.summary.topics;
+  protected readMessages(block: LogBlock): Promise<McapTypes.Message[]> {
+    return readBlockMessages(this.handle, block, this.definitions);
   }
 
-  get startMs(): number {
-    return this.summary.startMs;
+  protected async damageProblem(block: LogBlock, error: unknown): Promise<string> {
+    const span = `${formatLogTime(block.startNs)}–${formatLogTime(block.endNs)}`;
+    const lost = await this.messagesIndexedIn(block);
+    const what = block.chunkNumber === undefined ? `the messages at byte ${block.offset} (${span})` : `chunk ${block.chunkNumber} (${span})`;
+    return `${what} ${damageReason(error)}: its ${lost === undefined ? '' : `${lost} `}messages are skipped`;
   }
 
-  get endMs(): number {
-    return this.summary.endMs;
-  }
-
-  /** Messages of the topics (all when omitted) with log times in [startMs, endMs], in log-time order; undecodable ones are left out. */
-  async *messages(range: TimeRange = {}): AsyncGenerator<RecordedMessage> {
-    const startNs = range.startMs === undefined ? 0n : nsFromMs(range.startMs);
-    const endNs = range.endMs === undefined ? BigInt(Number.MAX_SAFE_INTEGER) * 1_000_000n : nsFromMs(range.endMs);
-    for await (const message of messagesInOrder(this.contents.blocks, (block) => this.readBlock(block), startNs, endNs, this.channelIdsOf(range.topics))) {
-      const decoded = this.decode(message);
-      if (decoded !== undefined) yield decoded;
-    }
-  }
-
-  /** The last decodable message of a topic logged at or before `timeMs`, if any. */
-  async latestAt(topic: string, timeMs: number): Promise<RecordedMessage | undefined> {
-    const best = await latestMessage(
-      this.contents.blocks,
-      (block) => this.readBlock(block),
-      this.channelIdsOf([topic])!,
-      nsFromMs(timeMs),
-      (message) => this.decoder(message.channelId) !== undefined,
-    );
-    return best === undefined ? undefined : this.decode(best);
-  }
-
-  async close(): Promise<void> {
-    await this.handle.close();
-  }
-
-  private channelIdsOf(topics: readonly string[] | undefined): Set<number> | undefined {
-    if (topics === undefined) return undefined;
-    return new Set([...this.contents.channels.values()].filter((channel) => topics.includes(channel.topic)).map((channel) => channel.id));
-  }
-
-  /** A block's messages; a damaged block is reported once and reads as empty. */
-  private async readBlock(block: LogBlock): Promise<McapTypes.Message[]> {
-    if (this.damaged.has(block)) return [];
-    try {
-      return await readBlockMessages(this.handle, block, this.definitions);
-    } catch (error) {
-      this.damaged.add(block);
-      const span = `${formatLogTime(block.startNs)}–${formatLogTime(block.endNs)}`;
-      const lost = await this.messagesIndexedIn(block);
-      const what = block.chunkNumber === undefined ? `the messages at byte ${block.offset} (${span})` : `chunk ${block.chunkNumber} (${span})`;
-      // Two reads may find the same damage at once (a replay playing while a frame is looked up).
-      this.reportOnce(`block:${block.offset}`, `${what} ${damageReason(error)}: its ${lost === undefined ? '' : `${lost} `}messages are skipped`);
-      return [];
-    }
+  protected channelOf(channelId: number): { topic: string; schemaName: string } | undefined {
+    const channel = this.contents.channels.get(channelId);
+    return channel === undefined ? undefined : { topic: channel.topic, schemaName: this.contents.schemas.get(channel.schemaId)?.name ?? '' };
   }
 
   /** How many messages the message indexes after a chunk list, when the file has them. */
@@ -238,31 +315,7 @@ export class ReviewLog implements ReviewableLog {
     }
   }
 
-  private decode(message: McapTypes.Message): RecordedMessage | undefined {
-    const decode = this.decoder(message.channelId);
-    const channel = this.contents.channels.get(message.channelId);
-    if (decode === undefined || channel === undefined) return undefined;
-    try {
-      return {
-        topic: channel.topic,
-        schemaName: this.contents.schemas.get(channel.schemaId)?.name ?? '',
-        logTimeNs: message.logTime,
-        publishTimeNs: message.publishTime,
-        logTimeMs: msFromNs(message.logTime),
-        publishTimeMs: msFromNs(message.publishTime),
-        value: decode(message.data),
-      };
-    } catch (error) {
-      this.reportOnce(
-        `undecodable:${channel.topic}`,
-        `a message on ${channel.topic} at ${formatLogTime(message.logTime)} cannot be decoded (${(error as Error).message}): such messages are skipped`,
-      );
-      return undefined;
-    }
-  }
-
-  /** The channel's decoder; undefined (with a problem said once) when Reins cannot decode it. */
-  private decoder(channelId: number): ((data: Uint8Array) => unknown) | undefined {
+  protected decoder(channelId: number): ((data: Uint8Array) => unknown) | undefined {
     if (this.decoders.has(channelId)) return this.decoders.get(channelId);
     const channel = this.contents.channels.get(channelId);
     let decoder: ((data: Uint8Array) => unknown) | undefined;
@@ -281,12 +334,6 @@ export class ReviewLog implements ReviewableLog {
     }
     this.decoders.set(channelId, decoder);
     return decoder;
-  }
-
-  private reportOnce(key: string, problem: string): void {
-    if (this.reported.has(key)) return;
-    this.reported.add(key);
-    this.problemList.push(problem);
   }
 
   private describe(channel: McapTypes.Channel): ReviewTopic {
