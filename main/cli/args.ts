@@ -192,11 +192,13 @@ export interface LearningSelection {
   operators: string[] | undefined;
   seeds: number[] | undefined;
   budgets: number[] | undefined;
+  /** Jobs run at once, each in a process of its own. */
+  jobs: number | undefined;
   /** `reins start` arguments for every core of the run (e.g. `--no-world-model`). */
   startArgs: string[];
 }
 
-const LEARNING_OPTIONS = ['methods', 'task', 'operator', 'seeds', 'budgets', 'no-world-model'] as const;
+const LEARNING_OPTIONS = ['methods', 'task', 'operator', 'seeds', 'budgets', 'jobs', 'no-world-model'] as const;
 
 export function parseBenchArgs(args: string[]): BenchArgs {
   const { values, positionals } = parseArgs({
@@ -212,6 +214,7 @@ export function parseBenchArgs(args: string[]): BenchArgs {
       operator: { type: 'string' },
       seeds: { type: 'string' },
       budgets: { type: 'string' },
+      jobs: { type: 'string' },
       'no-world-model': { type: 'boolean', default: false },
     },
   });
@@ -231,6 +234,7 @@ export function parseBenchArgs(args: string[]): BenchArgs {
       operators: names('--operator', values.operator),
       seeds: wholeNumbers('--seeds', values.seeds),
       budgets: positiveNumbers('--budgets', values.budgets),
+      jobs: oneWholeNumber('--jobs', values.jobs),
       startArgs: values['no-world-model'] ? ['--no-world-model'] : [],
     },
   };
@@ -250,6 +254,12 @@ function wholeNumbers(option: string, text: string | undefined): number[] | unde
   const bad = list.filter((item) => !/^\d+$/.test(item) || Number(item) < 1);
   if (bad.length > 0) throw new UsageError(`${option} takes whole numbers ≥ 1, got ${bad.map((item) => `"${item}"`).join(', ')}`);
   return list.map(Number);
+}
+
+function oneWholeNumber(option: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`${option} takes a whole number ≥ 1, got "${text}"`);
+  return Number(text);
 }
 
 function positiveNumbers(option: string, text: string | undefined): number[] | undefined {

@@ -39,6 +39,8 @@ const USAGE = `Usage:
   reins record ROBOT -o FILE.mcap [--seconds N]   records the robot's sensor streams (until Ctrl-C without --seconds)
   reins bench SUITE [--json FILE] [--encoders PATH] [--encoder-threads N]
                                        suites: tick, perception, memory, worldmodel, learning, sim, bridge, ui, recording (--encoders*: tick, perception, memory, learning)
+                                       learning: [--methods reins,bc,none] [--task reach,dock,corridor] [--operator realistic,expert] [--seeds 1,2]
+                                                 [--budgets 5,10,20] [--jobs N (default: the cores)] [--no-world-model]
 ${SOAK_USAGE}
 ${SETUP_USAGE}
   reins help`;

@@ -4,11 +4,14 @@
 // evaluation never reaches a stream's memory. The world model is off in these streams (--no-world-model,
 // a `reins start` option): it costs a second a step here and feeds nothing the policy learns from.
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseBenchArgs, parseStartArgs } from '../../main/cli/args.ts';
+import { runLearningBench, type LearningBenchOutcome } from '../../main/cli/bench/learningBench.ts';
 import { evaluate } from '../../main/cli/bench/learningEvaluation.ts';
+import { liveJobProcesses } from '../../main/cli/bench/learningJobs.ts';
 import { TrainingStream, type StreamSettings } from '../../main/cli/bench/learningStream.ts';
 import { learningOptions } from '../../main/cli/bench/runBench.ts';
 import { runStart } from '../../main/cli/start.ts';
@@ -261,6 +264,51 @@ describe('the learning bench drives the product', () => {
   });
 });
 
+describe('the bench runs its jobs in processes of their own, as many at once as asked', () => {
+  const tiny = {
+    methods: ['reins', 'bc', 'none'],
+    tasks: ['reach'],
+    operators: ['expert'],
+    seeds: [1],
+    budgetsSimMinutes: [0.75],
+    demoSimMinutes: 0.5,
+    evaluationArenas: EVALUATION_ARENA_SEEDS.slice(0, 1),
+    evaluationEpisodesPerArena: 2,
+    trainingArenasPerSeed: 1,
+    episodesPerArena: 2,
+    startArgs: ['--no-world-model'],
+    encoders: testEncoderManifest(),
+    jobs: 2,
+  } as const;
+
+  it('fills the matrix in its order, whichever job ends first, and writes it as each budget ends', { timeout: 240_000 }, async () => {
+    const written: LearningBenchOutcome[] = [];
+    const outcome = await runLearningBench({ ...tiny, onProgress: (sofar) => written.push(structuredClone(sofar)) });
+    expect(outcome.methods.map((method) => method.name)).toEqual(['none', 'reins', 'bc']);
+    for (const method of outcome.methods) {
+      const [seed] = method.tasks[0]!.operators[0]!.seeds;
+      expect(seed!.budgets.map((budget) => budget.simMinutes)).toEqual([0.75]);
+      expect(seed!.budgets[0]!.timeToGoal.episodes).toBeLessThanOrEqual(2);
+    }
+    const reins = outcome.methods[1]!.tasks[0]!.operators[0]!.seeds[0]!.budgets[0]!;
+    expect(reins.learnerSteps.policy).toBeGreaterThan(0);
+    expect(reins.wallMinutes).toBeGreaterThan(0);
+    expect(outcome.operatorsAlone).toEqual([expect.objectContaining({ task: 'reach', operator: 'expert' })]);
+    expect(outcome.crossTask.map((cross) => cross.to)).toEqual(['dock', 'corridor']);
+    expect(outcome.hyperparameters).toMatchObject({ jobs: { atOnce: 2 } });
+    // Written after the operator alone, none, each stream's budget and each cross-task evaluation.
+    expect(written).toHaveLength(6);
+    expect(written.at(-1)!.results).toEqual(outcome.results);
+    expect(liveJobProcesses()).toBe(0);
+  });
+
+  it('fails naming the job that failed, and leaves no job running', { timeout: 120_000 }, async () => {
+    const run = runLearningBench({ ...tiny, encoders: '/nonexistent/encoders.json' });
+    await expect(run).rejects.toThrow(/(the expert operator alone|none) on reach failed: .*nonexistent/s);
+    await vi.waitFor(() => expect(liveJobProcesses()).toBe(0), { timeout: 30_000, interval: 50 });
+  });
+});
+
 describe('reins bench learning refuses bad options, naming them', () => {
   const options = (...args: string[]) => learningOptions(parseBenchArgs(['learning', ...args]));
 
@@ -271,6 +319,8 @@ describe('reins bench learning refuses bad options, naming them', () => {
     [['--operator', 'robot'], /unknown operator "robot"/],
     [['--methods', 'reins,magic'], /unknown method "magic"/],
     [['--budgets', '10,5'], /--budgets must rise/],
+    [['--jobs', '0'], /--jobs .*"0"/],
+    [['--jobs', '1.5'], /--jobs .*"1.5"/],
   ])('%j', (args, message) => {
     expect(() => options(...args)).toThrow(UsageError);
     expect(() => options(...args)).toThrow(message);
@@ -278,11 +328,13 @@ describe('reins bench learning refuses bad options, naming them', () => {
 
   it('keeps the learning options to the learning bench, and takes a good selection', () => {
     expect(() => parseBenchArgs(['tick', '--task', 'dock'])).toThrow(/--task apply only to reins bench learning/);
-    expect(options('--task', 'dock,corridor', '--seeds', '3', '--budgets', '5,7.5')).toMatchObject({
+    expect(options('--task', 'dock,corridor', '--seeds', '3', '--budgets', '5,7.5', '--jobs', '3')).toMatchObject({
       tasks: ['dock', 'corridor'],
       seeds: [3],
       budgetsSimMinutes: [5, 7.5],
       operators: ['realistic'],
+      jobs: 3,
     });
+    expect(options().jobs).toBe(availableParallelism());
   });
 });

@@ -8,21 +8,25 @@
 //   none  — `reins start`'s first policy, evaluated, never streamed.
 // After each budget of simulated minutes the driving version is evaluated on a fixed held-out set per
 // task, on a core with no memory and no learner (learningEvaluation.ts). Each operator also drives the
-// set alone, so the policy's time-to-goal stands beside its teacher's.
-import type { Logger } from 'pino';
+// set alone, so the policy's time-to-goal stands beside its teacher's. Each evaluation, and each stream
+// with its evaluations, runs in a process of its own, as many at once as the machine has cores
+// (learningJobs.ts, `--jobs`).
+import { availableParallelism } from 'node:os';
+import pLimit from 'p-limit';
 import { parseStartArgs } from '../args.ts';
 import type { StartArgs } from '../../session/startArgs.ts';
-import { EVALUATION_ARENA_SEEDS, trainingArenaSeeds } from '../../sim/arenaSeeds.ts';
+import { EVALUATION_ARENA_SEEDS } from '../../sim/arenaSeeds.ts';
 import { isSimOperatorName, SIM_OPERATORS, type SimOperatorName } from '../../sim/operators/createOperator.ts';
 import { isSimTaskName, SIM_TASKS, type SimTaskName } from '../../sim/tasks/taskNames.ts';
-import { evaluate, median, pairedTimeToGoal, type EvaluationOutcome, type EvaluationSet } from './learningEvaluation.ts';
-import { TrainingStream, type StreamMethod } from './learningStream.ts';
+import { median, pairedTimeToGoal, type EvaluationOutcome } from './learningEvaluation.ts';
+import { describeJob, runJobProcess, stopJobProcesses, type LearningJob, type StreamFigures } from './learningJobs.ts';
 import type { BenchRow } from './report.ts';
 
 export const LEARNING_METHODS = ['reins', 'bc', 'none'] as const;
 export type BenchMethod = (typeof LEARNING_METHODS)[number];
 
-export interface LearningBenchOptions {
+/** The bench's selection and settings: plain data, handed to every job's process as it is. */
+export interface LearningBenchSettings {
   methods: readonly BenchMethod[];
   tasks: readonly SimTaskName[];
   operators: readonly SimOperatorName[];
@@ -41,12 +45,16 @@ export interface LearningBenchOptions {
   startArgs: readonly string[];
   /** The encoder manifest; undefined: `reins start`'s default. */
   encoders: string | undefined;
-  log: Logger;
+  /** Jobs (an evaluation, or a stream with its evaluations) run at once, each in a process of its own. */
+  jobs: number;
+}
+
+export interface LearningBenchOptions extends LearningBenchSettings {
   /** Told after every evaluated budget, with the figures so far (the bench writes its JSON then). */
   onProgress?: (outcome: LearningBenchOutcome) => void;
 }
 
-export const DEFAULT_LEARNING_BENCH_OPTIONS: Readonly<Omit<LearningBenchOptions, 'log' | 'onProgress'>> = Object.freeze({
+export const DEFAULT_LEARNING_BENCH_OPTIONS: Readonly<LearningBenchSettings> = Object.freeze({
   methods: LEARNING_METHODS,
   tasks: SIM_TASKS,
   operators: ['realistic'] as const,
@@ -59,35 +67,18 @@ export const DEFAULT_LEARNING_BENCH_OPTIONS: Readonly<Omit<LearningBenchOptions,
   demoSimMinutes: 3,
   startArgs: [],
   encoders: undefined,
+  // One job a core: a stream's learner keeps one busy and its loop waits on it (docs/learning.md).
+  jobs: availableParallelism(),
 });
 
-export interface BudgetFigures {
-  simMinutes: number;
-  wallMinutes: number;
+/** A budget's figures: the stream's counts (learningJobs.ts) and its evaluation, paired with the operator alone. */
+export interface BudgetFigures extends StreamFigures {
   successRate: number;
   /** Evaluation episodes that ended in a collision, and in the time limit. */
   collisions: number;
   timeouts: number;
   /** Median time-to-goal of the policy and of the operator alone, over the evaluation episodes both finished. */
   timeToGoal: { policySecs: number | undefined; operatorSecs: number | undefined; episodes: number };
-  /** The training stream so far, as the core counted it (the cockpit's counts). */
-  interventions: number;
-  answers: number;
-  ratings: number;
-  /** Questions the core asked, and those the operator skipped. */
-  questionsAsked: number;
-  answersSkipped: number;
-  /** The operator's takeovers, and those a collision followed. */
-  takeovers: number;
-  takeoversFollowedByCollision: number;
-  /** Collisions on the training stream (ground truth). */
-  trainingCollisions: number;
-  trainingEpisodes: number;
-  learnerSteps: { policy: number; worldModel: number };
-  policyVersion: string;
-  /** Requests the cockpit refused (none expected), with the last. */
-  refused: number;
-  lastRefusal?: string;
 }
 
 export interface SeedFigures {
@@ -137,16 +128,21 @@ export interface LearningBenchOutcome {
   hyperparameters: Record<string, unknown>;
 }
 
-export async function runLearningBench(given: Partial<LearningBenchOptions> & Pick<LearningBenchOptions, 'log'>): Promise<LearningBenchOutcome> {
+export async function runLearningBench(given: Partial<LearningBenchOptions> = {}): Promise<LearningBenchOutcome> {
   const options: LearningBenchOptions = { ...DEFAULT_LEARNING_BENCH_OPTIONS, ...given };
   checkLearningOptions(options);
+  const { onProgress, ...settings } = options;
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const outcome: LearningBenchOutcome = { results: [], methods: [], operatorsAlone: [], crossTask: [], hyperparameters: hyperparameters(options) };
-  const evaluationArgs = startArgsFor(options, undefined);
-  const setOf = (task: SimTaskName): EvaluationSet => ({ task, arenas: options.evaluationArenas, episodesPerArena: options.evaluationEpisodesPerArena });
   const progress = () => {
+    // Jobs finish in any order; the figures keep the matrix's.
+    const taskOrder = (task: SimTaskName) => options.tasks.indexOf(task);
+    outcome.operatorsAlone.sort(
+      (a, b) => taskOrder(a.task) - taskOrder(b.task) || options.operators.indexOf(a.operator) - options.operators.indexOf(b.operator),
+    );
+    outcome.crossTask.sort((a, b) => a.seed - b.seed || SIM_TASKS.indexOf(a.to) - SIM_TASKS.indexOf(b.to));
     outcome.results = rowsOf(outcome);
-    options.onProgress?.(outcome);
+    onProgress?.(outcome);
   };
   const methodFigures = (name: BenchMethod) => {
     let found = outcome.methods.find((method) => method.name === name);
@@ -163,111 +159,100 @@ export async function runLearningBench(given: Partial<LearningBenchOptions> & Pi
     forOperator.seeds.push(figures);
     return figures;
   };
+  const evaluation = (job: LearningJob & { kind: 'alone' | 'none' }) =>
+    new Promise<{ evaluation: EvaluationOutcome; wallMinutes: number }>((resolve, reject) => {
+      let result: { evaluation: EvaluationOutcome; wallMinutes: number } | undefined;
+      runJobProcess(job, settings, (report) => {
+        if (report.type !== 'evaluated') throw new Error(`unexpected report "${report.type}"`);
+        result = report;
+      }).then(() => (result ? resolve(result) : reject(new Error(`${describeJob(job)} ended without its evaluation`))), reject);
+    });
 
+  // Every job is a process of its own, `jobs` at once, in the matrix's order; a stream waits for its
+  // operator's evaluation alone (its time-to-goal is paired with it).
+  const slots = pLimit(options.jobs);
+  const work: Array<Promise<unknown>> = [];
   for (const task of options.tasks) {
-    const set = setOf(task);
-    // Each operator alone on the set: its own success and time-to-goal.
-    const alone = new Map<SimOperatorName, EvaluationOutcome>();
+    const alone = new Map<SimOperatorName, Promise<EvaluationOutcome>>();
     for (const operator of options.operators) {
-      const startedMs = performance.now();
-      const result = await evaluate(set, { kind: 'operator', operator, seed: options.seeds[0]! }, evaluationArgs, options.log);
-      alone.set(operator, result);
-      const times = result.episodes.flatMap((episode) => (episode.timeToGoalSecs === undefined ? [] : [episode.timeToGoalSecs]));
-      outcome.operatorsAlone.push({
-        task,
-        operator,
-        successRate: result.successRate,
-        medianTimeToGoalSecs: median(times),
-        collisions: result.collisions,
-        timeouts: result.timeouts,
+      const done = slots(() => evaluation({ kind: 'alone', task, operator, seed: options.seeds[0]! })).then(({ evaluation: result, wallMinutes }) => {
+        const times = result.episodes.flatMap((episode) => (episode.timeToGoalSecs === undefined ? [] : [episode.timeToGoalSecs]));
+        outcome.operatorsAlone.push({
+          task,
+          operator,
+          successRate: result.successRate,
+          medianTimeToGoalSecs: median(times),
+          collisions: result.collisions,
+          timeouts: result.timeouts,
+        });
+        log(
+          `learning: ${operator} operator alone on ${task}: success ${result.successRate.toFixed(2)}, median time-to-goal ${median(times)?.toFixed(1) ?? '–'} s (${wallMinutes.toFixed(2)} wall min)`,
+        );
+        progress();
+        return result;
       });
-      log(
-        `learning: ${operator} operator alone on ${task}: success ${result.successRate.toFixed(2)}, median time-to-goal ${median(times)?.toFixed(1) ?? '–'} s (${minutesSince(startedMs)} wall min)`,
-      );
-      progress();
+      alone.set(operator, done);
+      work.push(done);
     }
     if (options.methods.includes('none')) {
       // `reins start`'s first policy does not learn and has no seed: one evaluation stands for every stream and budget.
-      const startedMs = performance.now();
-      const result = await evaluate(set, { kind: 'policy', policy: undefined }, evaluationArgs, options.log);
-      for (const operator of options.operators)
-        for (const seed of options.seeds) {
-          const figures = seedFigures('none', task, operator, seed);
-          for (const simMinutes of options.budgetsSimMinutes) figures.budgets.push(untrainedFigures(simMinutes, result, alone.get(operator)!));
-        }
-      log(
-        `learning: none on ${task}: success ${result.successRate.toFixed(2)} (${result.collisions} collisions, ${result.timeouts} timeouts; ${minutesSince(startedMs)} wall min)`,
+      const figures = options.operators.flatMap((operator) => options.seeds.map((seed) => ({ operator, figures: seedFigures('none', task, operator, seed) })));
+      const untrained = slots(() => evaluation({ kind: 'none', task }));
+      work.push(
+        Promise.all([untrained, ...alone.values()]).then(async ([{ evaluation: result, wallMinutes }]) => {
+          for (const { operator, figures: seed } of figures) {
+            const byOperator = await alone.get(operator)!;
+            for (const simMinutes of options.budgetsSimMinutes) seed.budgets.push(untrainedFigures(simMinutes, result, byOperator));
+          }
+          log(
+            `learning: none on ${task}: success ${result.successRate.toFixed(2)} (${result.collisions} collisions, ${result.timeouts} timeouts; ${wallMinutes.toFixed(2)} wall min)`,
+          );
+          progress();
+        }),
       );
-      progress();
     }
     for (const operator of options.operators)
       for (const seed of options.seeds)
         for (const method of options.methods) {
           if (method === 'none') continue;
           const figures = seedFigures(method, task, operator, seed);
-          await runStream(method, task, operator, seed, options, evaluationArgs, alone.get(operator)!, figures, outcome, setOf, progress, log);
+          const job = { kind: 'stream', method, task, operator, seed } as const;
+          work.push(alone.get(operator)!.then((byOperator) => slots(() => runStream(job, settings, byOperator, figures, outcome, progress, log))));
         }
+  }
+  try {
+    await Promise.all(work);
+  } catch (error) {
+    slots.clearQueue();
+    stopJobProcesses();
+    throw error;
   }
   outcome.results = rowsOf(outcome);
   return outcome;
 }
 
-async function runStream(
-  method: StreamMethod,
-  task: SimTaskName,
-  operator: SimOperatorName,
-  seed: number,
-  options: LearningBenchOptions,
-  evaluationArgs: StartArgs,
+/** One training stream in its own process: each budget's figures paired with the operator alone, as they come. */
+function runStream(
+  job: LearningJob & { kind: 'stream' },
+  settings: LearningBenchSettings,
   alone: EvaluationOutcome,
   figures: SeedFigures,
   outcome: LearningBenchOutcome,
-  setOf: (task: SimTaskName) => EvaluationSet,
   progress: () => void,
   log: (line: string) => void,
 ): Promise<void> {
-  const stream = await TrainingStream.open({
-    method,
-    task,
-    operator,
-    seed,
-    trainingArenas: trainingArenaSeeds(seed, options.trainingArenasPerSeed),
-    episodesPerArena: options.episodesPerArena,
-    demoSimMinutes: options.demoSimMinutes,
-    args: (folder) => startArgsFor(options, folder),
-    log: options.log,
-  });
-  try {
-    let last: { version: number; result: EvaluationOutcome } | undefined;
-    for (const simMinutes of options.budgetsSimMinutes) {
-      await stream.runUntil(simMinutes);
-      const driving = stream.drivingPolicy();
-      // An unchanged driving version is not evaluated twice (the evaluation is deterministic).
-      const result =
-        last?.version === driving.version ? last.result : await evaluate(setOf(task), { kind: 'policy', policy: driving.policy }, evaluationArgs, options.log);
-      last = { version: driving.version, result };
-      const counts = stream.feedback();
-      const takeovers = stream.takeovers();
+  const { method, task, operator, seed } = job;
+  return runJobProcess(job, settings, (report) => {
+    if (report.type === 'budget') {
+      const { evaluation, simMinutes, wallMinutes, ...counts } = report.budget;
       const budget: BudgetFigures = {
         simMinutes,
-        wallMinutes: stream.wallMs / 60_000,
-        successRate: result.successRate,
-        collisions: result.collisions,
-        timeouts: result.timeouts,
-        timeToGoal: pairedTimeToGoal(result.episodes, alone.episodes),
-        interventions: counts.interventions,
-        answers: counts.answers,
-        ratings: counts.ratings,
-        questionsAsked: stream.counts.questionsAsked,
-        answersSkipped: stream.counts.answersSkipped,
-        takeovers: takeovers.takeovers,
-        takeoversFollowedByCollision: takeovers.followedByCollision,
-        trainingCollisions: stream.collisionsSoFar(),
-        trainingEpisodes: stream.counts.episodes,
-        learnerSteps: stream.learnerSteps(),
-        policyVersion: `v${driving.version} (${driving.name})`,
-        refused: stream.counts.refused,
-        ...(stream.counts.lastRefusal ? { lastRefusal: stream.counts.lastRefusal } : {}),
+        wallMinutes,
+        successRate: evaluation.successRate,
+        collisions: evaluation.collisions,
+        timeouts: evaluation.timeouts,
+        timeToGoal: pairedTimeToGoal(evaluation.episodes, alone.episodes),
+        ...counts,
       };
       figures.budgets.push(budget);
       log(
@@ -276,22 +261,12 @@ async function runStream(
           `time-to-goal ${budget.timeToGoal.policySecs?.toFixed(1) ?? '–'} s against the operator's ${budget.timeToGoal.operatorSecs?.toFixed(1) ?? '–'} s (${budget.timeToGoal.episodes} episodes), ` +
           `${budget.wallMinutes.toFixed(2)} wall min, ${budget.learnerSteps.policy} policy / ${budget.learnerSteps.worldModel} world-model steps, ${budget.policyVersion}`,
       );
-      progress();
-    }
-    const largest = options.budgetsSimMinutes.at(-1)!;
-    if (method === 'reins' && task === 'reach') {
-      // What a `reach` policy makes of the harder tasks: it should not already solve them.
-      for (const other of SIM_TASKS) {
-        if (other === 'reach') continue;
-        const result = await evaluate(setOf(other), { kind: 'policy', policy: stream.drivingPolicy().policy }, evaluationArgs, options.log);
-        outcome.crossTask.push({ from: task, to: other, operator, seed, simMinutes: largest, successRate: result.successRate });
-        log(`learning: reins' ${largest}-minute reach policy (seed ${seed}) on ${other}: success ${result.successRate.toFixed(2)}`);
-        progress();
-      }
-    }
-  } finally {
-    await stream.close();
-  }
+    } else if (report.type === 'cross-task') {
+      outcome.crossTask.push({ from: task, to: report.to, operator, seed, simMinutes: report.simMinutes, successRate: report.successRate });
+      log(`learning: reins' ${report.simMinutes}-minute ${task} policy (seed ${seed}) on ${report.to}: success ${report.successRate.toFixed(2)}`);
+    } else throw new Error(`unexpected report "${report.type}"`);
+    progress();
+  });
 }
 
 function untrainedFigures(simMinutes: number, result: EvaluationOutcome, alone: EvaluationOutcome): BudgetFigures {
@@ -318,7 +293,7 @@ function untrainedFigures(simMinutes: number, result: EvaluationOutcome, alone: 
 }
 
 /** `reins start`'s arguments for a stream's core (memory in its folder, no recording) or, without a folder, for an evaluation core (no memory). */
-function startArgsFor(options: LearningBenchOptions, folder: string | undefined): StartArgs {
+export function startArgsFor(options: LearningBenchSettings, folder: string | undefined): StartArgs {
   return parseStartArgs([
     '--robot',
     'sim',
@@ -329,7 +304,7 @@ function startArgsFor(options: LearningBenchOptions, folder: string | undefined)
   ]);
 }
 
-export function checkLearningOptions(options: Omit<LearningBenchOptions, 'log'>): void {
+export function checkLearningOptions(options: LearningBenchSettings): void {
   const list = (values: readonly unknown[]) => values.map(String).join(', ');
   for (const method of options.methods)
     if (!LEARNING_METHODS.includes(method)) throw new RangeError(`unknown method "${method}"; methods: ${LEARNING_METHODS.join(', ')}`);
@@ -349,13 +324,14 @@ export function checkLearningOptions(options: Omit<LearningBenchOptions, 'log'>)
     ['evaluationEpisodesPerArena', options.evaluationEpisodesPerArena],
     ['trainingArenasPerSeed', options.trainingArenasPerSeed],
     ['episodesPerArena', options.episodesPerArena],
+    ['jobs', options.jobs],
   ] as const) {
     if (!(Number.isInteger(value) && value >= 1)) throw new RangeError(`${name} must be a whole number ≥ 1, got ${value}`);
   }
   if (options.evaluationArenas.length === 0) throw new RangeError('the evaluation needs at least one arena');
 }
 
-function hyperparameters(options: LearningBenchOptions): Record<string, unknown> {
+function hyperparameters(options: LearningBenchSettings): Record<string, unknown> {
   const streamArgs = startArgsFor(options, '<stream folder>');
   return {
     matrix: {
@@ -364,6 +340,10 @@ function hyperparameters(options: LearningBenchOptions): Record<string, unknown>
       operators: options.operators,
       seeds: options.seeds,
       budgetsSimMinutes: options.budgetsSimMinutes,
+    },
+    jobs: {
+      atOnce: options.jobs,
+      how: 'each evaluation, and each stream with its evaluations, in a process of its own (learningJobs.ts); a stream’s figures do not depend on how many run at once, its wall minutes do',
     },
     streams: {
       core: 'openCoreSession (reins start’s composition) in lockstep: session/lockstepCore.ts',

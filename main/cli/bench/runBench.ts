@@ -12,8 +12,8 @@ import {
   runLearningBench,
   type LearningBenchOptions,
   type LearningBenchOutcome,
+  type LearningBenchSettings,
 } from './learningBench.ts';
-import { createLogger } from '../../core/runtime/logger.ts';
 import { machineFacts, writeJson, writeReport, type BenchRow } from './report.ts';
 import { runSimBench } from './simBench.ts';
 import { runTickBench } from './tickBench.ts';
@@ -48,7 +48,6 @@ export async function runBench(args: BenchArgs): Promise<number> {
     try {
       outcome = await runLearningBench({
         ...options,
-        log: quietLogger(),
         // Written as each budget finishes: a long run that is stopped still leaves its figures.
         onProgress: (sofar) => writeJson(report(sofar), args.jsonPath),
       });
@@ -67,7 +66,7 @@ export async function runBench(args: BenchArgs): Promise<number> {
 }
 
 /** The learning bench's selection over its default matrix, checked before anything runs (a bad name or number is a UsageError). */
-export function learningOptions(args: BenchArgs): Omit<LearningBenchOptions, 'log' | 'onProgress'> {
+export function learningOptions(args: BenchArgs): LearningBenchSettings {
   const { learning } = args;
   const options = {
     ...DEFAULT_LEARNING_BENCH_OPTIONS,
@@ -76,6 +75,7 @@ export function learningOptions(args: BenchArgs): Omit<LearningBenchOptions, 'lo
     ...(learning.operators ? { operators: learning.operators as LearningBenchOptions['operators'] } : {}),
     ...(learning.seeds ? { seeds: learning.seeds } : {}),
     ...(learning.budgets ? { budgetsSimMinutes: learning.budgets } : {}),
+    ...(learning.jobs ? { jobs: learning.jobs } : {}),
     ...(args.encoders === undefined ? {} : { encoders: args.encoders }),
     startArgs: learning.startArgs,
   };
@@ -86,11 +86,4 @@ export function learningOptions(args: BenchArgs): Omit<LearningBenchOptions, 'lo
     throw error;
   }
   return options;
-}
-
-/** The cores' own logs, warnings and worse (each stream and evaluation opens a core, which says a lot at info). */
-function quietLogger() {
-  const log = createLogger('bench-learning');
-  log.level = process.env.REINS_LOG_LEVEL ?? 'warn';
-  return log;
 }
