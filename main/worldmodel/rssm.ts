@@ -18,7 +18,7 @@ import {
   modeCategorical,
   sampleCategorical,
   silu,
-  stopGradient,
+  balancedKl,
   symexp,
   symlog,
 } from './rssmLayers.ts';
@@ -185,22 +185,15 @@ export class Rssm {
     const feature = tf.concat([sequence.deterministic, sequence.stochastic], 1);
     // The prior and the heads see all steps' rows at once ([length·batch, ·]): one large product each.
     const column = (values: Float32Array) => tf.tensor2d(timeMajor(values, batch, 1), [steps, 1]);
-    const dynamics = tf.mean(tf.maximum(categoricalKl(stopGradient(posterior), prior), config.freeNats));
-    const representation = tf.mean(tf.maximum(categoricalKl(posterior, stopGradient(prior)), config.freeNats));
+    // DreamerV3's balance: the prior learns towards the posterior (dynamics), the posterior a little towards the prior (representation).
+    const kl = balancedKl(posterior, prior, config);
     const decoded = mlp(this.weights.decoder, feature, config.layerNormEpsilon);
     const target = symlog(tf.tensor2d(embeddings, [steps, config.embeddingSize]));
     const decoder = tf.mean(tf.sum(tf.squaredDifference(decoded, target), 1));
     const reward = this.rewardLoss(feature, column(batch.rewards), column(batch.rewardKnown), batch);
     const continuation = tf.losses.sigmoidCrossEntropy(column(batch.continues), mlp(this.weights.continuation, feature, config.layerNormEpsilon));
-    const total = tf.addN([
-      decoder,
-      reward,
-      continuation,
-      tf.mul(dynamics, config.dynamicsScale),
-      tf.mul(representation, config.representationScale),
-    ]) as tf.Scalar;
-    const klNats = tf.mean(categoricalKl(posterior, prior)) as tf.Scalar;
-    return { total, decoder: decoder as tf.Scalar, reward, continuation: continuation as tf.Scalar, klNats };
+    const total = tf.addN([decoder, reward, continuation, kl.loss]) as tf.Scalar;
+    return { total, decoder: decoder as tf.Scalar, reward, continuation: continuation as tf.Scalar, klNats: kl.meanKl };
   }
 
   private rewardLoss(feature: tf.Tensor2D, rewards: tf.Tensor2D, known: tf.Tensor2D, batch: TrainingBatch): tf.Scalar {

@@ -63,12 +63,6 @@ export function symexp<T extends tf.Tensor>(input: T): T {
   return tf.mul(tf.sign(input), tf.expm1(tf.abs(input)));
 }
 
-/** The value, with no gradient flowing back through it (JAX's stop_gradient, PyTorch's detach). */
-export const stopGradient = tf.customGrad((input, _save) => ({
-  value: tf.clone(input as tf.Tensor),
-  gradFunc: (dy: tf.Tensor) => tf.zerosLike(dy),
-})) as <T extends tf.Tensor>(input: T) => T;
-
 /**
  * One-hot samples forward, the probabilities' gradient backward (straight-through estimator). The
  * draw is Gumbel-max on the given uniform noise, inside the custom gradient so the tape never sees
@@ -116,4 +110,41 @@ export function modeCategorical(probs: tf.Tensor2D, classes: number): tf.Tensor2
 /** KL(p ‖ q) of grouped categoricals, summed over the groups: [batch]. */
 export function categoricalKl(p: tf.Tensor2D, q: tf.Tensor2D): tf.Tensor1D {
   return tf.sum(tf.mul(p, tf.sub(tf.log(p), tf.log(q))), 1);
+}
+
+export interface KlBalance {
+  freeNats: number;
+  /** Weight of the term that trains the prior towards the posterior: KL(sg(posterior) ‖ prior). */
+  dynamicsScale: number;
+  /** Weight of the term that trains the posterior towards the prior: KL(posterior ‖ sg(prior)). */
+  representationScale: number;
+}
+
+/**
+ * DreamerV3's balanced KL in one pass: [dynamicsScale·mean(max(KL(sg(p) ‖ q), free)) +
+ * representationScale·mean(max(KL(p ‖ sg(q)), free)), mean KL (reported: no gradient)]. Both terms have
+ * the same value and differ only in where their gradient goes (the prior, or the posterior), so the KL
+ * is computed once and its gradient written out: ∂KL/∂p = log p − log q + 1, ∂KL/∂q = −p/q, each row's
+ * only where its KL is at or above the free nats (as the clamp passes it).
+ */
+export function balancedKl(posterior: tf.Tensor2D, prior: tf.Tensor2D, balance: KlBalance): { loss: tf.Scalar; meanKl: tf.Scalar } {
+  const { freeNats, dynamicsScale, representationScale } = balance;
+  const pair = tf.customGrad((p, q, save) => {
+    const logRatio = tf.sub(tf.log(p as tf.Tensor2D), tf.log(q as tf.Tensor2D));
+    const kl = tf.sum(tf.mul(p as tf.Tensor2D, logRatio), 1);
+    const passed = tf.cast(tf.greaterEqual(kl, freeNats), 'float32');
+    (save as tf.GradSaveFunc)([p as tf.Tensor2D, q as tf.Tensor2D, logRatio, passed]);
+    const loss = tf.mul(tf.mean(tf.maximum(kl, freeNats)), dynamicsScale + representationScale);
+    return {
+      value: tf.stack([loss, tf.mean(kl)]),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [savedP, savedQ, savedLogRatio, savedPassed] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, tf.Tensor1D];
+        // d(loss)/d(a row's KL) = passed / rows (times each term's scale); the reported mean carries no gradient.
+        const rowGrad = tf.reshape(tf.mul(savedPassed, tf.div(tf.slice(dy, [0], [1]), savedPassed.shape[0])), [-1, 1]);
+        return [tf.mul(tf.mul(rowGrad, representationScale), tf.add(savedLogRatio, 1)), tf.mul(tf.mul(rowGrad, -dynamicsScale), tf.div(savedP, savedQ))];
+      },
+    };
+  }) as (p: tf.Tensor2D, q: tf.Tensor2D) => tf.Tensor1D;
+  const both = pair(posterior, prior);
+  return { loss: tf.reshape(tf.slice(both, [0], [1]), []), meanKl: tf.reshape(tf.slice(both, [1], [1]), []) };
 }
