@@ -22,8 +22,8 @@ function twoTerms(posterior: tf.Tensor2D, prior: tf.Tensor2D, freeNats: number):
 
 describe('balancedKl', () => {
   // Rows of 4 groups × 8 classes; the logits' spread puts some rows' KL under the free nats and some above.
-  const posteriorLogits = tf.variable(tf.mul(tf.randomNormal([48, 32], 0, 1, 'float32', 1), tf.linspace(0.05, 3, 48).reshape([48, 1])));
-  const priorLogits = tf.variable(tf.randomNormal([48, 32], 0, 1, 'float32', 2));
+  const posteriorLogits = tf.variable(tf.mul(tf.randomNormal([48, 32], 0, 1, 'float32', 1), tf.linspace(0.05, 3, 48).reshape([48, 1])) as tf.Tensor2D);
+  const priorLogits = tf.variable(tf.randomNormal([48, 32], 0, 1, 'float32', 2) as tf.Tensor2D);
 
   function lossAndGrads(loss: (posterior: tf.Tensor2D, prior: tf.Tensor2D) => tf.Scalar) {
     const { value, grads } = tf.variableGrads(
