@@ -51,7 +51,7 @@ describe('the cockpit in a browser', () => {
     await page.getByRole('button', { name: 'Zoom in' }).click();
 
     // Drive forward with W while the drive pad has focus.
-    await page.getByRole('button', { name: 'Drive', exact: true }).focus();
+    await page.getByRole('button', { name: 'Drive: W A S D', exact: true }).focus();
     await page.keyboard.down('w');
     const moving = await waitForState((s) => (s.measuredSpeed?.linearMps ?? 0) > 0.1, 'the robot to move');
     expect(moving.driver).toBe('operator');

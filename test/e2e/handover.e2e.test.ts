@@ -34,7 +34,7 @@ describe('taking over and handing back', () => {
     await cockpit.screenshot('cockpit-policy-driving');
 
     // Driving with W while the policy drives takes over, and the take-over stays after W is let go.
-    await button('Drive').focus();
+    await button('Drive: W A S D').focus();
     await page.keyboard.down('w');
     await expect.poll(async () => (await robotState()).driver, { timeout: 5000 }).toBe('operator');
     await page.keyboard.up('w');

@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { StatusResponse, type CockpitState } from '../../main/core/contract.ts';
-import { startCoreProcess, type CoreProcess } from './coreProcess.ts';
+import { startCoreProcess, type CoreProcess, type CoreProcessOptions } from './coreProcess.ts';
 
 const CHROMIUM = process.env.REINS_CHROMIUM ?? '/usr/bin/chromium';
 /** Committed screenshots are rewritten only on request; ordinary runs leave theirs in artifacts/. */
@@ -20,9 +20,9 @@ export interface CockpitBrowser {
   close(): Promise<number | null>;
 }
 
-/** `coreArgs`: extra `reins start` options for the core under test. */
-export async function openCockpitBrowser(coreArgs: string[] = []): Promise<CockpitBrowser> {
-  const core = await startCoreProcess(coreArgs);
+/** `coreArgs`: extra options for the core under test; `coreOptions`: its command (`reins review FILE`) and data folder. */
+export async function openCockpitBrowser(coreArgs: string[] = [], coreOptions: CoreProcessOptions = {}): Promise<CockpitBrowser> {
+  const core = await startCoreProcess(coreArgs, 30_000, coreOptions);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
