@@ -6,10 +6,13 @@ import type { ControlLoop } from '../loop/controlLoop.ts';
 import type { LearningResult, LearningSession } from '../learning/learningSession.ts';
 import {
   ESTOP_RELEASE_HOLD_MS,
+  parseFieldPath,
   type ClipResponse,
   type ClipSide,
   type CockpitState,
   type ErrorBody,
+  type PlotFieldsResponse,
+  type ReviewPlotResponse,
   type ReviewStatus,
   type ReviewTimelineResponse,
   type RobotConnection,
@@ -18,6 +21,8 @@ import {
   type SimilarMomentsResponse,
   type WorldModelStatus,
 } from '../core/contract.ts';
+import { compileFieldPath, numericFieldPaths, type CompiledFieldPath } from '../core/fieldPath.ts';
+import { LivePlots, plotTypeOf, type LivePlotsOptions } from './livePlots.ts';
 import { PointCloudFeed } from './pointCloudFeed.ts';
 import { PreviewCache, type Preview } from './previews.ts';
 import type { RobotConnections } from './robotConnections.ts';
@@ -39,6 +44,10 @@ export interface ReviewControl {
   openMoment(file: string, atMs: number): { ok: true } | { ok: false; message: string };
   timeline(): Promise<ReviewTimelineResponse>;
   similar(atMs: number): Promise<SimilarMomentsResponse>;
+  /** The log's topics and their ROS types, for plots of any field. */
+  plotTopics(): readonly { topic: string; type: string }[];
+  /** A compiled field path over the whole log, or why it names nothing there. */
+  plot(path: CompiledFieldPath): Promise<{ ok: true; series: ReviewPlotResponse } | { ok: false; problem: string }>;
 }
 
 export interface CockpitApi {
@@ -59,6 +68,12 @@ export interface CockpitApi {
   reviewTimeline(): Promise<ReviewResult<ReviewTimelineResponse>>;
   /** Review mode: moments across sessions like the log's moment at `atMs`. */
   similarMoments(atMs: number): Promise<ReviewResult<SimilarMomentsResponse>>;
+  /** Live plots for one UI connection (livePlots.ts); the connection closes them. */
+  openLivePlots(options: LivePlotsOptions): LivePlots;
+  /** The topics one can plot from and their numeric fields: the robot's, or in review the log's. */
+  plotFields(): PlotFieldsResponse;
+  /** Review mode: one field path over the log. */
+  reviewPlot(path: string): Promise<ReviewResult<ReviewPlotResponse>>;
 }
 
 export class CockpitService implements CockpitApi {
@@ -149,6 +164,8 @@ export class CockpitService implements CockpitApi {
       case 'replay-speed':
       case 'open-moment':
         return this.handleReview(request);
+      case 'set-plots':
+        return refused(request.id, 'live plots stream over the UI socket: send set-plots there, not over HTTP');
     }
   }
 
@@ -182,6 +199,42 @@ export class CockpitService implements CockpitApi {
       return { ok: true, body: await review.timeline() };
     } catch (error) {
       return { ok: false, error: { code: 'unavailable', message: `the log's timeline could not be read: ${(error as Error).message}` } };
+    }
+  }
+
+  openLivePlots(options: LivePlotsOptions): LivePlots {
+    return new LivePlots(this.link, options);
+  }
+
+  plotFields(): PlotFieldsResponse {
+    const topics = this.extras.review?.plotTopics() ?? this.link.topics().map((topic) => ({ topic: topic.topic, type: plotTypeOf(topic) }));
+    return {
+      topics: topics.map(({ topic, type }) => ({
+        topic,
+        ...(type !== undefined ? { type } : {}),
+        fields: type === undefined ? [] : numericFieldPaths(topic, type),
+      })),
+    };
+  }
+
+  async reviewPlot(path: string): Promise<ReviewResult<ReviewPlotResponse>> {
+    const review = this.extras.review;
+    if (!review) return { ok: false, error: { code: 'not-found', message: 'this core is not in review mode: plot live fields with a set-plots request' } };
+    const parsed = parseFieldPath(path);
+    if (!parsed.ok) return { ok: false, error: { code: 'bad-request', message: parsed.message } };
+    const topics = review.plotTopics();
+    const type = topics.find((topic) => topic.topic === parsed.path.topic)?.type;
+    if (type === undefined) {
+      const known = topics.map((topic) => topic.topic).join(', ');
+      return { ok: false, error: { code: 'bad-request', message: `the log has no topic ${parsed.path.topic}; it has ${known || 'none'}` } };
+    }
+    const compiled = compileFieldPath(path, type);
+    if (!compiled.ok) return { ok: false, error: { code: 'bad-request', message: compiled.message } };
+    try {
+      const read = await review.plot(compiled.compiled);
+      return read.ok ? { ok: true, body: read.series } : { ok: false, error: { code: 'bad-request', message: read.problem } };
+    } catch (error) {
+      return { ok: false, error: { code: 'unavailable', message: `${path} could not be read from the log: ${(error as Error).message}` } };
     }
   }
 

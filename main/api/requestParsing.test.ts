@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_REQUEST_BYTES } from '../core/contract.ts';
+import { MAX_PLOT_SERIES, MAX_REQUEST_BYTES } from '../core/contract.ts';
 import { parseRequest } from './requestParsing.ts';
 
 describe('parseRequest', () => {
@@ -33,6 +33,21 @@ describe('parseRequest', () => {
     const parsed = parseRequest('{"type":"drive","id":"r7","linearMps":"fast","angularRadps":0}');
     expect(parsed).toMatchObject({ ok: false, error: { id: 'r7' } });
     if (!parsed.ok) expect(parsed.error.message).toContain('linearMps');
+  });
+
+  it('reads the field paths to plot, and names the one that does not parse', () => {
+    expect(parseRequest('{"type":"set-plots","paths":["/odom.twist.twist.linear.x","/joint_states.velocity[1]"]}')).toEqual({
+      ok: true,
+      request: { type: 'set-plots', paths: ['/odom.twist.twist.linear.x', '/joint_states.velocity[1]'] },
+    });
+    const parsed = parseRequest('{"type":"set-plots","paths":["/odom.twist.twist.linear.x","/odom.twist["]}');
+    expect(parsed).toMatchObject({ ok: false, error: { code: 'bad-request' } });
+    if (!parsed.ok)
+      expect(parsed.error.message).toBe(
+        'invalid "set-plots" request: paths.1: an array index is a whole number in brackets, such as [1], at character 12 of /odom.twist[',
+      );
+    const tooMany = JSON.stringify({ type: 'set-plots', paths: Array.from({ length: MAX_PLOT_SERIES + 1 }, (_, i) => `/odom.pose.covariance[${i}]`) });
+    expect(parseRequest(tooMany)).toMatchObject({ ok: false, error: { code: 'bad-request' } });
   });
 
   it('refuses an oversized request before parsing it', () => {

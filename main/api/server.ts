@@ -98,7 +98,11 @@ export async function startApiServer(api: CockpitApi, options: ApiServerOptions)
       });
     }
     if (path.startsWith(`${Paths.clips}/`)) return handleClip(request, response, path);
-    if (path === Paths.reviewTimeline || path === Paths.reviewSimilar) return handleReview(request, response, path);
+    if (path === Paths.reviewTimeline || path === Paths.reviewSimilar || path === Paths.reviewPlot) return handleReview(request, response, path);
+    if (path === Paths.plotFields) {
+      if (request.method !== 'GET') return sendError(response, 405, { code: 'method-not-allowed', message: `${Paths.plotFields} takes GET` });
+      return sendJson(response, 200, api.plotFields());
+    }
     sendError(response, 404, { code: 'not-found', message: `no API at ${path}` });
   };
 
@@ -131,6 +135,13 @@ export async function startApiServer(api: CockpitApi, options: ApiServerOptions)
     const reply = (result: ReviewResult<unknown>) =>
       result.ok ? sendJson(response, 200, result.body) : sendError(response, result.error.code === 'unavailable' ? 503 : 404, result.error);
     if (path === Paths.reviewTimeline) return void api.reviewTimeline().then(reply);
+    if (path === Paths.reviewPlot) {
+      const fieldPath = new URL(request.url ?? '', 'http://core').searchParams.get('path');
+      if (fieldPath === null) return sendError(response, 400, { code: 'bad-request', message: `${Paths.reviewPlot} needs ?path=/topic.field` });
+      return void api
+        .reviewPlot(fieldPath)
+        .then((result) => (result.ok || result.error.code !== 'bad-request' ? reply(result) : sendError(response, 400, result.error)));
+    }
     const atMs = Number(new URL(request.url ?? '', 'http://core').searchParams.get('atMs') ?? Number.NaN);
     if (!Number.isFinite(atMs))
       return sendError(response, 400, { code: 'bad-request', message: `${Paths.reviewSimilar} needs ?atMs=T, a log time in epoch ms` });

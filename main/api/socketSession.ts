@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
 import { API_VERSION, type Event } from '../core/contract.ts';
 import type { CockpitApi } from './cockpitService.ts';
+import type { LivePlots } from './livePlots.ts';
 import type { Preview } from './previews.ts';
 import { parseRequest } from './requestParsing.ts';
 import { RequestRateLimit, SOCKET_REQUEST_LIMIT } from './requestRateLimit.ts';
@@ -17,6 +18,8 @@ export class SocketSession {
   private readonly stopPreviews: () => void;
   private readonly sentSequence = { camera: 0, scan: 0, points: 0 };
   private readonly rateLimit = new RequestRateLimit(SOCKET_REQUEST_LIMIT);
+  /** This connection's live plots, opened on its first set-plots request. */
+  private plots: LivePlots | undefined;
 
   constructor(
     private readonly socket: WebSocket,
@@ -36,6 +39,8 @@ export class SocketSession {
   dispose(): void {
     for (const timer of this.timers.splice(0)) clearInterval(timer);
     this.stopPreviews();
+    this.plots?.close();
+    this.plots = undefined;
   }
 
   private onMessage(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
@@ -58,6 +63,13 @@ export class SocketSession {
       }
       return;
     }
+    if (parsed.request.type === 'set-plots') {
+      // Plots belong to the connection that asked: they stream on this socket and end with it.
+      this.plots ??= this.api.openLivePlots({ send: (frame) => this.sendBinary(frame), status: (event) => this.send(event) });
+      this.send(this.plots.set(parsed.request.paths));
+      if (parsed.request.id !== undefined) this.send({ type: 'ack', id: parsed.request.id, requestType: parsed.request.type });
+      return;
+    }
     const result = this.api.handle(parsed.request);
     if (!result.ok) {
       this.send({ type: 'error', error: result.error });
@@ -77,6 +89,12 @@ export class SocketSession {
     if (!preview || preview.sequence === this.sentSequence[stream]) return;
     this.sentSequence[stream] = preview.sequence;
     this.socket.send(preview.bytes, { binary: true });
+  }
+
+  private sendBinary(bytes: Uint8Array): boolean {
+    if (this.socket.readyState !== this.socket.OPEN || this.socket.bufferedAmount > MAX_BUFFERED_BYTES) return false;
+    this.socket.send(bytes, { binary: true });
+    return true;
   }
 
   private send(event: Event): void {

@@ -205,6 +205,88 @@ export const OpenMomentRequest = z.strictObject({
   atMs: z.number().finite(),
 });
 
+// ── Plots of any field: a topic and a field path, such as /odom.twist.twist.linear.x ────────────────
+
+/** The most series one cockpit plots at once. */
+export const MAX_PLOT_SERIES = 16;
+export const MAX_FIELD_PATH_CHARS = 256;
+
+/** User Timing measure name of the plot panel's own main-thread work; `reins bench ui` sums it per animation frame. */
+export const PLOT_WORK_MEASURE = 'reins:plot-work';
+
+export type FieldPathSegment = { kind: 'field'; name: string } | { kind: 'index'; index: number };
+
+/** A parsed field path: the topic, then the fields and array indices that lead to one number. */
+export interface FieldPath {
+  text: string;
+  topic: string;
+  segments: FieldPathSegment[];
+}
+
+export type FieldPathParse = { ok: true; path: FieldPath } | { ok: false; message: string };
+
+const TOPIC_CHAR = /[A-Za-z0-9_/]/;
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
+const ARRAY_INDEX = /^\[(\d{1,6})\]/;
+
+/** Reads `/topic.field[index].field…`; a problem is said with the character where it lies. */
+export function parseFieldPath(text: string): FieldPathParse {
+  const trimmed = text.trim();
+  if (trimmed.length === 0) return { ok: false, message: 'give a topic and a field, such as /odom.twist.twist.linear.x' };
+  if (trimmed.length > MAX_FIELD_PATH_CHARS) return { ok: false, message: `a field path has at most ${MAX_FIELD_PATH_CHARS} characters` };
+  if (!trimmed.startsWith('/')) return { ok: false, message: `a field path starts with its topic, such as /odom (got '${trimmed.slice(0, 24)}')` };
+  let at = 0;
+  while (at < trimmed.length && TOPIC_CHAR.test(trimmed[at]!)) at++;
+  const topic = trimmed.slice(0, at);
+  if (!ROS_TOPIC_PATTERN.test(topic)) return { ok: false, message: `'${topic}' is not a ROS topic name (letters, digits, _ and /)` };
+  const segments: FieldPathSegment[] = [];
+  while (at < trimmed.length) {
+    const rest = trimmed.slice(at);
+    if (rest.startsWith('.')) {
+      const name = FIELD_NAME.exec(rest.slice(1))?.[0];
+      if (name === undefined) return { ok: false, message: `expected a field name after '.' at character ${at + 2} of ${trimmed}` };
+      segments.push({ kind: 'field', name });
+      at += 1 + name.length;
+      continue;
+    }
+    const index = ARRAY_INDEX.exec(rest);
+    if (index) {
+      segments.push({ kind: 'index', index: Number(index[1]) });
+      at += index[0].length;
+      continue;
+    }
+    const what = rest.startsWith('[') ? 'an array index is a whole number in brackets, such as [1],' : `'${rest[0]}' cannot follow`;
+    return { ok: false, message: `${what} at character ${at + 1} of ${trimmed}` };
+  }
+  if (segments.length === 0) return { ok: false, message: `${topic} names a whole message: add the field to plot, such as ${topic}.header.stamp` };
+  if (segments[0]!.kind !== 'field') return { ok: false, message: `${topic} is a message, not an array: start with a field, such as ${topic}.data[0]` };
+  return { ok: true, path: { text: formatFieldPath(topic, segments), topic, segments } };
+}
+
+/** The path's text from its parts (the form parseFieldPath reads back). */
+export function formatFieldPath(topic: string, segments: readonly FieldPathSegment[]): string {
+  return topic + segments.map((segment) => (segment.kind === 'field' ? `.${segment.name}` : `[${segment.index}]`)).join('');
+}
+
+const fieldPathText = z
+  .string()
+  .max(MAX_FIELD_PATH_CHARS)
+  .superRefine((text, context) => {
+    const parsed = parseFieldPath(text);
+    if (!parsed.ok) context.addIssue({ code: 'custom', message: parsed.message });
+  });
+
+/**
+ * The series this UI connection plots live, replacing the ones it asked for before (an empty list:
+ * none). The core answers with a plot-status event and streams the values as plot binary frames.
+ */
+export const SetPlotsRequest = z.strictObject({
+  type: z.literal('set-plots'),
+  id: requestId,
+  paths: z.array(fieldPathText).max(MAX_PLOT_SERIES),
+});
+export type SetPlotsRequest = z.infer<typeof SetPlotsRequest>;
+
 export const Request = z.discriminatedUnion('type', [
   DriveRequest,
   EStopRequest,
@@ -230,6 +312,7 @@ export const Request = z.discriminatedUnion('type', [
   ReplaySeekRequest,
   ReplaySpeedRequest,
   OpenMomentRequest,
+  SetPlotsRequest,
 ]);
 export type Request = z.infer<typeof Request>;
 export type RequestType = Request['type'];
@@ -515,7 +598,18 @@ export const ErrorEvent = z.object({ type: z.literal('error'), error: ErrorBody 
 /** Sent for a request that carried an id, once it has been carried out. */
 export const AckEvent = z.object({ type: z.literal('ack'), id: z.string(), requestType: z.string() });
 
-export const Event = z.discriminatedUnion('type', [HelloEvent, StateEvent, ErrorEvent, AckEvent]);
+/** One live series: its path as the core read it, and why it shows nothing, in words, when it cannot. */
+export const PlotSeriesStatus = z.object({ path: z.string(), type: z.string().optional(), problem: z.string().optional() });
+export type PlotSeriesStatus = z.infer<typeof PlotSeriesStatus>;
+
+/**
+ * The live series of this connection, in the order asked; sent after each set-plots and whenever a
+ * series' problem comes or goes. `generation` counts set-plots requests: plot frames carry it too.
+ */
+export const PlotStatusEvent = z.object({ type: z.literal('plot-status'), generation: z.number().int().nonnegative(), series: z.array(PlotSeriesStatus) });
+export type PlotStatusEvent = z.infer<typeof PlotStatusEvent>;
+
+export const Event = z.discriminatedUnion('type', [HelloEvent, StateEvent, ErrorEvent, AckEvent, PlotStatusEvent]);
 export type Event = z.infer<typeof Event>;
 
 // ── HTTP responses ────────────────────────────────────────────────────────────────────────────────
@@ -538,7 +632,21 @@ export const Paths = {
   reviewTimeline: '/api/review/timeline',
   /** GET ?atMs=T: moments across sessions like the log's moment at T (SimilarMomentsResponse). */
   reviewSimilar: '/api/review/similar',
+  /** GET: the numeric fields each topic offers to plot (PlotFieldsResponse). */
+  plotFields: '/api/plot/fields',
+  /** GET ?path=/topic.field: that field over the whole log under review (ReviewPlotResponse). */
+  reviewPlot: '/api/review/plot',
 } as const;
+
+/** The topics one can plot from, and the paths of their numeric fields (where the topic's type is known). */
+export const PlotFieldsResponse = z.object({
+  topics: z.array(z.object({ topic: z.string(), type: z.string().optional(), fields: z.array(z.string()) })),
+});
+export type PlotFieldsResponse = z.infer<typeof PlotFieldsResponse>;
+
+/** One field path over the log under review, thinned to a bounded number of points; null where a message lacks it. */
+export const ReviewPlotResponse = z.object({ path: z.string(), timesMs: z.array(z.number()), values: z.array(z.number().nullable()) });
+export type ReviewPlotResponse = z.infer<typeof ReviewPlotResponse>;
 
 export const MarkerKind = z.enum(['intervention', 'surprise', 'answer', 'rating', 'alert']);
 export type MarkerKind = z.infer<typeof MarkerKind>;
@@ -617,7 +725,7 @@ export function clipFramePath(questionId: string, side: ClipSide, index: number)
 // Little-endian. Byte 0 is the frame kind; the header is 16 bytes; the payload follows.
 
 export const FRAME_HEADER_BYTES = 16;
-export const FrameKind = { cameraRgb: 1, laserScan: 2, pointCloud: 3 } as const;
+export const FrameKind = { cameraRgb: 1, laserScan: 2, pointCloud: 3, plotSamples: 4 } as const;
 /** The most points a point-cloud frame carries: a larger cloud is thinned to this many (about 240 kB). */
 export const MAX_PREVIEW_POINTS = 20_000;
 
@@ -648,7 +756,22 @@ export interface PointCloudFrame {
   xyzM: Float32Array;
 }
 
-export type BinaryFrame = CameraFrame | ScanFrame | PointCloudFrame;
+/** New values of the live plot series since the last frame: each series by its place in the set-plots request. */
+export interface PlotSamplesFrame {
+  kind: 'plot';
+  /** The set-plots request these series answer (PlotStatusEvent.generation); older frames are stale. */
+  generation: number;
+  series: PlotSamples[];
+}
+
+export interface PlotSamples {
+  index: number;
+  /** The source stamps (epoch ms, on the cockpit's clock) and values, one each per sample. */
+  timesMs: Float64Array;
+  values: Float64Array;
+}
+
+export type BinaryFrame = CameraFrame | ScanFrame | PointCloudFrame | PlotSamplesFrame;
 
 /** Camera header: kind (byte 0), width (2–3), height (4–5), source stamp in ms as float64 (8–15). */
 export function encodeCameraFrame(width: number, height: number, stampMs: number, rgb: Uint8Array): Uint8Array {
@@ -723,5 +846,61 @@ export function decodeBinaryFrame(bytes: Uint8Array): BinaryFrame {
     for (let i = 0; i < xyzM.length; i++) xyzM[i] = view.getFloat32(FRAME_HEADER_BYTES + i * 4, true);
     return { kind: 'points', stampMs: view.getFloat64(8, true), xyzM };
   }
+  if (kind === FrameKind.plotSamples) return decodePlotSamples(view, bytes.length);
   throw new RangeError(`unknown binary frame kind ${kind}`);
+}
+
+/** Bytes before each series' samples in a plot frame: index as uint16, 2 spare, count as uint32. */
+const PLOT_SERIES_HEADER_BYTES = 8;
+
+/**
+ * Plot header: kind (byte 0), series count as uint16 (2–3), generation as uint32 (4–7); then per
+ * series its index (uint16), 2 spare bytes, its sample count n (uint32), n float64 times, n float64 values.
+ */
+export function encodePlotSamplesFrame(generation: number, series: readonly PlotSamples[]): Uint8Array {
+  let size = FRAME_HEADER_BYTES;
+  for (const one of series) {
+    if (one.timesMs.length !== one.values.length)
+      throw new RangeError(`plot series ${one.index} has ${one.timesMs.length} times but ${one.values.length} values`);
+    size += PLOT_SERIES_HEADER_BYTES + one.timesMs.length * 16;
+  }
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  view.setUint8(0, FrameKind.plotSamples);
+  view.setUint16(2, series.length, true);
+  view.setUint32(4, generation, true);
+  let at = FRAME_HEADER_BYTES;
+  for (const one of series) {
+    const count = one.timesMs.length;
+    view.setUint16(at, one.index, true);
+    view.setUint32(at + 4, count, true);
+    at += PLOT_SERIES_HEADER_BYTES;
+    for (let i = 0; i < count; i++) view.setFloat64(at + i * 8, one.timesMs[i]!, true);
+    at += count * 8;
+    for (let i = 0; i < count; i++) view.setFloat64(at + i * 8, one.values[i]!, true);
+    at += count * 8;
+  }
+  return out;
+}
+
+function decodePlotSamples(view: DataView, length: number): PlotSamplesFrame {
+  const count = view.getUint16(2, true);
+  const series: PlotSamples[] = [];
+  let at = FRAME_HEADER_BYTES;
+  for (let s = 0; s < count; s++) {
+    if (at + PLOT_SERIES_HEADER_BYTES > length) throw new RangeError(`plot frame ends inside series ${s} of ${count}`);
+    const index = view.getUint16(at, true);
+    const samples = view.getUint32(at + 4, true);
+    at += PLOT_SERIES_HEADER_BYTES;
+    if (at + samples * 16 > length) throw new RangeError(`plot frame series ${index} claims ${samples} samples, more than the frame holds`);
+    const timesMs = new Float64Array(samples);
+    const values = new Float64Array(samples);
+    for (let i = 0; i < samples; i++) timesMs[i] = view.getFloat64(at + i * 8, true);
+    at += samples * 8;
+    for (let i = 0; i < samples; i++) values[i] = view.getFloat64(at + i * 8, true);
+    at += samples * 8;
+    series.push({ index, timesMs, values });
+  }
+  if (at !== length) throw new RangeError(`plot frame should be ${at} bytes, is ${length}`);
+  return { kind: 'plot', generation: view.getUint32(4, true), series };
 }

@@ -123,6 +123,23 @@ export interface Received<M extends RobotMessage = RobotMessage> {
   /** The robot's stamp, on the cockpit's clock (the link corrects for the clock offset it estimates). */
   sourceTimeMs: number;
   msg: M;
+  /**
+   * The message as the transport carried it, with its ROS field names (rosbridge's JSON or CBOR
+   * object, a log's decoded message), where the transport has one: plots of any field read it.
+   */
+  raw?: unknown;
+  /** Set where the robot runs ROS 2: a recording keeps its encoding (`cdr`, `ros2msg` schemas). */
+  ros2?: Ros2Origin;
+}
+
+/** A message from a ROS 2 robot, as it came: its type, the robot's definition, its CDR where it came as such. */
+export interface Ros2Origin {
+  /** `pkg/msg/Type`, as the robot names it. */
+  rosType: string;
+  /** The robot's own full definition (rosapi's topics_and_raw_types), where it gave one. */
+  definitionText?: string;
+  /** The CDR bytes with their 4-byte encapsulation header, where the message came as rosbridge `cbor-raw`. */
+  cdr?: Uint8Array;
 }
 
 /** The command a differential-drive robot obeys: forward speed and turn rate. */

@@ -6,6 +6,8 @@ import { STREAM_ROLES, type ObservationFrame, type StreamRole } from '../core/fr
 import { existsSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { ReviewStatus, ReviewTimelineResponse, SimilarMoment, SimilarMomentsResponse } from '../core/contract.ts';
+import type { CompiledFieldPath } from '../core/fieldPath.ts';
+import { readFieldSeries, type FieldSeriesResult } from '../recording/fieldSeries.ts';
 import type { ReviewControl } from '../api/cockpitService.ts';
 import { DEFAULT_TOPIC_MAP, ROLE_KINDS, type TopicMap } from '../core/link.ts';
 import type { Image, Imu, JointState, LaserScan, Odometry, Received, RobotMessage } from '../core/messages.ts';
@@ -126,6 +128,14 @@ export class ReviewSession implements ReviewControl {
       if (this.timelineCache === cached) this.timelineCache = undefined;
     });
     return cached;
+  }
+
+  plotTopics(): readonly { topic: string; type: string }[] {
+    return this.log.channels.map((channel) => ({ topic: channel.topic, type: channel.schemaName }));
+  }
+
+  plot(path: CompiledFieldPath): Promise<FieldSeriesResult> {
+    return readFieldSeries(this.log, path);
   }
 
   async similar(atMs: number): Promise<SimilarMomentsResponse> {

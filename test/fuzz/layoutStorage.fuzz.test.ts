@@ -10,7 +10,12 @@ import { reviewLayoutStore } from '../../renderer/src/lib/reviewLayout.ts';
 import { fuzz, mutatedJson } from '../support/fuzz.ts';
 
 const V1 = { version: 1, slots: { topLeft: 'camera', topRight: 'lidar', bottom: 'drive', right: 'status' }, splits: { columns: 0.57, rows: 0.78, rail: 0.75 } };
-const V2 = JSON.parse(serializeLayout(DEFAULT_LAYOUT)) as unknown;
+const V2 = {
+  version: 2,
+  slots: { topLeft: 'camera', topCentre: 'lidar', topRight: 'pointcloud', bottom: 'drive', right: 'status' },
+  splits: { columns: 0.4, middle: 0.5, rows: 0.78, rail: 0.75 },
+};
+const CURRENT = JSON.parse(serializeLayout(DEFAULT_LAYOUT)) as unknown;
 const layoutValue = fc.oneof(fc.constantFrom(...PANEL_IDS, ...SLOT_IDS, 1, 2, 0, 0.5, 1.5, -0.1, null), fc.double(), fc.string({ maxLength: 8 }));
 
 function expectUsable(layout: Layout): void {
@@ -38,7 +43,11 @@ describe('the saved layout under generated storage contents', () => {
   it('always loads a usable layout, and warns in words when the saved one is not used', () => {
     const saved = fc.oneof(
       fc.record({ text: fc.oneof(fc.constant(null), fc.string({ maxLength: 80 }), fc.json({ maxDepth: 3 })) }),
-      fc.record({ text: fc.oneof(mutatedJson(V2, layoutValue), mutatedJson(V1, layoutValue)).map((document) => JSON.stringify(document) ?? 'undefined') }),
+      fc.record({
+        text: fc
+          .oneof(mutatedJson(CURRENT, layoutValue), mutatedJson(V2, layoutValue), mutatedJson(V1, layoutValue))
+          .map((document) => JSON.stringify(document) ?? 'undefined'),
+      }),
       // What Web Storage throws: a DOMException (storage disabled, quota), with any message.
       fc.record({
         throws: fc

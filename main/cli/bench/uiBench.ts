@@ -1,16 +1,19 @@
 // `reins bench ui`: the cockpit as an operator sees it. `reins start --headless` on the simulated
-// robot (640 × 480 camera at 30 Hz), the UI in Debian's headless Chromium, and three figures: camera
-// frames shown per second, main-thread frame time while streaming and driving, and key press to the
-// command leaving the core. Never downloads a browser: it uses the system's Chromium.
+// robot (640 × 480 camera at 30 Hz), the UI in Debian's headless Chromium, and four figures: camera
+// frames shown per second, main-thread frame time while streaming and driving, key press to the
+// command leaving the core, and, while the plot panel draws 8 series of /imu fields (100 Hz each) fed
+// through the core's plot frames, the plot's own main-thread time per animation frame (storing the
+// samples and redrawing, as the page reports it) beside the whole frame's. Never downloads a browser:
+// it uses the system's Chromium.
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Browser, Page } from 'playwright-core';
 import { percentiles } from '../../core/util/latencyWindow.ts';
-import type { CockpitState } from '../../core/contract.ts';
+import { PLOT_WORK_MEASURE, type CockpitState } from '../../core/contract.ts';
 import { createLogger } from '../../core/runtime/logger.ts';
 import { startBenchCore, type BenchCore } from './benchCoreProcess.ts';
 import type { BenchRow } from './report.ts';
-import { drawnCameraFrames, lastKeyDownMs, recordKeyDowns, watchFrames } from './uiPageProbe.ts';
+import { drawnCameraFrames, lastKeyDownMs, recordKeyDowns, watchFrames, watchPlotWork, type PageFrames } from './uiPageProbe.ts';
 import { latencyRow, newFramesShownPerSec } from './uiSamples.ts';
 
 export interface UiBenchOptions {
@@ -19,12 +22,27 @@ export interface UiBenchOptions {
   /** How long frames are watched while the robot streams and is driven. */
   watchMs: number;
   keyPresses: number;
+  /** How long frames are watched while the plot panel draws PLOT_BENCH_PATHS. */
+  plotWatchMs: number;
 }
+
+/** 8 fields of the simulated robot's IMU, which publishes at 100 Hz. */
+export const PLOT_BENCH_PATHS = [
+  '/imu.angular_velocity.x',
+  '/imu.angular_velocity.y',
+  '/imu.angular_velocity.z',
+  '/imu.linear_acceleration.x',
+  '/imu.linear_acceleration.y',
+  '/imu.linear_acceleration.z',
+  '/imu.orientation.z',
+  '/imu.orientation.w',
+] as const;
 
 export const DEFAULT_UI_BENCH_OPTIONS: Readonly<UiBenchOptions> = Object.freeze({
   simArgs: ['--sim-camera', '640x480@30', '--sim-prerendered-camera'],
   watchMs: 10_000,
   keyPresses: 30,
+  plotWatchMs: 60_000,
 });
 
 const CHROMIUM = process.env.REINS_CHROMIUM ?? '/usr/bin/chromium';
@@ -54,7 +72,7 @@ export async function runUiBench(options: UiBenchOptions = DEFAULT_UI_BENCH_OPTI
     page.on('pageerror', (error) => log.error({ err: error }, 'error in the page'));
     await page.goto(core.uiUrl);
     await waitFor(async () => (await drawnCameraFrames(page)) > 0, 'the first camera frame to be drawn', 30_000);
-    await page.getByRole('button', { name: 'Drive', exact: true }).focus();
+    await page.getByRole('button', { name: 'Drive: W A S D', exact: true }).focus();
 
     log.info({ watchMs: options.watchMs }, 'watching frames while driving');
     const watching = watchFrames(page, options.watchMs);
@@ -63,6 +81,9 @@ export async function runUiBench(options: UiBenchOptions = DEFAULT_UI_BENCH_OPTI
 
     log.info({ presses: options.keyPresses }, 'key press to command');
     const keyToCommandMs = await measureKeyToCommand(page, core, options.keyPresses);
+
+    log.info({ series: PLOT_BENCH_PATHS.length, watchMs: options.plotWatchMs }, 'plotting IMU fields');
+    const plot = await measurePlotFrames(page, options.plotWatchMs);
 
     const cameraFps = newFramesShownPerSec(frames.shown);
     log.info(
@@ -78,11 +99,38 @@ export async function runUiBench(options: UiBenchOptions = DEFAULT_UI_BENCH_OPTI
       { name: 'camera-fps', unit: 'fps', p50: null, p95: null, p99: null, value: cameraFps },
       latencyRow('frame-time', frames.frameWorkMs),
       latencyRow('key-to-command', keyToCommandMs),
+      latencyRow('plot-series-update', plot.plotWorkMs),
+      latencyRow('plot-frame-time', plot.frames.frameWorkMs),
+      { name: 'plot-series-rate', unit: 'Hz', p50: null, p95: null, p99: null, value: plot.samplesPerSeriesHz },
     ];
   } finally {
     await browser?.close();
     await core.stop();
   }
+}
+
+/**
+ * Adds the bench's paths in the plot panel as an operator would, waits until every series shows a
+ * value, then watches the page's frames; also the samples each series received per second meanwhile.
+ */
+async function measurePlotFrames(page: Page, watchMs: number): Promise<{ frames: PageFrames; plotWorkMs: number[]; samplesPerSeriesHz: number }> {
+  const panel = page.getByRole('region', { name: 'Plot', exact: true });
+  const input = panel.getByRole('combobox', { name: 'Field path', exact: true });
+  for (const path of PLOT_BENCH_PATHS) {
+    await input.fill(path);
+    await panel.getByRole('button', { name: 'Add', exact: true }).click();
+  }
+  const latest = panel.getByTestId('series-latest');
+  await waitFor(
+    async () => (await latest.allTextContents()).filter((text) => Number.isFinite(Number(text))).length === PLOT_BENCH_PATHS.length,
+    'every plotted series to show a value',
+    30_000,
+  );
+  const received = async () => Number(await panel.getByRole('list', { name: 'Plotted series' }).getAttribute('data-samples-received'));
+  const [before, startMs] = [await received(), Date.now()];
+  const [frames, plotWorkMs] = await Promise.all([watchFrames(page, watchMs), watchPlotWork(page, watchMs, PLOT_WORK_MEASURE)]);
+  const samplesPerSeriesHz = (await received()) - before;
+  return { frames, plotWorkMs, samplesPerSeriesHz: samplesPerSeriesHz / PLOT_BENCH_PATHS.length / ((Date.now() - startMs) / 1000) };
 }
 
 async function loadPlaywright(): Promise<typeof import('playwright-core')> {

@@ -41,6 +41,38 @@ const FRAMES_SOURCE = `(durationMs) => new Promise((resolve) => {
   requestAnimationFrame(onFrame);
 })`;
 
+const PLOT_WORK_SOURCE = `(durationMs, measureName) => new Promise((resolve) => {
+  let pendingMs = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) if (entry.name === measureName) pendingMs += entry.duration;
+  });
+  observer.observe({ type: 'measure' });
+  const plotWorkMs = [];
+  const startMs = performance.now();
+  let first = true;
+  const onFrame = () => {
+    // Observers are told after the work: what arrived since the last frame belongs to the frame just past.
+    for (const entry of observer.takeRecords()) if (entry.name === measureName) pendingMs += entry.duration;
+    if (!first) plotWorkMs.push(pendingMs);
+    first = false;
+    pendingMs = 0;
+    if (performance.now() - startMs < durationMs) requestAnimationFrame(onFrame);
+    else {
+      observer.disconnect();
+      resolve(plotWorkMs);
+    }
+  };
+  requestAnimationFrame(onFrame);
+})`;
+
+/**
+ * The plot panel's own main-thread work per animation frame (what it reports as User Timing measures
+ * named `measureName`: storing arriving samples, redrawing), over durationMs; 0 for a frame without any.
+ */
+export function watchPlotWork(page: Page, durationMs: number, measureName: string): Promise<number[]> {
+  return page.evaluate(`(${PLOT_WORK_SOURCE})(${durationMs}, ${JSON.stringify(measureName)})`) as Promise<number[]>;
+}
+
 /** Watches the page's animation frames for durationMs while the caller drives. */
 export function watchFrames(page: Page, durationMs: number): Promise<PageFrames> {
   return page.evaluate(`(${FRAMES_SOURCE})(${durationMs})`) as Promise<PageFrames>;

@@ -267,7 +267,7 @@ export class ReplayLink implements Link {
       return undefined;
     }
     const latencyMs = decoded.stampMs === undefined ? 0 : Math.max(0, message.logTimeMs - decoded.stampMs);
-    return { topic: message.topic, receiveTimeMs, sourceTimeMs: receiveTimeMs - latencyMs, msg: decoded.msg };
+    return { topic: message.topic, receiveTimeMs, sourceTimeMs: receiveTimeMs - latencyMs, msg: decoded.msg, raw: message.value };
   }
 }
 

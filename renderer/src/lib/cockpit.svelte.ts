@@ -7,7 +7,9 @@ import {
   clipFramePath,
   clipPath,
   Paths,
+  PlotFieldsResponse,
   Request,
+  ReviewPlotResponse,
   ReviewTimelineResponse,
   SerialPortsResponse,
   SimilarMomentsResponse,
@@ -17,12 +19,14 @@ import {
   type PreferenceAnswerChoice,
   type DriveValue,
   type Event,
+  type PlotStatusEvent,
   type PointCloudFrame,
   type RobotTopicsInput,
   type ScanFrame,
   type SerialPortEntry,
 } from './contract.ts';
 import { CoreSocket, type CoreLinkStatus, type OpenSocket } from './coreSocket.ts';
+import { LiveFieldSeries, measurePlotWork } from './fieldSeries.ts';
 import { MotionSeries, motionSample } from './plotSeries.ts';
 import { RateMeter } from './rateMeter.ts';
 import { Toasts } from './toasts.svelte.ts';
@@ -53,6 +57,10 @@ export class Cockpit {
   readonly trail = new PoseTrail();
   /** Measured and commanded speeds for the plots; not reactive: charts poll its version. */
   readonly motion = new MotionSeries();
+  /** The plot panel's live series of any field; not reactive: charts poll its version. */
+  readonly fieldSeries = new LiveFieldSeries();
+  /** What the core made of the plot panel's paths (a problem per series, in words). */
+  plotStatus = $state.raw<PlotStatusEvent | undefined>(undefined);
 
   readonly #socket: CoreSocket;
   readonly #clock: Clock;
@@ -65,6 +73,8 @@ export class Cockpit {
   #connectCount = 0;
   #pendingConnectId: string | undefined;
   #shownLearningMessage: number | undefined;
+  /** The paths the plot panel asked for: asked again on every new connection to the core. */
+  #plotPaths: readonly string[] = [];
 
   constructor(url: string, openSocket: OpenSocket, clock: Clock = systemClock, fetchCore?: CoreFetch) {
     this.#clock = clock;
@@ -85,14 +95,23 @@ export class Cockpit {
           } else if (frame.kind === 'scan') {
             this.scan = frame;
             this.#scanRate.record(nowMs);
-          } else {
+          } else if (frame.kind === 'points') {
             this.points = frame;
             this.#pointsRate.record(nowMs);
+          } else {
+            const startMs = performance.now();
+            this.fieldSeries.add(frame, this.#clock.epochMs());
+            measurePlotWork(startMs);
           }
         },
         problem: (message) => this.#logProblem(message),
       },
     );
+  }
+
+  /** Wall-clock time (epoch ms), the clock the core stamps plot samples with. */
+  epochMs(): number {
+    return this.#clock.epochMs();
   }
 
   /** The clock the trail and plot samples are stamped with. */
@@ -146,6 +165,30 @@ export class Cockpit {
     this.#pendingConnectId = `connect-${this.#connectCount}`;
     this.connectRefusal = undefined;
     this.#send({ type: 'connect-robot', id: this.#pendingConnectId, robot, topics }, 'Connect request not sent.');
+  }
+
+  // ── Plots of any field: live over the socket, in review over HTTP ──
+
+  /** Plots these field paths live from now on (replacing the ones before); the core answers with plotStatus. */
+  setPlots(paths: readonly string[]): void {
+    this.#plotPaths = [...paths];
+    // Not connected: nothing to say, the paths go out with the next connection's hello.
+    this.#send({ type: 'set-plots', paths: [...paths] }, undefined);
+  }
+
+  /** The topics one can plot and their numeric fields; throws an Error saying what went wrong. */
+  async fetchPlotFields(): Promise<PlotFieldsResponse> {
+    const parsed = PlotFieldsResponse.safeParse(await (await this.#fetchOk(Paths.plotFields)).json().catch(() => undefined));
+    if (!parsed.success) throw new Error('the core sent a field list the cockpit cannot read');
+    return parsed.data;
+  }
+
+  /** A field path over the log under review; throws an Error saying what went wrong (a path that names nothing). */
+  async fetchReviewPlot(path: string): Promise<ReviewPlotResponse> {
+    const response = await this.#fetchOk(`${Paths.reviewPlot}?path=${encodeURIComponent(path)}`);
+    const parsed = ReviewPlotResponse.safeParse(await response.json().catch(() => undefined));
+    if (!parsed.success) throw new Error('the core sent a series the cockpit cannot read');
+    return parsed.data;
   }
 
   // ── Teaching (DESIGN §3): the core answers each with a message (state.learning.lastMessage) or an error ──
@@ -297,6 +340,8 @@ export class Cockpit {
     switch (event.type) {
       case 'hello':
       case 'state':
+        // A new connection has no plots of its own: ask again for the ones the panel shows.
+        if (event.type === 'hello' && this.#plotPaths.length > 0) this.#socket.send({ type: 'set-plots', paths: [...this.#plotPaths] });
         this.#record(event.state);
         this.#showLearningMessage(event.state, event.type === 'hello');
         this.state = event.state;
@@ -306,6 +351,10 @@ export class Cockpit {
         else this.toasts.push('error', event.error.message);
         break;
       case 'ack':
+        break;
+      case 'plot-status':
+        this.fieldSeries.reset(event.generation, event.series.length);
+        this.plotStatus = event;
         break;
     }
   }

@@ -3,13 +3,13 @@
 //
 //   ┌─────────┬───────────┬──────────┬───────┐
 //   │ topLeft │ topCentre │ topRight │       │   columns split: topLeft | the other two
-//   ├─────────┴───────────┴──────────┤ right │   middle split:  topCentre | topRight
-//   │ bottom                         │       │   rows split:    top row | bottom
-//   └────────────────────────────────┴───────┘   rail split:    left part | right
-export const PANEL_IDS = ['camera', 'lidar', 'pointcloud', 'status', 'drive'] as const;
+//   ├─────────┴───────────┼──────────┤ right │   middle split:  topCentre | topRight (and bottom | bottomRight)
+//   │ bottom              │bottomRigh│       │   rows split:    top row | bottom row
+//   └─────────────────────┴──────────┴───────┘   rail split:    left part | right
+export const PANEL_IDS = ['camera', 'lidar', 'pointcloud', 'status', 'drive', 'plot'] as const;
 export type PanelId = (typeof PANEL_IDS)[number];
 
-export const SLOT_IDS = ['topLeft', 'topCentre', 'topRight', 'bottom', 'right'] as const;
+export const SLOT_IDS = ['topLeft', 'topCentre', 'topRight', 'bottom', 'bottomRight', 'right'] as const;
 export type SlotId = (typeof SLOT_IDS)[number];
 
 export const SPLIT_IDS = ['columns', 'middle', 'rows', 'rail'] as const;
@@ -20,6 +20,7 @@ export const SLOT_LABEL: Readonly<Record<SlotId, string>> = {
   topCentre: 'Top centre',
   topRight: 'Top right',
   bottom: 'Bottom',
+  bottomRight: 'Bottom right',
   right: 'Right',
 };
 
@@ -43,7 +44,7 @@ export interface Layout {
 }
 
 export const DEFAULT_LAYOUT: Layout = {
-  slots: { topLeft: 'camera', topCentre: 'lidar', topRight: 'pointcloud', bottom: 'drive', right: 'status' },
+  slots: { topLeft: 'camera', topCentre: 'lidar', topRight: 'pointcloud', bottom: 'drive', bottomRight: 'plot', right: 'status' },
   splits: { columns: 0.4, middle: 0.5, rows: 0.78, rail: 0.75 },
 };
 

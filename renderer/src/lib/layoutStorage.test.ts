@@ -61,6 +61,10 @@ describe('the saved layout', () => {
       JSON.stringify({ version: LAYOUT_VERSION, slots: DEFAULT_LAYOUT.slots, splits: { ...DEFAULT_LAYOUT.splits, rows: 'tall' } }),
     ],
     [
+      'a version 2 layout saved as the current version (no bottom right slot)',
+      JSON.stringify({ version: LAYOUT_VERSION, slots: { ...DEFAULT_LAYOUT.slots, bottomRight: undefined }, splits: DEFAULT_LAYOUT.splits }),
+    ],
+    [
       'a layout without the point cloud saved as the current version',
       JSON.stringify({ version: LAYOUT_VERSION, slots: V1_DEFAULT.slots, splits: V1_DEFAULT.splits }),
     ],
@@ -82,7 +86,7 @@ describe('the saved layout', () => {
       splits: { columns: 0.6, rows: 0.7, rail: 0.8 },
     };
     expect(parseLayout(JSON.stringify(saved), warn)).toEqual({
-      slots: { topLeft: 'status', topCentre: 'camera', topRight: 'pointcloud', bottom: 'lidar', right: 'drive' },
+      slots: { topLeft: 'status', topCentre: 'camera', topRight: 'pointcloud', bottom: 'lidar', bottomRight: 'plot', right: 'drive' },
       splits: { columns: 0.6, middle: DEFAULT_LAYOUT.splits.middle, rows: 0.7, rail: 0.8 },
     });
     expect(parseLayout(JSON.stringify(V1_DEFAULT), warn).slots).toEqual({
@@ -90,9 +94,24 @@ describe('the saved layout', () => {
       topCentre: 'lidar',
       topRight: 'pointcloud',
       bottom: 'drive',
+      bottomRight: 'plot',
       right: 'status',
     });
     expect(warnings).toEqual([]);
+  });
+
+  it('keeps a layout saved before the plot panel existed, and adds the plot bottom right', () => {
+    const { warnings, warn } = collectWarnings();
+    const saved = {
+      version: 2,
+      slots: { topLeft: 'drive', topCentre: 'camera', topRight: 'lidar', bottom: 'pointcloud', right: 'status' },
+      splits: { columns: 0.3, middle: 0.6, rows: 0.7, rail: 0.8 },
+    };
+    expect(parseLayout(JSON.stringify(saved), warn)).toEqual({ slots: { ...saved.slots, bottomRight: 'plot' }, splits: saved.splits });
+    expect(warnings).toEqual([]);
+    const withPlotAlready = { ...saved, slots: { ...saved.slots, right: 'plot' } };
+    expect(parseLayout(JSON.stringify(withPlotAlready), warn)).toBe(DEFAULT_LAYOUT);
+    expect(warnings).toHaveLength(1);
   });
 
   it('pulls a saved split back within its limits', () => {
