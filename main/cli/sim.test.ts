@@ -22,8 +22,11 @@ describe('parseSimArgs', () => {
       points: undefined,
       prerenderedCamera: false,
       identity: undefined,
+      rosVersion: 1,
       commandType: 'twist',
       clockAheadSecs: 0,
+      foxglovePort: undefined,
+      foxgloveLegacy: false,
     });
   });
 
@@ -56,9 +59,16 @@ describe('parseSimArgs', () => {
       points: { enabled: true, layers: 32, beams: 1024, rateHz: 20 },
       prerenderedCamera: true,
       identity: 'abcdefghijklmnop',
+      rosVersion: 1,
       commandType: 'twist-stamped',
       clockAheadSecs: 10,
+      foxgloveLegacy: false,
     });
+  });
+
+  it('serves the foxglove protocol beside rosbridge where asked, the old subprotocol only with --foxglove-legacy', () => {
+    expect(parseSimArgs(['--foxglove-port', '8765'])).toMatchObject({ foxglovePort: 8765, foxgloveLegacy: false });
+    expect(parseSimArgs(['--foxglove-port', '0', '--foxglove-legacy'])).toMatchObject({ foxglovePort: 0, foxgloveLegacy: true });
   });
 
   it.each([
@@ -77,9 +87,16 @@ describe('parseSimArgs', () => {
     [['--command-type', 'twist_stamped'], /--command-type/],
     [['--clock-ahead-s', 'soon'], /--clock-ahead-s/],
     [['--clock-ahead-s', '1e9'], /--clock-ahead-s/],
+    [['--foxglove-port', '99999'], /--foxglove-port/],
+    [['--foxglove-legacy'], /--foxglove-legacy needs --foxglove-port/],
   ])('refuses %j with a usage error naming the option', (args, message) => {
     expect(() => parseSimArgs(args)).toThrow(UsageError);
     expect(() => parseSimArgs(args)).toThrow(message);
+  });
+
+  it('with --ros2 behaves as a ROS 2 robot, whose /cmd_vel takes TwistStamped unless told otherwise', () => {
+    expect(parseSimArgs(['--ros2'])).toMatchObject({ rosVersion: 2, commandType: 'twist-stamped' });
+    expect(parseSimArgs(['--ros2', '--command-type', 'twist'])).toMatchObject({ rosVersion: 2, commandType: 'twist' });
   });
 
   it('takes every task of the simulated robot, and refuses another by name, listing them', () => {

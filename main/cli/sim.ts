@@ -1,10 +1,14 @@
 // `reins sim`: the simulated robot on its own, as a ROS robot running rosbridge_server would be.
 // Prints one line, `Reins sim: ws://HOST:PORT`, once it listens; logs go to stderr. `reins start`
-// runs it with `--rosbridge-port 0 --identity TOKEN` and checks the token over /sim/identify.
+// runs it with `--rosbridge-port 0 --identity TOKEN` and checks the token over /sim/identify. With
+// `--foxglove-port PORT` it also serves the robot as foxglove_bridge 3.x would (`foxglove.sdk.v1`;
+// `--foxglove-legacy`: the old `foxglove.websocket.v1` only), printing `Reins sim foxglove: ws://HOST:PORT` first.
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { SIM_COMMAND_TYPES, type SimCommandType } from '../sim/rosbridge/commandInput.ts';
+import type { SimRosVersion } from '../sim/rosbridge/rosPersona.ts';
 import { DEFAULT_ROSBRIDGE_PORT, startSimRosbridgeServer } from '../sim/rosbridge/server.ts';
+import { LateRobotClock, startSimFoxgloveServer } from '../sim/foxglove/server.ts';
 import { startSerialSim } from '../sim/serial/serialSim.ts';
 import { SimRobot } from '../sim/simRobot.ts';
 import { isSimTaskName, SIM_TASKS, type SimTaskName } from '../sim/tasks/taskNames.ts';
@@ -27,10 +31,16 @@ export interface SimArgs {
   identity: string | undefined;
   /** Also expose the robot as a serial device (main/links/serial/PROTOCOL.md) on a pty at this path. */
   serialPty: string | undefined;
-  /** What /cmd_vel takes: geometry_msgs/Twist, or geometry_msgs/TwistStamped with ROS 2 Jazzy's stamp rules. */
+  /** `--ros2`: rosbridge_suite's ROS 2 server (pkg/msg/Type names, sec/nanosec, cbor-raw) instead of ROS 1's. */
+  rosVersion: SimRosVersion;
+  /** What /cmd_vel takes: geometry_msgs/Twist, or geometry_msgs/TwistStamped with ROS 2 Jazzy's stamp rules (the default with --ros2). */
   commandType: SimCommandType;
   /** The robot's clock runs this many seconds ahead of the wall clock (negative: behind). */
   clockAheadSecs: number;
+  /** Also serve the robot over the foxglove protocol on this port (0: a free one). */
+  foxglovePort: number | undefined;
+  /** The foxglove server speaks only the old `foxglove.websocket.v1`, as foxglove_bridge before 3.x. */
+  foxgloveLegacy: boolean;
 }
 
 const MAX_CAMERA = { widthPx: 640, heightPx: 480, rateHz: 30 };
@@ -61,8 +71,11 @@ export function parseSimArgs(args: string[]): SimArgs {
       'prerendered-camera': { type: 'boolean', default: false },
       identity: { type: 'string' },
       'serial-pty': { type: 'string' },
-      'command-type': { type: 'string', default: 'twist' },
+      ros2: { type: 'boolean', default: false },
+      'command-type': { type: 'string' },
       'clock-ahead-s': { type: 'string', default: '0' },
+      'foxglove-port': { type: 'string' },
+      'foxglove-legacy': { type: 'boolean', default: false },
     },
   });
   const rosbridgePort = Number(values['rosbridge-port']);
@@ -87,9 +100,22 @@ export function parseSimArgs(args: string[]): SimArgs {
     prerenderedCamera: values['prerendered-camera'] ?? false,
     identity: values.identity,
     serialPty: values['serial-pty'],
-    commandType: parseCommandType(values['command-type'] ?? 'twist'),
+    rosVersion: values.ros2 === true ? 2 : 1,
+    commandType: parseCommandType(values['command-type'] ?? (values.ros2 === true ? 'twist-stamped' : 'twist')),
     clockAheadSecs: parseClockAhead(values['clock-ahead-s'] ?? '0'),
+    foxglovePort: parseFoxglovePort(values['foxglove-port'], values['foxglove-legacy'] ?? false),
+    foxgloveLegacy: values['foxglove-legacy'] ?? false,
   };
+}
+
+function parseFoxglovePort(text: string | undefined, legacy: boolean): number | undefined {
+  if (text === undefined) {
+    if (legacy) throw new UsageError('--foxglove-legacy needs --foxglove-port');
+    return undefined;
+  }
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--foxglove-port must be 0..65535, got "${text}"`);
+  return port;
 }
 
 export async function runSim(args: SimArgs): Promise<number> {
@@ -113,6 +139,25 @@ export async function runSim(args: SimArgs): Promise<number> {
           return 'failed' as const;
         });
   if (serial === 'failed') return 1;
+  // The foxglove server first, when asked for: it is one of the rosbridge server's sensor taps, on its clock.
+  const foxgloveClock = new LateRobotClock(args.clockAheadSecs * 1000);
+  const foxglove =
+    args.foxglovePort === undefined
+      ? undefined
+      : await startSimFoxgloveServer({
+          robot,
+          host: args.host,
+          port: args.foxglovePort,
+          commandType: args.commandType,
+          legacy: args.foxgloveLegacy,
+          clock: foxgloveClock,
+          log,
+        }).catch(async (error: unknown) => {
+          await serial?.close();
+          process.stderr.write(`reins sim: --foxglove-port ${args.foxglovePort}: ${error instanceof Error ? error.message : String(error)}\n`);
+          return 'failed' as const;
+        });
+  if (foxglove === 'failed') return 1;
   let signalFailure = (): void => undefined;
   const failed = new Promise<'failed'>((resolve) => (signalFailure = () => resolve('failed')));
   const server = await startSimRosbridgeServer({
@@ -121,7 +166,8 @@ export async function runSim(args: SimArgs): Promise<number> {
     port: args.rosbridgePort,
     identity: args.identity ?? '',
     log,
-    sensorTaps: serial ? [serial.sensors] : [],
+    sensorTaps: [...(serial ? [serial.sensors] : []), ...(foxglove ? [foxglove.sensors] : [])],
+    rosVersion: args.rosVersion,
     commandType: args.commandType,
     clockAheadMs: args.clockAheadSecs * 1000,
     onFailure: () => signalFailure(),
@@ -131,12 +177,15 @@ export async function runSim(args: SimArgs): Promise<number> {
     return undefined;
   });
   if (server === undefined) {
+    await foxglove?.close();
     process.stderr.write(
       `reins sim: ${args.host}:${args.rosbridgePort} is already in use; stop what listens there, or pass --rosbridge-port 0 for a free port\n`,
     );
     return 1;
   }
   if (serial) log.info({ serialPty: serial.ptyPath }, 'the simulated robot is also a serial device');
+  foxgloveClock.attach(server.robotClock);
+  if (foxglove) process.stdout.write(`Reins sim foxglove: ${foxglove.url}\n`);
   process.stdout.write(`Reins sim: ${server.url}\n`);
   log.info(
     {
@@ -147,6 +196,7 @@ export async function runSim(args: SimArgs): Promise<number> {
       camera: robot.cameraOptions,
       prerenderedCamera: args.prerenderedCamera,
       scan: robot.scanOptions,
+      rosVersion: args.rosVersion,
       commandType: args.commandType,
       clockAheadSecs: args.clockAheadSecs,
     },
@@ -156,6 +206,7 @@ export async function runSim(args: SimArgs): Promise<number> {
   const outcome = await Promise.race([failed, waitForSignal()]);
   log.info({ outcome }, 'shutting down the simulated robot');
   await serial?.close();
+  await foxglove?.close();
   await server.close();
   return outcome === 'failed' ? 1 : 0;
 }

@@ -1,7 +1,9 @@
 // ROS 1 message definitions of the standard types Reins speaks, in the `gendeps --cat` form that
 // rosapi/topics_and_raw_types returns and ROS 1 bags and MCAP `ros1msg` schemas carry (a type's fields,
 // then each type it uses after a line of '='): for the sim's rosbridge server and for the recorder,
-// so clients that decode by definition (Foxglove, Lichtblick) read both.
+// so clients that decode by definition (Foxglove, Lichtblick) read both. The ROS 2 forms (a Header
+// without `seq`, its stamp a builtin_interfaces/Time) are what rosapi's topics_and_raw_types returns on
+// ROS 2 and what `ros2 bag` writes as `ros2msg` schemas (dependencies named `pkg/Type`, as rosbag2 does).
 const SEPARATOR = '================================================================================';
 
 const DEFINITIONS: Readonly<Record<string, string>> = {
@@ -31,20 +33,46 @@ const DEFINITIONS: Readonly<Record<string, string>> = {
   'nav_msgs/Odometry': 'std_msgs/Header header\nstring child_frame_id\ngeometry_msgs/PoseWithCovariance pose\ngeometry_msgs/TwistWithCovariance twist',
 };
 
+const ROS2_DEFINITIONS: Readonly<Record<string, string>> = {
+  ...DEFINITIONS,
+  'std_msgs/Header': 'builtin_interfaces/Time stamp\nstring frame_id',
+  'builtin_interfaces/Time': 'int32 sec\nuint32 nanosec',
+};
+
 /** The full text for a type; '' for one without a fixed definition (reins_sim/GroundTruth grows with the sim). */
 export function fullMessageDefinition(type: string): string {
-  const main = DEFINITIONS[type];
-  if (main === undefined) return '';
-  const dependencies: string[] = [];
-  collectDependencies(main, dependencies);
-  return [main, ...dependencies.map((name) => `${SEPARATOR}\nMSG: ${name}\n${DEFINITIONS[name]}`)].join('\n');
+  return fullText(DEFINITIONS, type);
 }
 
-function collectDependencies(definition: string, into: string[]): void {
+/** The ROS 2 full text for a type named `pkg/msg/Type` or `pkg/Type`; '' for one without a fixed definition. */
+export function fullRos2MessageDefinition(type: string): string {
+  return fullText(ROS2_DEFINITIONS, ros1TypeName(type));
+}
+
+/** `pkg/msg/Type` → `pkg/Type`; a ROS 1 name is returned as it is. */
+export function ros1TypeName(type: string): string {
+  return type.replace(/^([^/]+)\/msg\//, '$1/');
+}
+
+/** `pkg/Type` → `pkg/msg/Type`; a ROS 2 name is returned as it is. */
+export function ros2TypeName(type: string): string {
+  const parts = type.split('/');
+  return parts.length === 2 ? `${parts[0]}/msg/${parts[1]}` : type;
+}
+
+function fullText(definitions: Readonly<Record<string, string>>, type: string): string {
+  const main = definitions[type];
+  if (main === undefined) return '';
+  const dependencies: string[] = [];
+  collectDependencies(definitions, main, dependencies);
+  return [main, ...dependencies.map((name) => `${SEPARATOR}\nMSG: ${name}\n${definitions[name]}`)].join('\n');
+}
+
+function collectDependencies(definitions: Readonly<Record<string, string>>, definition: string, into: string[]): void {
   for (const line of definition.split('\n')) {
     const fieldType = line.split(' ')[0]!.replace(/\[\d*\]$/, '');
-    if (!fieldType.includes('/') || into.includes(fieldType) || DEFINITIONS[fieldType] === undefined) continue;
+    if (!fieldType.includes('/') || into.includes(fieldType) || definitions[fieldType] === undefined) continue;
     into.push(fieldType);
-    collectDependencies(DEFINITIONS[fieldType]!, into);
+    collectDependencies(definitions, definitions[fieldType]!, into);
   }
 }

@@ -1,12 +1,13 @@
 // Turns what the recorder queued into MCAP channel specs and message bytes: ROS 1 serialisation for
-// the robot's streams, JSON for Reins' events. Runs in the recorder's background drain, never in
-// `record()`.
+// the robot's streams, or a ROS 2 robot's own encoding (`cdr`, `ros2msg`: ros2Entries.ts), and JSON
+// for Reins' events. Runs in the recorder's background drain, never in `record()`.
 import { MessageWriter } from '@foxglove/rosmsg-serialization';
 import type { Received, RobotMessage } from '../core/messages.ts';
 import { nsFromMs } from './logTimes.ts';
 import type { ChannelSpec } from './mcapFile.ts';
 import { jsonChannelFor, type EventChannel } from './reinsEvents.ts';
 import { rosMessageFor } from './rosMessages.ts';
+import { Ros2Entries } from './ros2Entries.ts';
 import { parsedDefinitions, rosDefinitionText, type RosSchemaName } from './rosSchemas.ts';
 
 export type RecordEntry = { kind: 'sensor'; received: Received<RobotMessage> } | { kind: 'event'; channel: EventChannel; timeMs: number; value: unknown };
@@ -33,6 +34,7 @@ export class EntryEncoder {
   private readonly jsonChannels = new Map<string, ChannelSpec>();
   private readonly writers = new Map<RosSchemaName, MessageWriter>();
   private readonly sequences = new Map<string, number>();
+  private readonly ros2 = new Ros2Entries();
   private scratch = new Uint8Array(0);
 
   encode(entry: RecordEntry): EncodedEntry {
@@ -46,6 +48,10 @@ export class EntryEncoder {
     const seq = this.sequences.get(received.topic) ?? 0;
     this.sequences.set(received.topic, seq + 1);
     const ros = rosMessageFor(received, seq);
+    if (received.ros2 !== undefined && ros !== undefined) {
+      const { channel, data } = this.ros2.encode(received.topic, received.ros2, ros, received.raw);
+      return { channel, logTimeNs, publishTimeNs, data };
+    }
     if (ros === undefined) {
       const channel = this.jsonChannel(jsonChannelFor(received.topic, received.msg.kind));
       return { channel, logTimeNs, publishTimeNs, data: textEncoder.encode(JSON.stringify(received.msg, typedArraysAsLists)) };

@@ -14,10 +14,10 @@ import { writeSummary } from './mcapSummary.ts';
 export interface ChannelSpec {
   topic: string;
   schemaName: string;
-  /** `ros1msg` or `jsonschema`. */
+  /** `ros1msg`, `ros2msg` or `jsonschema`. */
   schemaEncoding: string;
   schemaData: Uint8Array;
-  /** `ros1` or `json`. */
+  /** `ros1`, `cdr` or `json`. */
   messageEncoding: string;
 }
 

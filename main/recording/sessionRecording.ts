@@ -67,12 +67,17 @@ export async function startSessionRecording(options: SessionRecordingOptions): P
   const recorder = await Recorder.open({ path, quotaBytes: options.quotaBytes, maxFileBytes: options.maxFileBytes });
   const { link } = options;
   const subscribed = new Map<string, () => void>();
+  // A ROS 2 robot's messages say so (Received.ros2): its commands are then recorded in ROS 2's encoding too.
+  let robotRunsRos2 = false;
   const subscribeNewTopics = () => {
     for (const topic of link.topics()) {
       if (topic.kind === 'Twist' || subscribed.has(topic.topic)) continue;
       subscribed.set(
         topic.topic,
-        link.subscribe<RobotMessage>(topic.topic, (received) => recorder.record(received)),
+        link.subscribe<RobotMessage>(topic.topic, (received) => {
+          robotRunsRos2 ||= received.ros2 !== undefined;
+          recorder.record(received);
+        }),
       );
     }
   };
@@ -94,7 +99,8 @@ export async function startSessionRecording(options: SessionRecordingOptions): P
           atMs: sent.atMs,
         };
         recorder.recordEvent(COMMAND_SENT_CHANNEL, sent.atMs, event);
-        recorder.record({ topic: commandTopic, receiveTimeMs: sent.atMs, sourceTimeMs: sent.atMs, msg: twistFromDrive(sent.command) });
+        const ros2 = robotRunsRos2 ? { rosType: 'geometry_msgs/msg/Twist' } : undefined;
+        recorder.record({ topic: commandTopic, receiveTimeMs: sent.atMs, sourceTimeMs: sent.atMs, msg: twistFromDrive(sent.command), ros2 });
       }),
     );
   }

@@ -1,12 +1,13 @@
 // Everything that lives as long as one open rosbridge connection: the command topic's
-// advertisement, topic discovery (at once, then periodically), the robot clock sync, the wire
+// advertisement, topic discovery (at once, then periodically; on a ROS 2 robot also the definitions
+// that decode cbor-raw), the robot clock sync, the wire
 // subscriptions for the topics the cockpit wants, and the watch for CBOR subscriptions that stay
 // silent. Built when a connection opens, disposed when it closes; the next connection starts anew.
 import type { AlertBoard } from '../alertBoard.ts';
 import { ClockSync } from './clockSync.ts';
 import type { ClockOffsetEstimator } from './clockOffset.ts';
 import type { LinkClock, TimerHandle } from './linkClock.ts';
-import { parseTimeResponse, parseTopicsResponse, ROSAPI_GET_TIME, ROSAPI_TOPICS } from './rosapi.ts';
+import { parseTimeResponse, parseTopicsAndRawTypes, parseTopicsResponse, ROSAPI_GET_TIME, ROSAPI_TOPICS, ROSAPI_TOPICS_AND_RAW_TYPES } from './rosapi.ts';
 import type { RosbridgeSession } from './rosbridgeSession.ts';
 import { SilentCborWatch, type OpenProbe, type SilentCborOptions } from './silentCbor.ts';
 import type { TopicRoute, TopicRoutes } from './topicRoutes.ts';
@@ -73,6 +74,8 @@ export class LiveConnection {
       return;
     }
     this.host.alerts.clear(`topic:${topic}`);
+    if (outcome.notice === undefined) this.host.alerts.clear(`schema:${topic}`);
+    else this.host.alerts.raise(outcome.notice);
     const route = outcome.route;
     const before = this.active.get(topic);
     this.active.set(topic, route);
@@ -107,6 +110,8 @@ export class LiveConnection {
       if (this.disposed) return;
       this.host.routes.setDiscovered(parseTopicsResponse(values));
       this.host.alerts.clear('rosapi');
+      if (this.host.routes.wantsDefinitions()) await this.readDefinitions();
+      if (this.disposed) return;
     } catch (error) {
       if (this.disposed) return;
       this.host.routes.setDiscoveryFailed();
@@ -127,6 +132,26 @@ export class LiveConnection {
     }
     for (const topic of this.host.wantedTopics()) this.ensureSubscribed(topic);
     this.discoveryTimer = this.clock.setTimeout(() => void this.discover(), this.timings.discoveryPeriodMs);
+  }
+
+  /** A ROS 2 robot's message definitions, so that images, scans and point clouds can come as cbor-raw. */
+  private async readDefinitions(): Promise<void> {
+    const { service, type } = ROSAPI_TOPICS_AND_RAW_TYPES;
+    try {
+      const values = await this.session.callService(service, type, {}, this.timings.serviceTimeoutMs);
+      if (this.disposed) return;
+      this.host.routes.setDefinitions(parseTopicsAndRawTypes(values));
+      this.host.alerts.clear('rosapi-definitions');
+    } catch (error) {
+      if (this.disposed) return;
+      this.host.routes.setDefinitions(undefined);
+      this.host.alerts.raise({
+        key: 'rosapi-definitions',
+        severity: 'info',
+        message: `Cannot read the robot's message definitions (${error instanceof Error ? error.message : String(error)}); images, scans and point clouds come as CBOR rather than cbor-raw.`,
+        hint: 'A rosapi older than rosbridge_suite 1.x lacks /rosapi/topics_and_raw_types; CBOR works, only slower.',
+      });
+    }
   }
 
   private fallBackToJson(topic: string): void {

@@ -1,10 +1,39 @@
-// The rosapi services the link relies on (ROS 1 and ROS 2 rosapi answer alike): topic discovery
-// and the robot's clock. Responses are validated here; callers get plain values or a WireFieldError.
+// The rosapi services the link relies on (ROS 1 and ROS 2 rosapi answer alike): topic discovery,
+// message definitions and the robot's clock, and which ROS generation the robot runs. Responses are
+// validated here; callers get plain values or a WireFieldError.
 import { readStampMs } from './decode/decoded.ts';
 import { WireFieldError, WireObject } from './decode/wireFields.ts';
 
 export const ROSAPI_TOPICS = { service: '/rosapi/topics', type: 'rosapi/Topics' } as const;
 export const ROSAPI_GET_TIME = { service: '/rosapi/get_time', type: 'rosapi/GetTime' } as const;
+export const ROSAPI_TOPICS_AND_RAW_TYPES = { service: '/rosapi/topics_and_raw_types', type: 'rosapi/TopicsAndRawTypes' } as const;
+
+export type RosVersion = 1 | 2;
+
+/**
+ * ROS 1 or ROS 2, from the type names rosapi lists: ROS 2 names them `pkg/msg/Type`, ROS 1
+ * `pkg/Type` (Lichtblick tells them apart the same way). Undefined when the list says neither.
+ */
+export function rosVersionOfTypes(types: Iterable<string>): RosVersion | undefined {
+  let ros1 = false;
+  for (const type of types) {
+    const parts = type.split('/');
+    if (parts.length === 3 && parts[1] === 'msg') return 2;
+    if (parts.length === 2 && parts[0] !== '' && parts[1] !== '') ros1 = true;
+  }
+  return ros1 ? 1 : undefined;
+}
+
+/** `/rosapi/topics_and_raw_types` → ROS type → its full definition text (what decodes cbor-raw). */
+export function parseTopicsAndRawTypes(values: unknown): Map<string, string> {
+  const response = WireObject.root(values, '/rosapi/topics_and_raw_types');
+  const types = response.strings('types');
+  const definitions = response.strings('typedefs_full_text');
+  if (definitions.length !== types.length) {
+    throw new WireFieldError('/rosapi/topics_and_raw_types', `${types.length} types but ${definitions.length} definitions`);
+  }
+  return new Map(types.map((type, index) => [type, definitions[index]!]));
+}
 
 /** `/rosapi/topics` → topic → ROS type. */
 export function parseTopicsResponse(values: unknown): Map<string, string> {

@@ -244,7 +244,8 @@ export class RosbridgeLink implements Link {
       // Nothing arrives before it was stamped: a later source time is the estimate's error, not news.
       sourceTimeMs = Math.min(receiveTimeMs, this.estimator.toCockpitMs(decoded.stampMs, receiveTimeMs) ?? receiveTimeMs);
     }
-    this.fanout.deliver({ topic: route.topic, receiveTimeMs, sourceTimeMs, msg: decoded.msg });
+    const ros2 = route.ros2 === undefined ? undefined : { ...route.ros2, cdr: decoded.cdr };
+    this.fanout.deliver({ topic: route.topic, receiveTimeMs, sourceTimeMs, msg: decoded.msg, raw: decoded.fields ?? wire, ros2 });
   }
 
   /** A short-lived JSON subscription on its own connection (see silentCbor.ts for why separate). */

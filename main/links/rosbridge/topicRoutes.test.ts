@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
+import { fullRos2MessageDefinition } from '../../core/rosMessageDefinitions.ts';
 import { DEFAULT_ROLE_TYPES, TopicRoutes } from './topicRoutes.ts';
 
 function routes(compression: Record<string, 'cbor' | 'none'> = {}): TopicRoutes {
@@ -54,5 +55,51 @@ describe('TopicRoutes', () => {
     expect(table.route('/scan')).toMatchObject({ ok: true, route: { compression: 'none' } });
     table.preferJson('/joint_states');
     expect(table.route('/joint_states')).toMatchObject({ ok: true, route: { compression: 'none' } });
+  });
+});
+
+describe('TopicRoutes on a ROS 2 robot', () => {
+  const ROS2_TOPICS = new Map([
+    ['/camera/image_raw', 'sensor_msgs/msg/Image'],
+    ['/scan', 'sensor_msgs/msg/LaserScan'],
+    ['/odom', 'nav_msgs/msg/Odometry'],
+  ]);
+
+  it('asks for definitions, then takes bulky types as cbor-raw and the rest as JSON', () => {
+    const table = routes();
+    table.setDiscovered(ROS2_TOPICS);
+    expect(table.rosVersion()).toBe(2);
+    expect(table.wantsDefinitions()).toBe(true);
+    expect(table.route('/scan')).toMatchObject({ ok: true, route: { compression: 'cbor' } });
+    table.setDefinitions(new Map([...ROS2_TOPICS.values()].map((type) => [type, fullRos2MessageDefinition(type)])));
+    expect(table.wantsDefinitions()).toBe(false);
+    expect(table.route('/scan')).toMatchObject({ ok: true, route: { compression: 'cbor-raw', ros2: { rosType: 'sensor_msgs/msg/LaserScan' } } });
+    expect(table.route('/camera/image_raw')).toMatchObject({ ok: true, route: { compression: 'cbor-raw' } });
+    expect(table.route('/odom')).toMatchObject({ ok: true, route: { compression: 'none', ros2: { rosType: 'nav_msgs/msg/Odometry' } } });
+  });
+
+  it('falls back to CBOR, with a notice saying why, where the definition does not parse', () => {
+    const table = routes();
+    table.setDiscovered(ROS2_TOPICS);
+    table.setDefinitions(new Map([['sensor_msgs/msg/LaserScan', 'float32[ ranges']]));
+    expect(table.route('/scan')).toMatchObject({
+      ok: true,
+      route: { compression: 'cbor' },
+      notice: { key: 'schema:/scan', message: expect.stringContaining('does not parse') },
+    });
+  });
+
+  it('keeps a ROS 1 robot on CBOR, and an unreadable rosapi on CBOR without asking again', () => {
+    const ros1 = routes();
+    ros1.setDiscovered(new Map([['/scan', 'sensor_msgs/LaserScan']]));
+    expect([ros1.rosVersion(), ros1.wantsDefinitions()]).toEqual([1, false]);
+    expect(ros1.route('/scan')).toMatchObject({ ok: true, route: { compression: 'cbor' } });
+    expect(ros1.route('/scan')).toMatchObject({ route: { ros2: undefined } });
+
+    const ros2 = routes();
+    ros2.setDiscovered(ROS2_TOPICS);
+    ros2.setDefinitions(undefined);
+    expect(ros2.wantsDefinitions()).toBe(false);
+    expect(ros2.route('/scan')).toMatchObject({ ok: true, route: { compression: 'cbor' } });
   });
 });

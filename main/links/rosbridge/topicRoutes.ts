@@ -1,14 +1,17 @@
 // How each topic travels and is decoded: its ROS type (what rosapi discovered, else the type the
 // topic map expects for its role), the kind it is delivered as (a role's kind, so a camera role on a
 // CompressedImage topic delivers decoded Images), and its compression (CBOR for bulky types, JSON
-// for the rest, unless configured, or learned to be silent over CBOR).
+// for the rest, unless configured, or learned to be silent over CBOR; on a ROS 2 robot whose rosapi
+// gave their definitions, images, scans and point clouds come as `cbor-raw`, the CDR read here).
 import type { CoreAlert } from '../../core/alert.ts';
 import { ROLE_KINDS, type TopicInfo, type TopicMap, type TopicRole } from '../../core/link.ts';
-import type { MessageKind } from '../../core/messages.ts';
+import type { MessageKind, Ros2Origin } from '../../core/messages.ts';
 import { commandShapeOf, type CommandShape } from './commandMessage.ts';
+import { cborRawDecoder, cdrReaderFor, type CdrReading } from './decode/cborRaw.ts';
 import { decoderFor, kindOfType, prefersCbor, type MessageDecoder } from './decode/messageTypes.ts';
+import { rosVersionOfTypes, type RosVersion } from './rosapi.ts';
 
-export type WireCompression = 'cbor' | 'none';
+export type WireCompression = 'cbor' | 'none' | 'cbor-raw';
 
 export interface TopicRoute {
   topic: string;
@@ -16,10 +19,15 @@ export interface TopicRoute {
   kind: MessageKind;
   decode: MessageDecoder;
   compression: WireCompression;
+  /** Set on a ROS 2 robot: the type and the robot's definition, for recording in its own encoding. */
+  ros2?: Ros2Origin;
 }
 
-/** Undecided until discovery has run, or refused with an alert for the operator. */
-export type RouteOutcome = { ok: true; route: TopicRoute } | { ok: false; wait: true } | { ok: false; wait: false; alert: CoreAlert };
+/**
+ * Undecided until discovery has run, or refused with an alert for the operator. A route may come
+ * with a notice: why it is not what was wanted (a definition that does not parse, say), for the operator.
+ */
+export type RouteOutcome = { ok: true; route: TopicRoute; notice?: CoreAlert } | { ok: false; wait: true } | { ok: false; wait: false; alert: CoreAlert };
 
 /** The type a command topic is published in, or why none can be. */
 export type CommandRoute = { ok: true; rosType: string; shape: CommandShape } | { ok: false; alert: CoreAlert };
@@ -48,12 +56,45 @@ export class TopicRoutes {
   private discovered: ReadonlyMap<string, string> | undefined;
   private discoveryFailed = false;
   private readonly jsonOnly = new Set<string>();
+  private rosVersionSeen: RosVersion | undefined;
+  /** ROS type → the robot's full definition (rosapi's topics_and_raw_types); ROS 2 only. */
+  private readonly definitions = new Map<string, string>();
+  /** Types whose definitions were asked for (given or not): not asked again on this link. */
+  private readonly definitionsAsked = new Set<string>();
+  private readonly readers = new Map<string, CdrReading>();
 
   constructor(private readonly options: Readonly<TopicRouteOptions>) {}
 
   setDiscovered(types: ReadonlyMap<string, string>): void {
     this.discovered = types;
     this.discoveryFailed = false;
+    this.rosVersionSeen = rosVersionOfTypes(types.values()) ?? this.rosVersionSeen;
+  }
+
+  /** ROS 1 or ROS 2, as the robot's type names tell; undefined until discovery has said. */
+  rosVersion(): RosVersion | undefined {
+    return this.rosVersionSeen;
+  }
+
+  /** True on a ROS 2 robot offering a bulky type whose definition has not been asked for yet. */
+  wantsDefinitions(): boolean {
+    if (this.rosVersionSeen !== 2 || this.discovered === undefined) return false;
+    for (const type of this.discovered.values()) {
+      const kind = kindOfType(type);
+      if (kind !== undefined && prefersCbor(kind) && !this.definitionsAsked.has(type)) return true;
+    }
+    return false;
+  }
+
+  /** What topics_and_raw_types answered (type → definition); undefined when it could not be asked. */
+  setDefinitions(definitions: ReadonlyMap<string, string> | undefined): void {
+    for (const type of this.discovered?.values() ?? []) this.definitionsAsked.add(type);
+    for (const [type, text] of definitions ?? []) {
+      this.definitionsAsked.add(type);
+      if (this.definitions.get(type) === text) continue;
+      this.definitions.set(type, text);
+      this.readers.delete(type);
+    }
   }
 
   /** rosapi could not be asked: role topics fall back to the types the topic map expects. */
@@ -144,10 +185,33 @@ export class TopicRoutes {
         `Point the ${role ?? 'subscription'} at a topic that carries ${kind} (the topic map sets each role's topic).`,
       );
     }
+    const ros2 = this.rosVersionSeen === 2 ? { rosType, definitionText: this.definitions.get(rosType) } : undefined;
     // A topic found silent over CBOR stays on JSON whatever was configured: CBOR cannot work there.
-    const configured = this.options.compression[topic] ?? (prefersCbor(kindOfType(rosType) ?? kind) ? 'cbor' : 'none');
-    const compression = this.jsonOnly.has(topic) ? 'none' : configured;
-    return { ok: true, route: { topic, rosType, kind, decode, compression } };
+    if (this.jsonOnly.has(topic)) return { ok: true, route: { topic, rosType, kind, decode, compression: 'none', ros2 } };
+    const bulky = prefersCbor(kindOfType(rosType) ?? kind);
+    const configured = this.options.compression[topic];
+    const wantsRaw = configured === 'cbor-raw' || (configured === undefined && bulky && this.rosVersionSeen === 2 && this.definitions.has(rosType));
+    if (!wantsRaw) return { ok: true, route: { topic, rosType, kind, decode, compression: configured ?? (bulky ? 'cbor' : 'none'), ros2 } };
+    const reading = this.readerOf(rosType);
+    if (!reading.ok) {
+      const notice: CoreAlert = {
+        key: `schema:${topic}`,
+        severity: 'warn',
+        message: `${topic} cannot come as cbor-raw: ${reading.problem}; receiving it as CBOR instead.`,
+        hint: 'Check the message package on the robot (ros2 interface show shows the definition rosapi reads); CBOR works, only slower.',
+      };
+      return { ok: true, route: { topic, rosType, kind, decode, compression: 'cbor', ros2 }, notice };
+    }
+    return { ok: true, route: { topic, rosType, kind, decode: cborRawDecoder(rosType, reading.read, decode), compression: 'cbor-raw', ros2 } };
+  }
+
+  private readerOf(rosType: string): CdrReading {
+    let reading = this.readers.get(rosType);
+    if (reading === undefined) {
+      reading = cdrReaderFor(rosType, this.definitions.get(rosType));
+      this.readers.set(rosType, reading);
+    }
+    return reading;
   }
 
   private roleOf(topic: string): TopicRole | undefined {

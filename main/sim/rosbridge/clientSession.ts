@@ -18,6 +18,8 @@ import {
   type UnadvertiseOp,
   type UnsubscribeOp,
 } from './protocol.ts';
+import { hasCdrDefinition } from './cdrEncoding.ts';
+import type { RosPersona } from './rosPersona.ts';
 import type { RosMessage } from './rosMessages.ts';
 import type { RosService, ServiceResult } from './services.ts';
 import { CMD_VEL_TOPIC, describeTopics, resolveRosName, sameRosType, topicNamed, type KnownTopic } from './topicCatalog.ts';
@@ -37,6 +39,8 @@ export interface SessionHub {
   readonly command: CommandInput;
   /** Passes a command on to the clients that subscribed to /cmd_vel. */
   relayCommand(msg: RosMessage): void;
+  /** ROS 1 or ROS 2: which compressions a subscription may ask for. */
+  readonly persona: RosPersona;
   readonly log: BridgeLog;
 }
 
@@ -186,22 +190,27 @@ export class RosbridgeSession {
       return this.refuse(`${topic} has type ${known.type}, not ${op.type}`, op.id);
     }
     const compression = op.compression ?? 'none';
-    if (!isCompression(compression)) {
-      return this.refuse(`compression "${compression}" is not served; use none, cbor or png`, op.id);
+    const served = this.hub.persona.compressions;
+    if (!isCompression(compression) || !served.includes(compression)) {
+      return this.refuse(`compression "${compression}" is not served; use ${served.join(', ')}`, op.id);
     }
+    if (compression === 'cbor-raw' && !hasCdrDefinition(known.type)) {
+      return this.refuse(`${topic} has no fixed definition, so it cannot be sent as cbor-raw; use cbor`, op.id);
+    }
+    const binary = compression === 'cbor' || compression === 'cbor-raw';
     const id = op.id === undefined ? undefined : String(op.id);
     if (this.outbox.subscriptionCount() >= this.options.maxSubscriptions && !this.outbox.hasSubscription(topic, id)) {
       return this.refuse(`a client may hold at most ${this.options.maxSubscriptions} subscriptions`, op.id);
     }
     const throttleMs = op.throttle_rate ?? 0;
     const queueLength = op.queue_length ?? 0;
-    if (compression === 'cbor' && op.fragment_size !== undefined) {
-      this.sendStatus('warning', `fragment_size is ignored with compression cbor: binary frames are not fragmented`, op.id);
+    if (binary && op.fragment_size !== undefined) {
+      this.sendStatus('warning', `fragment_size is ignored with compression ${compression}: binary frames are not fragmented`, op.id);
     }
     this.outbox.subscribe({
       id,
       topic,
-      form: { compression, fragmentSize: compression === 'cbor' ? undefined : op.fragment_size },
+      form: { compression, fragmentSize: binary ? undefined : op.fragment_size },
       throttleMs,
       // rosbridge with queue_length 0 keeps nothing back: a throttled topic sends its newest message.
       capacity: queueLength > 0 ? queueLength : throttleMs > 0 ? 1 : known.defaultQueueLength,

@@ -1,7 +1,8 @@
-// The simulated robot as a ROS robot running rosbridge_server (protocol v2, ROS 1 types): a
-// WebSocket server on loopback that runs the robot in real time, publishes its sensors to whoever
-// subscribes, obeys /cmd_vel (Twist, or TwistStamped with ROS 2 Jazzy's stamp rules, on a clock that
-// may be set ahead of the wall clock), and serves rosapi and the simulator's own services.
+// The simulated robot as a ROS robot running rosbridge_server (protocol v2; ROS 1 types, or with
+// `rosVersion: 2` as rosbridge_suite's ROS 2 server: see rosPersona.ts): a WebSocket server on
+// loopback that runs the robot in real time, publishes its sensors to whoever subscribes, obeys
+// /cmd_vel (Twist, or TwistStamped with ROS 2 Jazzy's stamp rules, on a clock that may be set ahead
+// of the wall clock), and serves rosapi and the simulator's own services.
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { fanOutSensors } from '../sensorFanout.ts';
@@ -11,6 +12,7 @@ import { DEFAULT_OUTBOX_OPTIONS, type OutboxOptions, type OutboxStats } from './
 import { RosbridgeSession, type BridgeLog, type SessionHub } from './clientSession.ts';
 import type { OutgoingMessage } from './outgoingMessage.ts';
 import { RealtimeStepper, type RealtimeStepperOptions } from './realtimeStepper.ts';
+import { personaOf, type SimRosVersion } from './rosPersona.ts';
 import { createServices } from './services.ts';
 import { topicsOffered } from './topicCatalog.ts';
 import { TopicPublisher } from './topicPublisher.ts';
@@ -42,7 +44,12 @@ export interface SimRosbridgeOptions {
    */
   sensorTaps: readonly SensorSink[];
   outbox: OutboxOptions;
-  /** What /cmd_vel takes: geometry_msgs/Twist, or geometry_msgs/TwistStamped with ROS 2 Jazzy's stamp rules (commandInput.ts). */
+  /** ROS 1 (rosbridge_suite 0.11) or ROS 2 (rosbridge_suite 2.x, as in Jazzy): type names, times, rosapi, cbor-raw. */
+  rosVersion: SimRosVersion;
+  /**
+   * What /cmd_vel takes: geometry_msgs/Twist, or geometry_msgs/TwistStamped with ROS 2 Jazzy's stamp
+   * rules (commandInput.ts). Default: Twist on ROS 1, TwistStamped on ROS 2 (Jazzy's diff_drive_controller).
+   */
   commandType: SimCommandType;
   /** The robot's clock runs this far ahead of the wall clock (negative: behind): its stamps, /rosapi/get_time and the command stamps it judges. */
   clockAheadMs: number;
@@ -54,6 +61,8 @@ export interface SimRosbridgeServer {
   readonly port: number;
   /** ws://HOST:PORT */
   readonly url: string;
+  /** The robot's clock (stamps and "now"), for another server of the same robot (the foxglove one). */
+  readonly robotClock: { msAt(simTimeSecs: number): number; nowMs(): number };
   stats(): { clients: OutboxStats[] };
   close(): Promise<void>;
 }
@@ -77,12 +86,14 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
     realtime: {},
     sensorTaps: [],
     outbox: DEFAULT_OUTBOX_OPTIONS,
-    commandType: 'twist',
+    rosVersion: 1,
     clockAheadMs: 0,
     onFailure: () => undefined,
     ...given,
+    commandType: given.commandType ?? (given.rosVersion === 2 ? 'twist-stamped' : 'twist'),
     maxMessageBytes,
   };
+  const persona = personaOf(options.rosVersion);
   const { robot, log } = options;
   // Listen first: from here on everything is set up in one go, so the clock starts with the steps.
   const wss = await listen(options);
@@ -116,7 +127,7 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
   // The robot's clock: the wall clock, shifted where the robot's clock is set to run ahead of it.
   const robotMsAt = (simTimeSecs: number): number => stepper.wallMsAt(simTimeSecs) + options.clockAheadMs;
   const robotNowMs = (): number => stepper.clockMsNow(robot.simTimeSecs()) + options.clockAheadMs;
-  const publisher = new TopicPublisher(robot, audience, robotMsAt);
+  const publisher = new TopicPublisher(robot, audience, robotMsAt, persona, robotNowMs);
   const command = new CommandInput(options.commandType, { drive: (drive, ageSecs) => robot.drive(drive, ageSecs) }, robotNowMs);
   const sensors = fanOutSensors([publisher, ...options.sensorTaps]);
 
@@ -131,9 +142,11 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
       identity: options.identity,
       robotName: options.robotName,
       topics: topicsOffered((stream) => robot.hasStream(stream), command.topic),
+      persona,
     }),
     command,
-    relayCommand: (msg) => publisher.relayCommand(msg),
+    relayCommand: (msg) => publisher.relayCommand(msg, command.topic.type),
+    persona,
     log,
   };
 
@@ -163,6 +176,7 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
   return {
     port,
     url: `ws://${urlHost(options.host)}:${port}`,
+    robotClock: { msAt: robotMsAt, nowMs: robotNowMs },
     stats: () => ({ clients: [...sessions].map((session) => session.outbox.stats()) }),
     close: async () => {
       stepper.stop();

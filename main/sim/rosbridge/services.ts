@@ -4,8 +4,8 @@
 import { z } from 'zod';
 import type { SimInjection } from '../injection.ts';
 import { parseInjection } from './injectionSchema.ts';
-import { fullMessageDefinition } from '../../core/rosMessageDefinitions.ts';
 import { describeIssues } from './protocol.ts';
+import { ROS1_PERSONA, type RosPersona } from './rosPersona.ts';
 import { rosTimeFromMs } from './rosMessages.ts';
 import { ALL_TOPICS, resolveRosName, sameRosType, type KnownTopic } from './topicCatalog.ts';
 
@@ -29,7 +29,12 @@ export interface SimControl {
   robotName: string;
   /** The topics rosapi lists (default: every topic the simulated robot can have); a robot with its point cloud off has no /points. */
   topics?: readonly KnownTopic[];
+  /** ROS 1 (default) or ROS 2: how rosapi names types, writes times and definitions. */
+  persona?: RosPersona;
 }
+
+/** What /rosapi/get_ros_version answers, per ROS generation (rosbridge_suite's rosapi serves it on both). */
+const ROS_DISTROS = { 1: 'noetic', 2: 'jazzy' } as const;
 
 const NoArgs = z.strictObject({});
 const TopicArgs = z.strictObject({ topic: z.string() });
@@ -38,7 +43,8 @@ const ServiceArgs = z.strictObject({ service: z.string() });
 const ResetArgs = z.strictObject({ seed: z.number().int().min(0).max(0xffff_ffff).optional() });
 
 export function createServices(sim: SimControl): ReadonlyMap<string, RosService> {
-  const topics = sim.topics ?? ALL_TOPICS;
+  const persona = sim.persona ?? ROS1_PERSONA;
+  const topics = (sim.topics ?? ALL_TOPICS).map((topic) => ({ ...topic, type: persona.typeName(topic.type) }));
   const services: RosService[] = [
     service('/rosapi/topics', 'rosapi/Topics', NoArgs, () => ({
       topics: topics.map((topic) => topic.name),
@@ -54,13 +60,14 @@ export function createServices(sim: SimControl): ReadonlyMap<string, RosService>
     service('/rosapi/topics_and_raw_types', 'rosapi/TopicsAndRawTypes', NoArgs, () => ({
       topics: topics.map((topic) => topic.name),
       types: topics.map((topic) => topic.type),
-      typedefs_full_text: topics.map((topic) => fullMessageDefinition(topic.type)),
+      typedefs_full_text: topics.map((topic) => persona.definition(topic.type)),
     })),
+    service('/rosapi/get_ros_version', 'rosapi/GetROSVersion', NoArgs, () => ({ version: persona.rosVersion, distro: ROS_DISTROS[persona.rosVersion] })),
     service('/rosapi/services', 'rosapi/Services', NoArgs, () => ({ services: services.map((each) => each.name) })),
     service('/rosapi/service_type', 'rosapi/ServiceType', ServiceArgs, ({ service: name }) => ({
       type: services.find((each) => each.name === resolveRosName(name))?.type ?? '',
     })),
-    service('/rosapi/get_time', 'rosapi/GetTime', NoArgs, () => ({ time: rosTimeFromMs(sim.clockMs()) })),
+    service('/rosapi/get_time', 'rosapi/GetTime', NoArgs, () => ({ time: persona.time(rosTimeFromMs(sim.clockMs())) })),
     service('/sim/reset', 'reins_sim/Reset', ResetArgs, ({ seed }) => ({ episode_seed: sim.resetEpisode(seed) })),
     {
       name: '/sim/inject',

@@ -56,7 +56,8 @@ export function resolveRosName(name: string): string {
 
 /** ROS 1 writes `pkg/Type`, ROS 2 `pkg/msg/Type`; a client speaking either is understood. */
 export function sameRosType(given: string, expected: string): boolean {
-  return given.replace(/^([^/]+)\/(?:msg|srv)\//, '$1/') === expected;
+  const ros1Name = (type: string) => type.replace(/^([^/]+)\/(?:msg|srv)\//, '$1/');
+  return ros1Name(given) === ros1Name(expected);
 }
 
 export function describeTopics(): string {

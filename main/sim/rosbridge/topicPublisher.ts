@@ -5,6 +5,7 @@ import { RateSchedule } from '../schedule.ts';
 import type { SensorOutput, SensorSink, SensorStream, SimRobot } from '../simRobot.ts';
 import { GROUND_TRUTH_RATE_HZ, rosGroundTruth } from './groundTruthMessage.ts';
 import { OutgoingMessage } from './outgoingMessage.ts';
+import { ROS1_PERSONA, type RosPersona } from './rosPersona.ts';
 import { rosHeader, rosMessageOf, type RosMessage } from './rosMessages.ts';
 import { CMD_VEL_TOPIC, topicOfSource } from './topicCatalog.ts';
 
@@ -27,6 +28,10 @@ export class TopicPublisher implements SensorSink {
     private readonly audience: Audience,
     /** Maps a simulated time to the robot's clock (the wall clock, unless set ahead of it), in ms since the epoch. */
     private readonly wallMsAt: (simTimeSecs: number) => number,
+    /** ROS 1 or ROS 2: the shape of the messages, and whether they can go as cbor-raw. */
+    private readonly persona: RosPersona = ROS1_PERSONA,
+    /** The robot's clock now (ms since the epoch), which stamps a cbor-raw message's envelope. */
+    private readonly robotNowMs: () => number = Date.now,
   ) {}
 
   wants(stream: SensorStream): boolean {
@@ -41,7 +46,7 @@ export class TopicPublisher implements SensorSink {
       stampMs: this.wallMsAt(output.simTimeSecs),
       scanPeriodSecs: 1 / this.robot.scanOptions.rateHz,
     });
-    this.audience.deliver(new OutgoingMessage(topic, msg, `${topic}:${seq}`));
+    this.audience.deliver(this.outgoing(topic, topicOfSource(output.stream).type, msg, seq));
   }
 
   /** Publishes ground truth when it is due; call after every physics step. */
@@ -50,14 +55,20 @@ export class TopicPublisher implements SensorSink {
     if (!this.groundTruthSchedule.takeDue(simTimeSecs) || !this.audience.wants(this.groundTruthTopic)) return;
     const seq = this.nextSeq(this.groundTruthTopic);
     const msg = rosGroundTruth(this.robot.groundTruth(), rosHeader(seq, this.wallMsAt(simTimeSecs), WORLD_FRAME_ID));
-    this.audience.deliver(new OutgoingMessage(this.groundTruthTopic, msg, `${this.groundTruthTopic}:${seq}`));
+    this.audience.deliver(this.outgoing(this.groundTruthTopic, topicOfSource('groundTruth').type, msg, seq));
   }
 
   /** Passes a client's command on to the clients watching /cmd_vel, as a ROS topic would. */
-  relayCommand(msg: RosMessage): void {
+  relayCommand(msg: RosMessage, ros1Type: string): void {
     if (!this.audience.wants(CMD_VEL_TOPIC.name)) return;
     const seq = this.nextSeq(CMD_VEL_TOPIC.name);
-    this.audience.deliver(new OutgoingMessage(CMD_VEL_TOPIC.name, msg, `${CMD_VEL_TOPIC.name}:${seq}`));
+    this.audience.deliver(this.outgoing(CMD_VEL_TOPIC.name, ros1Type, msg, seq));
+  }
+
+  /** A message built in its ROS 1 shape, as this robot's ROS generation sends it. */
+  private outgoing(topic: string, ros1Type: string, msg: RosMessage, seq: number): OutgoingMessage {
+    const raw = this.persona.rosVersion === 2 ? { rosType: this.persona.typeName(ros1Type), receivedMs: this.robotNowMs() } : undefined;
+    return new OutgoingMessage(topic, this.persona.message(msg), `${topic}:${seq}`, raw);
   }
 
   private nextSeq(topic: string): number {

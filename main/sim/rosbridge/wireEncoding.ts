@@ -2,13 +2,15 @@
 // - none: a JSON text frame; uint8[] as base64, other arrays as JSON arrays, inf and NaN as null;
 // - cbor: a binary CBOR frame; uint8[] as a byte string, float32[]/float64[] as RFC 8746 typed-array
 //   tags 85/86 (little-endian), inf and NaN kept;
-// - png: the JSON text packed into the pixels of an RGB PNG, sent as {"op":"png","data":base64}.
+// - png: the JSON text packed into the pixels of an RGB PNG, sent as {"op":"png","data":base64};
+// - cbor-raw (ROS 2 persona): a binary CBOR frame whose `msg` is {secs, nsecs, bytes}, the bridge's
+//   receive time and the message's CDR (built by outgoingMessage.ts; encoded here as plain CBOR).
 // Checked against frames captured from a real server: test/fixtures/rosbridge-ros1/ (wireEncoding.test.ts).
 import { Encoder } from 'cbor-x';
 import { encode as encodePngImage } from 'fast-png';
 
-export type Compression = 'none' | 'cbor' | 'png';
-export const COMPRESSIONS: readonly Compression[] = ['none', 'cbor', 'png'];
+export type Compression = 'none' | 'cbor' | 'png' | 'cbor-raw';
+export const COMPRESSIONS: readonly Compression[] = ['none', 'cbor', 'png', 'cbor-raw'];
 
 /** A WebSocket frame: text, or binary. */
 export type WireFrame = string | Uint8Array;
@@ -43,6 +45,7 @@ export function encodeOp(op: object, compression: Compression): WireFrame {
     case 'none':
       return encodeJson(op);
     case 'cbor':
+    case 'cbor-raw':
       return encodeCbor(op);
     case 'png':
       return encodePng(op);

@@ -7,6 +7,10 @@ export interface DecodeSuccess<M> {
   msg: M;
   /** The robot's stamp in ms since the epoch on the robot's clock; undefined when unstamped. */
   stampMs: number | undefined;
+  /** The message with its ROS field names, where the wire value is not that (cbor-raw: read from the CDR). */
+  fields?: unknown;
+  /** The message's CDR bytes (with the encapsulation header), where it arrived as such (cbor-raw). */
+  cdr?: Uint8Array;
 }
 
 export interface DecodeFailure {
