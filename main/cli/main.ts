@@ -12,7 +12,7 @@ import { runSetupCommand, SETUP_USAGE } from './setupGpu.ts';
 import { runSoakCommand, SOAK_USAGE } from './soak/soakCommand.ts';
 
 const USAGE = `Usage:
-  reins start [--robot sim|ws://HOST:PORT|serial:/dev/PATH?baud=N] [--headless] [--port 8787]
+  reins start [--robot sim|ws://HOST:PORT|foxglove://HOST:PORT|serial:/dev/PATH?baud=N] [--headless] [--port 8787]
               [--host 127.0.0.1] [--token T] [--rate-hz 10] [--tls-cert FILE --tls-key FILE] [--insecure]
               [--sim-camera WxH@HZ] [--sim-prerendered-camera]   (passed to the built-in sim as --camera, --prerendered-camera)
               [--encoders models/manifest.json]   the encoder manifest (your own encoders: see README "Encoders")
@@ -27,9 +27,11 @@ const USAGE = `Usage:
                                                   the world model beside the loop, learning from memory (presets: wm-s, wm-xs, wm-xxs)
   reins sim [--rosbridge-port 9090] [--host 127.0.0.1] [--insecure] [--arena-seed N] [--seed N] [--task reach|dock|corridor]
             [--camera WxH@HZ] [--scan BEAMS@HZ] [--points LAYERSxBEAMS@HZ|off] [--prerendered-camera] [--serial-pty PATH] [--identity TOKEN]
+            [--ros2]                               as rosbridge_suite's ROS 2 server: pkg/msg/Type names, sec/nanosec, cbor-raw, TwistStamped
             [--command-type twist|twist-stamped]   what /cmd_vel takes (twist-stamped: ROS 2 Jazzy's rules, a stamp 0.5 s old is dropped)
             [--clock-ahead-s 0]                    the robot's clock runs this many seconds ahead of the wall clock
-  reins probe ROBOT [--seconds 5] [--json]   ROBOT: sim | ws://HOST:PORT | serial:/dev/PATH?baud=N
+            [--foxglove-port 8765] [--foxglove-legacy]  also serve it as foxglove_bridge 3.x (foxglove.sdk.v1; legacy: foxglove.websocket.v1 only)
+  reins probe ROBOT [--seconds 5] [--json]   ROBOT: sim | ws://HOST:PORT | foxglove://HOST:PORT | serial:/dev/PATH?baud=N
   reins review FILE [--rescore] [--memory URI | --no-memory] [--world-model wm-xs | --no-world-model]
               [--headless] [--port 8787] [--host 127.0.0.1] [--token T] [--encoders PATH]
                                        plays a recorded session (FILE: an MCAP log, Reins' or ros2 bag's, or a ROS 1 .bag)
@@ -38,7 +40,7 @@ const USAGE = `Usage:
                                        (--rescore: memory rows re-scored with the current models)
   reins record ROBOT -o FILE.mcap [--seconds N]   records the robot's sensor streams (until Ctrl-C without --seconds)
   reins bench SUITE [--json FILE] [--encoders PATH] [--encoder-threads N]
-                                       suites: tick, perception, memory, worldmodel, learning, sim, bridge, ui, recording (--encoders*: tick, perception, memory, learning)
+                                       suites: tick, perception, memory, memory-upkeep, worldmodel, learning, sim, bridge, ui, recording (--encoders*: tick, perception, memory, learning)
                                        learning: [--methods reins,bc,none] [--task reach,dock,corridor] [--operator realistic,expert] [--seeds 1,2]
                                                  [--budgets 5,10,20] [--jobs N (default: the cores)] [--no-world-model]
 ${SOAK_USAGE}

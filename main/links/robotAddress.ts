@@ -1,10 +1,16 @@
 // Where a robot is, as the operator writes it: "sim" (the built-in simulated robot), a rosbridge
-// server (ws://HOST:PORT) or a serial port (serial:/dev/PATH?baud=N). Shared by `--robot` and the
-// cockpit's connection manager; the opener that turns an address into a link lives with the CLI.
+// server (ws://HOST:PORT), a foxglove server (foxglove://HOST:PORT, e.g. foxglove_bridge on 8765) or a
+// serial port (serial:/dev/PATH?baud=N). Shared by `--robot` and the cockpit's connection manager;
+// the opener that turns an address into a link lives with the CLI.
 import type { Link } from '../core/link.ts';
 import { parseSerialUrl, SerialUrlError } from './serial/serialUrl.ts';
 
-export type RobotSpec = { kind: 'sim' } | { kind: 'rosbridge'; url: string } | { kind: 'serial'; path: string; baud: number };
+export type RobotSpec =
+  | { kind: 'sim' }
+  | { kind: 'rosbridge'; url: string }
+  /** `url` is the ws:// (or wss://, from foxglove+wss://) address the link connects to. */
+  | { kind: 'foxglove'; url: string }
+  | { kind: 'serial'; path: string; baud: number };
 
 export interface OpenedRobot {
   link: Link;
@@ -17,7 +23,7 @@ export class RobotAddressError extends Error {
   override readonly name = 'RobotAddressError';
 }
 
-const EXPECTED_FORMS = 'expected "sim", ws://HOST:PORT (rosbridge) or serial:/dev/PATH?baud=N';
+const EXPECTED_FORMS = 'expected "sim", ws://HOST:PORT (rosbridge), foxglove://HOST:PORT (foxglove_bridge) or serial:/dev/PATH?baud=N';
 
 export function parseRobotAddress(text: string | undefined): RobotSpec {
   if (text === undefined || text === 'sim') return { kind: 'sim' };
@@ -31,6 +37,18 @@ export function parseRobotAddress(text: string | undefined): RobotSpec {
     }
     if (!url.hostname) throw new RobotAddressError(`${text}: the URL needs a host (ws://HOST:PORT)`);
     return { kind: 'rosbridge', url: url.toString() };
+  }
+  if (text.startsWith('foxglove://') || text.startsWith('foxglove+wss://')) {
+    const secure = text.startsWith('foxglove+wss://');
+    const wsText = `${secure ? 'wss' : 'ws'}://${text.slice(secure ? 'foxglove+wss://'.length : 'foxglove://'.length)}`;
+    let url: URL;
+    try {
+      url = new URL(wsText);
+    } catch {
+      throw new RobotAddressError(`${text}: not a valid foxglove address (expected foxglove://HOST:PORT)`);
+    }
+    if (!url.hostname) throw new RobotAddressError(`${text}: the address needs a host (foxglove://HOST:PORT)`);
+    return { kind: 'foxglove', url: url.toString() };
   }
   if (text.startsWith('serial:')) {
     try {

@@ -2,6 +2,8 @@
 // cockpit's "Connect robot"), the sim's process and the link benches all open them here, so a bench
 // measures the link `reins start` would hold. Also how a session waits for a link to reach its robot,
 // and the serial robot the benches reach: the reference firmware under simavr.
+import { FoxgloveLink } from '../links/foxglove/foxgloveLink.ts';
+import type { FoxgloveLinkOptions } from '../links/foxglove/foxgloveOptions.ts';
 import { RosbridgeLink } from '../links/rosbridge/rosbridgeLink.ts';
 import type { RosbridgeLinkOptions } from '../links/rosbridge/rosbridgeOptions.ts';
 import { SerialLink, type SerialLinkOptions } from '../links/serial/serialLink.ts';
@@ -11,7 +13,7 @@ export type { ClockOffsetEstimate } from '../links/rosbridge/clockOffset.ts';
 export type { CommandStampOptions } from '../links/rosbridge/commandMessage.ts';
 export type { LinkClock } from '../links/rosbridge/linkClock.ts';
 export type { WireCompression } from '../links/rosbridge/topicRoutes.ts';
-export type { RosbridgeLink, RosbridgeLinkOptions, SerialLink, SerialLinkOptions };
+export type { FoxgloveLink, FoxgloveLinkOptions, RosbridgeLink, RosbridgeLinkOptions, SerialLink, SerialLinkOptions };
 export { LinkUnreachable, waitUntilPresent } from '../links/waitUntilPresent.ts';
 export { clockOffsetOf, commandTopicOf } from '../links/linkClockOffset.ts';
 export { startFirmware as startReferenceFirmware, type RunningFirmware } from '../links/serial/firmwareSimulator.ts';
@@ -20,6 +22,11 @@ export { probeRoundTrip as probeSerialRoundTrip } from '../links/serial/roundTri
 /** A robot running rosbridge: returned at once, it keeps connecting (and reconnecting) in the background. */
 export function openRosbridgeLink(options: RosbridgeLinkOptions): RosbridgeLink {
   return new RosbridgeLink(options);
+}
+
+/** A robot running foxglove_bridge (or another foxglove server): returned at once, it keeps connecting (and reconnecting) in the background. */
+export function openFoxgloveLink(options: FoxgloveLinkOptions): FoxgloveLink {
+  return new FoxgloveLink(options);
 }
 
 /** A microcontroller on a serial port speaking the protocol (PROTOCOL.md): returned at once, it opens the port and says HELLO in the background. */

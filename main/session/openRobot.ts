@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { TopicMap } from '../core/link.ts';
 import type { OpenedRobot, RobotSpec } from '../links/robotAddress.ts';
-import { openRosbridgeLink, openSerialLink, type CommandStampOptions } from './linkParts.ts';
+import { openFoxgloveLink, openRosbridgeLink, openSerialLink, type CommandStampOptions } from './linkParts.ts';
 import { startSimProcess } from './simProcess.ts';
 
 export type { OpenedRobot };
@@ -28,6 +28,11 @@ export async function openRobot(
     case 'rosbridge': {
       const link = openRosbridgeLink({ url: spec.url, topics, ...(command === undefined ? {} : { command }) });
       log.info({ url: spec.url }, 'connecting to a rosbridge robot');
+      return { link, close: () => link.close() };
+    }
+    case 'foxglove': {
+      const link = openFoxgloveLink({ url: spec.url, topics, ...(command === undefined ? {} : { command }) });
+      log.info({ url: spec.url }, 'connecting to a foxglove robot');
       return { link, close: () => link.close() };
     }
     case 'serial': {

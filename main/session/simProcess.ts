@@ -15,6 +15,8 @@ const HANDSHAKE_TIMEOUT_MS = 10_000;
 export interface SimProcess {
   link: RosbridgeLink;
   url: string;
+  /** Where it also serves the foxglove protocol (`--foxglove-port`), if asked to. */
+  foxgloveUrl?: string;
   close(): Promise<void>;
 }
 
@@ -29,7 +31,7 @@ export async function startSimProcess(log: Logger, extraArgs: string[] = [], com
   const stop = () => stopChild(child);
   let link: RosbridgeLink | undefined;
   try {
-    const url = await readSimUrl(child);
+    const { url, foxgloveUrl } = await readSimUrls(child);
     log.info({ url, pid: child.pid }, 'simulated robot started');
     link = openRosbridgeLink({ url, robotName: 'reins-sim', simulated: true, ...(command === undefined ? {} : { command }) });
     await waitUntilPresent(link, HANDSHAKE_TIMEOUT_MS);
@@ -42,6 +44,7 @@ export async function startSimProcess(log: Logger, extraArgs: string[] = [], com
     return {
       link: opened,
       url,
+      ...(foxgloveUrl === undefined ? {} : { foxgloveUrl }),
       async close() {
         closing = true;
         await opened.close();
@@ -63,7 +66,9 @@ async function confirmIdentity(link: RosbridgeLink, url: string, identity: strin
   }
 }
 
-function readSimUrl(child: ChildProcess): Promise<string> {
+/** The rosbridge address, and the foxglove one printed before it where the sim serves one. */
+function readSimUrls(child: ChildProcess): Promise<{ url: string; foxgloveUrl: string | undefined }> {
+  let foxgloveUrl: string | undefined;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the simulated robot printed no address within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
     const onExit = (code: number | null) => {
@@ -73,11 +78,12 @@ function readSimUrl(child: ChildProcess): Promise<string> {
     child.once('exit', onExit);
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
+      foxgloveUrl ??= line.match(/^Reins sim foxglove: (ws:\/\/127\.0\.0\.1:\d+)$/)?.[1];
       const match = line.match(/^Reins sim: (ws:\/\/127\.0\.0\.1:\d+)$/);
       if (!match) return;
       clearTimeout(timer);
       child.off('exit', onExit);
-      resolve(match[1]!);
+      resolve({ url: match[1]!, foxgloveUrl });
     });
   });
 }

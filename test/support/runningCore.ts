@@ -6,6 +6,7 @@ import { RobotConnections, type OpenRobot } from '../../main/api/robotConnection
 import { startApiServer, type ApiServer } from '../../main/api/server.ts';
 import { createControlLoop } from '../../main/session/loopWiring.ts';
 import type { OpenedRobot } from '../../main/links/robotAddress.ts';
+import { FoxgloveLink } from '../../main/links/foxglove/foxgloveLink.ts';
 import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
 import { SwitchableLink } from '../../main/links/switchableLink.ts';
 import type { ControlLoop } from '../../main/loop/controlLoop.ts';
@@ -50,6 +51,10 @@ const openRobot: OpenRobot = async (spec, topics) => {
   if (spec.kind === 'sim') return openSimInProcess();
   if (spec.kind === 'rosbridge') {
     const link = new RosbridgeLink({ url: spec.url, topics });
+    return { link, close: () => link.close() };
+  }
+  if (spec.kind === 'foxglove') {
+    const link = new FoxgloveLink({ url: spec.url, topics });
     return { link, close: () => link.close() };
   }
   throw new Error(`the test core opens no serial robots (${spec.path})`);

@@ -9,6 +9,7 @@ import { createSimLink, startRealtime } from '../../sim/lockstepLink.ts';
 import { createLogger } from '../../core/runtime/logger.ts';
 import { startSimProcess } from '../../session/simProcess.ts';
 import type { BenchRow } from './report.ts';
+import { measureFoxgloveStream } from './foxgloveStreamBench.ts';
 import { measureStream, type StreamCase, type StreamTimings } from './rosbridgeStreamBench.ts';
 import { runSerialRoundTripBench } from './serialRoundTripBench.ts';
 import { runWatchdogBench } from './watchdogBench.ts';
@@ -45,7 +46,8 @@ export async function runBridgeBench(
 }
 
 async function measureStreams(timings: StreamTimings, log: Logger): Promise<BenchRow[]> {
-  const sim = await startSimProcess(log, ['--camera', CAMERA, '--scan', SCAN, '--prerendered-camera']);
+  // The same robot also served as foxglove_bridge serves a ROS 2 robot (cdr, ros2msg), for the foxglove row.
+  const sim = await startSimProcess(log, ['--camera', CAMERA, '--scan', SCAN, '--prerendered-camera', '--foxglove-port', '0']);
   try {
     const rows: BenchRow[] = [];
     for (const streamCase of STREAM_CASES) {
@@ -63,6 +65,13 @@ async function measureStreams(timings: StreamTimings, log: Logger): Promise<Benc
       );
       rows.push(...result.rows);
     }
+    if (sim.foxgloveUrl === undefined) throw new Error('the simulated robot printed no foxglove address');
+    const foxglove = await measureFoxgloveStream(sim.foxgloveUrl, `image-${CAMERA}-foxglove`, '/camera/image_raw', timings);
+    log.info(
+      { case: `image-${CAMERA}-foxglove`, clockOffsetMs: foxglove.clockOffset?.offsetMs, alerts: foxglove.alerts.map((alert) => alert.message) },
+      'measured a foxglove stream (cdr); latency from the header stamp as it is (the sim shares this clock)',
+    );
+    rows.push(...foxglove.rows);
     return rows;
   } finally {
     await sim.close();

@@ -14,6 +14,7 @@ describe('the connection form', () => {
     expect(topicProblem('/2d/scan')).toMatch(/not starting with a digit/);
     expect(rosbridgeUrlProblem('ws://10.0.0.5:9090')).toBeUndefined();
     expect(rosbridgeUrlProblem('10.0.0.5:9090')).toMatch(/starts with ws:\/\//);
+    expect(rosbridgeUrlProblem('foxglove://10.0.0.5:8765')).toBeUndefined();
   });
 
   it('builds serial addresses and reads connection states as words', () => {

@@ -43,7 +43,9 @@ export function topicsToSend(fields: TopicFields): RobotTopicsInput {
 export function rosbridgeUrlProblem(text: string): string | undefined {
   const trimmed = text.trim();
   if (trimmed === '') return 'enter the robot’s rosbridge address, such as ws://192.168.1.20:9090';
-  if (!/^wss?:\/\//.test(trimmed)) return 'a rosbridge URL starts with ws:// or wss:// (such as ws://192.168.1.20:9090)';
+  // foxglove://HOST:PORT reaches foxglove_bridge instead of rosbridge_server, through the same field.
+  if (!/^(wss?|foxglove(\+wss)?):\/\//.test(trimmed))
+    return 'a rosbridge URL starts with ws:// or wss:// (such as ws://192.168.1.20:9090); foxglove_bridge is foxglove://HOST:8765';
   return undefined;
 }
 

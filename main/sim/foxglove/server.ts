@@ -1,0 +1,290 @@
+// The simulated robot as a ROS 2 robot running foxglove_bridge 3.x would be: a WebSocket server that
+// selects the subprotocol `foxglove.sdk.v1` and answers HTTP 400 to a client offering only the old
+// `foxglove.websocket.v1` (with `legacy`, it is an older bridge that speaks only the old name),
+// advertises the robot's topics as `cdr` channels with `ros2msg` schemas under ROS 2 names, sends
+// each subscribed channel's messages as binary frames, and takes velocity commands through client
+// publishing on /cmd_vel in the robot's command type (Twist, or TwistStamped with Jazzy's rules).
+//
+// @foxglove/ws-protocol's FoxgloveServer does the protocol (serverInfo, advertise, subscriptions,
+// client channels); it selects only `foxglove.websocket.v1`, so the handshake (which subprotocol, or
+// 400) is done here, on a plain http server, and the connection handed to it afterwards. It also has
+// no send buffer limit: each client's socket is wrapped to drop messages for a client that reads
+// slower than the robot publishes, as foxglove_bridge's send_buffer_limit does.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { parse } from '@foxglove/rosmsg';
+import { MessageReader, MessageWriter } from '@foxglove/rosmsg2-serialization';
+import { FoxgloveServer, type IWebSocket } from '../../links/foxglove/wsProtocol.ts';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { fullRos2MessageDefinition, ros2TypeName } from '../../core/rosMessageDefinitions.ts';
+import { CommandInput, type SimCommandType } from '../rosbridge/commandInput.ts';
+import { rosMessageOf, type RosMessage } from '../rosbridge/rosMessages.ts';
+import { CMD_VEL_TOPIC, PUBLISHED_TOPICS, sameRosType, topicOfSource } from '../rosbridge/topicCatalog.ts';
+import type { SensorOutput, SensorSink, SensorStream, SimRobot } from '../simRobot.ts';
+
+export const DEFAULT_FOXGLOVE_PORT = 8765;
+export const FOXGLOVE_SDK_SUBPROTOCOL = 'foxglove.sdk.v1';
+export const FOXGLOVE_LEGACY_SUBPROTOCOL = 'foxglove.websocket.v1';
+/** foxglove_bridge's default send_buffer_limit. */
+const SEND_BUFFER_LIMIT_BYTES = 10_000_000;
+
+/** The robot's clock, as the rosbridge server that steps the robot keeps it. */
+export interface RobotClock {
+  /** A simulated time on the robot's clock, in ms since the epoch. */
+  msAt(simTimeSecs: number): number;
+  /** The robot's clock now, in ms since the epoch. */
+  nowMs(): number;
+}
+
+export interface SimFoxgloveOptions {
+  robot: SimRobot;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  commandType: SimCommandType;
+  /** Speak only the old `foxglove.websocket.v1`, as foxglove_bridge before 3.x did. */
+  legacy: boolean;
+  clock: RobotClock;
+  log: { warn(object: object, message: string): void };
+}
+
+export interface SimFoxgloveServer {
+  readonly port: number;
+  /** ws://HOST:PORT */
+  readonly url: string;
+  /** Fed every step's sensor outputs by whoever steps the robot (the rosbridge server's sensor taps). */
+  readonly sensors: SensorSink;
+  close(): Promise<void>;
+}
+
+interface SimChannel {
+  id: number;
+  topic: string;
+  writer: MessageWriter;
+}
+
+export async function startSimFoxgloveServer(given: Partial<SimFoxgloveOptions> & Pick<SimFoxgloveOptions, 'robot' | 'clock'>): Promise<SimFoxgloveServer> {
+  const options: SimFoxgloveOptions = {
+    host: '127.0.0.1',
+    port: DEFAULT_FOXGLOVE_PORT,
+    commandType: 'twist',
+    legacy: false,
+    log: { warn: () => undefined },
+    ...given,
+  };
+  const { robot, clock } = options;
+  const subprotocol = options.legacy ? FOXGLOVE_LEGACY_SUBPROTOCOL : FOXGLOVE_SDK_SUBPROTOCOL;
+  const fox = new FoxgloveServer({ name: 'reins-sim', capabilities: ['clientPublish'], supportedEncodings: ['cdr'], metadata: { ROS_DISTRO: 'jazzy' } });
+  fox.on('error', (error) => options.log.warn({ err: error }, 'a foxglove client sent something the server could not use'));
+
+  const channels = new Map<string, SimChannel>();
+  const addChannel = (topic: string, rosType: string): void => {
+    const schema = fullRos2MessageDefinition(rosType);
+    const id = fox.addChannel({ topic, encoding: 'cdr', schemaName: ros2TypeName(rosType), schema, schemaEncoding: 'ros2msg' });
+    channels.set(topic, { id, topic, writer: new MessageWriter(parse(schema, { ros2: true })) });
+  };
+  for (const topic of PUBLISHED_TOPICS) {
+    if (topic.source !== 'groundTruth' && robot.hasStream(topic.source) && fullRos2MessageDefinition(topic.type) !== '') addChannel(topic.name, topic.type);
+  }
+  const command = new CommandInput(options.commandType, { drive: (drive, ageSecs) => robot.drive(drive, ageSecs) }, () => clock.nowMs());
+  // Someone publishes /cmd_vel on a robot being driven, so the bridge lists it, in the type the controller takes.
+  addChannel(CMD_VEL_TOPIC.name, command.topic.type);
+  const commandReader = new MessageReader(parse(fullRos2MessageDefinition(command.topic.type), { ros2: true }));
+
+  const subscribed = new Set<number>();
+  fox.on('subscribe', (id) => subscribed.add(id));
+  fox.on('unsubscribe', (id) => subscribed.delete(id));
+  const wanted = (topic: string): SimChannel | undefined => {
+    const channel = channels.get(topic);
+    return channel !== undefined && subscribed.has(channel.id) ? channel : undefined;
+  };
+  const sequences = new Map<string, number>();
+  const send = (channel: SimChannel, msg: RosMessage, stampMs: number): void => {
+    fox.sendMessage(channel.id, BigInt(Math.round(stampMs * 1e6)), channel.writer.writeMessage(ros2Message(msg)) as Uint8Array<ArrayBuffer>);
+  };
+
+  const sensors: SensorSink = {
+    wants: (stream: SensorStream) => wanted(topicOfSource(stream).name) !== undefined,
+    receive: (output: SensorOutput) => {
+      const channel = wanted(topicOfSource(output.stream).name);
+      if (channel === undefined) return;
+      const seq = (sequences.get(channel.topic) ?? 0) + 1;
+      sequences.set(channel.topic, seq);
+      const stampMs = clock.msAt(output.simTimeSecs);
+      send(channel, rosMessageOf(output, { seq, stampMs, scanPeriodSecs: 1 / robot.scanOptions.rateHz }), stampMs);
+    },
+  };
+
+  // Client channels the robot accepts: /cmd_vel in its command type; anything else gets a status error.
+  const accepted = new WeakMap<object, Set<number>>();
+  fox.on('advertise', ({ client, id, topic, encoding, schemaName }) => {
+    const problem =
+      topic !== CMD_VEL_TOPIC.name
+        ? `the simulated robot takes only ${CMD_VEL_TOPIC.name}, not ${topic}`
+        : encoding !== 'cdr'
+          ? `${topic} must be cdr, not ${encoding}`
+          : !sameRosType(schemaName, command.topic.type)
+            ? `${topic} takes ${ros2TypeName(command.topic.type)}, not ${schemaName}`
+            : undefined;
+    if (problem !== undefined) {
+      fox.sendStatus({ level: 2, message: problem }, client.connection);
+      return;
+    }
+    const ids = accepted.get(client) ?? new Set<number>();
+    ids.add(id);
+    accepted.set(client, ids);
+  });
+  fox.on('unadvertise', ({ client, channelId }) => accepted.get(client)?.delete(channelId));
+  fox.on('message', ({ client, channel, data }) => {
+    if (!accepted.get(client)?.has(channel.id)) return;
+    let msg: unknown;
+    try {
+      msg = commandReader.readMessage(data);
+    } catch (error) {
+      fox.sendStatus(
+        { level: 2, message: `${channel.topic}: ${data.byteLength} bytes are not a ${command.topic.type}: ${(error as Error).message}` },
+        client.connection,
+      );
+      return;
+    }
+    const taken = command.take(msg);
+    if (!taken.ok) {
+      fox.sendStatus({ level: 2, message: `${channel.topic}: ${taken.message}` }, client.connection);
+      return;
+    }
+    // As on a ROS topic, whoever watches /cmd_vel sees the command, obeyed or not.
+    const watched = wanted(CMD_VEL_TOPIC.name);
+    if (watched !== undefined)
+      fox.sendMessage(watched.id, BigInt(Math.round(clock.nowMs() * 1e6)), new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength));
+  });
+
+  const http = createServer((_request, response) => {
+    response.writeHead(426, { 'content-type': 'text/plain' }).end(`a foxglove WebSocket server (${subprotocol})\n`);
+  });
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: () => subprotocol });
+  let nextClient = 1;
+  http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const offered = String(request.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((name) => name.trim());
+    if (!offered.includes(subprotocol)) {
+      // What foxglove_bridge 3.x does to a client that offers only the old name (and an old bridge to one offering only the new).
+      socket.end(`HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nthis server speaks ${subprotocol}\r\n`);
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      ws.on('error', () => undefined);
+      fox.handleConnection(new BoundedSocket(ws, SEND_BUFFER_LIMIT_BYTES), `client ${nextClient++}`);
+    });
+  });
+  await listen(http, options.host, options.port);
+  const port = (http.address() as AddressInfo).port;
+  return {
+    port,
+    url: `ws://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
+    sensors,
+    close: async () => {
+      for (const client of wss.clients) client.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+/** The sim's messages are ROS 1 objects: a ROS 2 header has no seq and a `{sec, nanosec}` stamp. */
+function ros2Message(msg: RosMessage): RosMessage {
+  const header = msg['header'] as { stamp: { secs: number; nsecs: number }; frame_id: string } | undefined;
+  if (header === undefined) return msg;
+  return { ...msg, header: { stamp: { sec: header.stamp.secs, nanosec: header.stamp.nsecs }, frame_id: header.frame_id } };
+}
+
+function listen(http: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(port, host, () => {
+      http.removeListener('error', reject);
+      resolve();
+    });
+  });
+}
+
+/**
+ * A client's socket as FoxgloveServer sees it: binary messages are dropped while more than
+ * `limitBytes` wait to be sent (a slow client gets fresh messages, not a growing backlog). `send`
+ * takes one argument, so the server hands it each message whole rather than in two fragments.
+ */
+class BoundedSocket implements IWebSocket {
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly limitBytes: number,
+  ) {}
+
+  get binaryType(): string {
+    return this.ws.binaryType;
+  }
+  set binaryType(type: string) {
+    this.ws.binaryType = type as WebSocket['binaryType'];
+  }
+  get protocol(): string {
+    return this.ws.protocol;
+  }
+  get onerror(): IWebSocket['onerror'] {
+    return this.ws.onerror as IWebSocket['onerror'];
+  }
+  set onerror(handler: IWebSocket['onerror']) {
+    this.ws.onerror = handler ?? null;
+  }
+  get onopen(): IWebSocket['onopen'] {
+    return this.ws.onopen as IWebSocket['onopen'];
+  }
+  set onopen(handler: IWebSocket['onopen']) {
+    this.ws.onopen = handler ?? null;
+  }
+  get onclose(): IWebSocket['onclose'] {
+    return this.ws.onclose as IWebSocket['onclose'];
+  }
+  set onclose(handler: IWebSocket['onclose']) {
+    this.ws.onclose = handler ?? null;
+  }
+  get onmessage(): IWebSocket['onmessage'] {
+    return this.ws.onmessage as IWebSocket['onmessage'];
+  }
+  set onmessage(handler: IWebSocket['onmessage']) {
+    this.ws.onmessage = handler ?? null;
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+
+  send(data: string | ArrayBuffer | ArrayBufferView): void {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    if (typeof data !== 'string' && this.ws.bufferedAmount > this.limitBytes) return;
+    this.ws.send(data);
+  }
+}
+
+/**
+ * The robot's clock for a foxglove server started before the rosbridge server that steps the robot
+ * (it is one of that server's sensor taps): the wall clock shifted by `aheadMs` until that server's
+ * clock is attached; the robot does not step before then.
+ */
+export class LateRobotClock implements RobotClock {
+  private clock: RobotClock | undefined;
+
+  constructor(private readonly aheadMs = 0) {}
+
+  attach(clock: RobotClock): void {
+    this.clock = clock;
+  }
+
+  msAt(simTimeSecs: number): number {
+    return this.clock?.msAt(simTimeSecs) ?? Date.now() + this.aheadMs;
+  }
+
+  nowMs(): number {
+    return this.clock?.nowMs() ?? Date.now() + this.aheadMs;
+  }
+}
