@@ -38,11 +38,11 @@ export async function readMemoryTeaching(
 ): Promise<MemoryTeaching> {
   if (!(Number.isInteger(maxTicks) && maxTicks >= 1)) throw new RangeError(`maxTicks must be a whole number ≥ 1, got ${maxTicks}`);
   // Other connections write these tables (the tick writer, the feedback ledger): read their newest commits.
-  await store.table.checkoutLatest();
+  await store.refresh();
   await records.corrections.checkoutLatest();
   const driven = sqlIn('actedBy', DRIVEN);
   // Times first (one column), so that only the newest ticks' embeddings are read.
-  const times = (await store.table.query().where(driven).select(['timeMs']).toArrow()).getChild('timeMs')?.toArray() as Float64Array | undefined;
+  const times = (await store.query({ where: driven, columns: ['timeMs'] })).getChild('timeMs')?.toArray() as Float64Array | undefined;
   const held = times?.length ?? 0;
   if (times === undefined || held === 0)
     return { ticks: packTicks(undefined, [], store.space.embeddingSize), signals: signalsFromCorrections(await records.listCorrections()), drivenTicksHeld: 0 };
@@ -52,7 +52,7 @@ export async function readMemoryTeaching(
     where = sqlAnd([driven, `${sqlColumn('timeMs')} >= ${sqlNumber(newest[maxTicks - 1]!)}`])!;
   }
   const columns = ['episodeId', 'step', 'timeMs', 'embedding', 'actionLinearMps', 'actionAngularRadps', 'actedBy'];
-  const table = await store.table.query().where(where).select(columns).toArrow();
+  const table = await store.query({ where, columns });
   // Oldest first, as the learner's ring holds them; ticks sharing the bound's time may pass it, so cut again.
   const timeMs = table.getChild('timeMs')!.toArray() as Float64Array;
   const steps = table.getChild('step')!.toArray() as Int32Array;

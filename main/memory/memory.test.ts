@@ -155,10 +155,10 @@ describe('the memory location', () => {
 
     const memory = await open(folder);
     const store = await memory.ticks(SPACE);
-    // The added columns come last; rows are matched to columns by name.
-    expect((await store.table.schema()).fields.map((field) => field.name).sort()).toEqual(current.fields.map((field) => field.name).sort());
+    // The added columns come last; rows are matched to columns by name. The old table is read in place.
+    expect((await store.segments[0]!.table.schema()).fields.map((field) => field.name).sort()).toEqual(current.fields.map((field) => field.name).sort());
     await store.write([{ ...episodeTick('new'), rewardEstimate: 0.5, mcapFile: 'run.mcap' }]);
-    const rows = (await store.table.query().select(['episodeId', 'rewardEstimate', 'mcapFile']).toArray()).map((row) => row.toJSON());
+    const rows = (await store.query({ columns: ['episodeId', 'rewardEstimate', 'mcapFile'] })).toArray().map((row) => row.toJSON());
     expect(rows.sort((a, b) => a.episodeId.localeCompare(b.episodeId))).toEqual([
       { episodeId: 'new', rewardEstimate: 0.5, mcapFile: 'run.mcap' },
       { episodeId: 'old', rewardEstimate: null, mcapFile: null },

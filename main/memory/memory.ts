@@ -1,7 +1,7 @@
 // The memory: everything the robot lived through, in LanceDB (DESIGN §2 step 9, §3). Opening it checks
-// the location (a Reins memory, or empty) and every table's schema; ticks live in one table per
-// encoder version, beside the episodes, corrections and checkpoints. Maintenance (compaction,
-// clean-up of old versions, the ANN index) runs in the background.
+// the location (a Reins memory, or empty) and every table's schema; ticks live in segment tables per
+// encoder version (tickSegments.ts), beside the episodes, corrections and checkpoints. Maintenance
+// (compaction, clean-up of old versions, the indexes) runs in the background on what changed.
 import * as lancedb from '@lancedb/lancedb';
 import type { Table } from '@lancedb/lancedb';
 import { ConnectionGate } from './connectionGate.ts';
@@ -12,7 +12,8 @@ import { metaSchema, META_SCHEMA_VERSION } from './metaTable.ts';
 import { RecordTables } from './recordTables.ts';
 import { openReinsTable } from './tableSchema.ts';
 import { TICKS_TABLE_PREFIX, type TickSpace } from './tickSchema.ts';
-import { storedSpace, TickStore } from './tickStore.ts';
+import { segmentNames } from './tickSegments.ts';
+import { storedSpace, TickStore, type TickStoreOptions } from './tickStore.ts';
 import { DEFAULT_SEARCH_SETTINGS } from './vectorIndex.ts';
 
 export interface MemoryOptions {
@@ -25,6 +26,8 @@ export interface MemoryOptions {
   cacheBytes: { index: number; metadata: number };
   /** How often the connection is replaced by a fresh one (see reconnect()); 0 never. */
   reconnectEveryMs: number;
+  /** How the ticks are cut into segment tables (tickSegments.ts). */
+  ticks: Partial<TickStoreOptions>;
 }
 
 // LanceDB's own defaults (6 GiB of index cache, 1 GiB of metadata) are a server's; the core opens up to
@@ -56,6 +59,7 @@ export class Memory {
     readonly records: RecordTables,
     gate: ConnectionGate,
     maintenanceOptions: Partial<MaintenanceOptions>,
+    private readonly tickOptions: Partial<TickStoreOptions>,
   ) {
     this.gate = gate;
     this.maintenance = new MemoryMaintenance(
@@ -102,7 +106,7 @@ export class Memory {
       // The marker first, so a location Reins has begun to fill is recognised as its own.
       (await openReinsTable(db, uri, { name: META_TABLE, kind: META_TABLE, version: META_SCHEMA_VERSION, schema: metaSchema() }, existing)).close();
       const gate = new ConnectionGate();
-      const memory = new Memory(uri, db, connect, await RecordTables.open(db, uri, existing, gate), gate, options.maintenance ?? {});
+      const memory = new Memory(uri, db, connect, await RecordTables.open(db, uri, existing, gate), gate, options.maintenance ?? {}, options.ticks ?? {});
       memory.maintenance.start();
       memory.startReconnecting(options.reconnectEveryMs ?? DEFAULT_RECONNECT_EVERY_MS);
       return memory;
@@ -114,7 +118,7 @@ export class Memory {
 
   /**
    * Replaces the LanceDB connection with a fresh one and moves every open table to it, then closes the
-   * old one, freeing what it held. Tables are read through their owners at each use (TickStore.table,
+   * old one, freeing what it held. Tables are read through their owners at each use (TickStore.segments,
    * records.episodes…), so callers see nothing; calls in flight on the old handles finish. On failure
    * the old connection stays in use and the error is kept in reconnectStatus().
    */
@@ -139,7 +143,7 @@ export class Memory {
     let store = this.stores.get(space.encoderVersion);
     if (store === undefined) {
       store = this.connection().then(async (db) => {
-        const opened = await TickStore.open(db, this.uri, space, await db.tableNames(), this.gate);
+        const opened = await TickStore.open(() => this.db, this.uri, space, await db.tableNames(), this.gate, this.tickOptions);
         opened.searchSettings = { ...DEFAULT_SEARCH_SETTINGS[this.maintenance.vectorIndex] };
         return opened;
       });
@@ -150,20 +154,23 @@ export class Memory {
     return store;
   }
 
-  /** Every encoder version this memory holds ticks for. */
+  /** Every encoder version this memory holds ticks for (read from one table of each: its first segment). */
   async tickSpaces(): Promise<TickSpace[]> {
     const db = await this.connection();
     const names = (await db.tableNames()).filter((name) => name.startsWith(TICKS_TABLE_PREFIX));
-    return Promise.all(
-      names.map(async (name) => {
-        const table = await db.openTable(name);
-        try {
-          return await storedSpace(table);
-        } finally {
-          table.close();
-        }
-      }),
-    );
+    const spaces = new Map<string, TickSpace>();
+    for (const name of names) {
+      // A segment of a version already read says nothing new.
+      if ([...spaces.values()].some((space) => segmentNames(space, [name]).length > 0)) continue;
+      const table = await db.openTable(name);
+      try {
+        const space = await storedSpace(table);
+        spaces.set(space.encoderVersion, space);
+      } finally {
+        table.close();
+      }
+    }
+    return [...spaces.values()];
   }
 
   /** Stops maintenance (waiting for a run in progress) and releases the tables; close writers first. */
@@ -173,7 +180,7 @@ export class Memory {
     await this.reconnecting?.catch(() => undefined);
     await this.maintenance.stop();
     const stores = await Promise.allSettled(this.stores.values());
-    for (const store of stores) if (store.status === 'fulfilled') store.value.table.close();
+    for (const store of stores) if (store.status === 'fulfilled') for (const segment of store.value.segments) segment.table.close();
     for (const table of this.records.all) table.close();
     this.db.close();
   }
@@ -195,13 +202,17 @@ export class Memory {
       next = await this.connect();
       const records = await RecordTables.openHandles(next);
       opened.push(...Object.values(records));
-      const moves: Array<[TickStore, Table]> = [];
+      const moves: Array<[TickStore, Map<string, Table>]> = [];
       for (const store of await settledStores(stores)) {
-        const table = await next.openTable(store.name);
-        opened.push(table);
-        moves.push([store, table]);
+        const tables = new Map<string, Table>();
+        for (const { name } of store.segments) {
+          const table = await next.openTable(name);
+          opened.push(table);
+          tables.set(name, table);
+        }
+        moves.push([store, tables]);
       }
-      const previous = [...this.records.adopt(records), ...moves.map(([store, table]) => store.adopt(table))];
+      const previous = [...this.records.adopt(records), ...moves.flatMap(([store, tables]) => store.adopt(tables))];
       const previousDb = this.db;
       this.db = next;
       for (const table of previous) table.close();

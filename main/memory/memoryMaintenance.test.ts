@@ -41,6 +41,7 @@ describe('memory maintenance', () => {
     const report = await memory!.maintenance.runOnce();
     expect(report.fragmentsCompacted).toBe(5);
     expect(report.versionsRemoved).toBeGreaterThanOrEqual(5);
+    expect(report.segmentsOptimized).toEqual(['ticks-enc-1']);
     expect(report.vectorIndexes).toEqual({ 'ticks-enc-1': 'too-small' });
     expect(report.scalarIndexes).toEqual({ 'ticks-enc-1': [] });
     expect(await store.countRows()).toBe(50);
@@ -63,7 +64,7 @@ describe('memory maintenance', () => {
       expect((await memory!.maintenance.runOnce()).vectorIndexes['ticks-enc-1']).toBe('too-small');
       await store.write(ticks(399, 1));
       expect((await memory!.maintenance.runOnce()).vectorIndexes['ticks-enc-1']).toBe('built');
-      expect((await store.table.listIndices()).map((index) => index.columns)).toContainEqual(['embedding']);
+      expect((await store.openSegment.table.listIndices()).map((index) => index.columns)).toContainEqual(['embedding']);
       const query = ticks(123, 1)[0]!;
       expect((await nearestMoments(store, { embedding: query.embedding }, { k: 1 }))[0]).toMatchObject({ step: 123 });
       await store.write(ticks(400, 1000));

@@ -1,9 +1,13 @@
 // Background upkeep, on a timer and off the loop's path: compaction of the many small fragments the
 // writer leaves (one per batch), clean-up of old table versions, and the indexes (the vector index
-// once a ticks table is big enough, scalar indexes for filters and replay reads; optimize() folds
-// new rows into both). One run at a time: a run asked for while another is going joins it.
+// once a segment is big enough, scalar indexes for filters and replay reads; optimize() folds new
+// rows into both). Of the ticks it touches what changed: the open segment every run, a segment that
+// closed once more (then once again to drop its old versions), and every closed segment once per
+// process (one a crash left unfinished is finished then). One run at a time: a run asked for while
+// another is going joins it.
 import type { Table } from '@lancedb/lancedb';
 import { describeLanceError } from './memoryErrors.ts';
+import type { TickSegment } from './tickSegments.ts';
 import type { TickStore } from './tickStore.ts';
 import { ensureScalarIndexes, ensureVectorIndex, type IndexOutcome, type VectorIndexKind } from './vectorIndex.ts';
 
@@ -12,7 +16,7 @@ export interface MaintenanceOptions {
   periodMs: number;
   /** Table versions older than this are removed (the latest always stays). */
   keepVersionsMs: number;
-  /** A ticks table gets its vector index once it holds this many rows; below, search is exact. */
+  /** A ticks segment gets its vector index once it holds this many rows; below, search of it is exact. */
   indexMinRows: number;
   /** IVF-FLAT for a local folder; IVF-PQ (a 64-byte code a row) where probes read object storage. */
   vectorIndex: VectorIndexKind;
@@ -21,11 +25,15 @@ export interface MaintenanceOptions {
 }
 
 export const DEFAULT_MAINTENANCE_OPTIONS: Readonly<MaintenanceOptions> = Object.freeze({
-  // Each run rewrites a ticks table whole: LanceDB's optimize() merges every fragment under its
-  // million-row target (lancedb/lancedb#2325). Run every 10 minutes instead, ~300 two-second fragments
-  // gathered between runs and the 30-minute soak's tick p99 got worse (worst minute 59 ms, not 20).
+  // Each run rewrites the open segment whole: LanceDB's optimize() merges every fragment under its
+  // million-row target (lancedb/lancedb#2325); segments, where asked for, bound what that costs (by
+  // default there is one, and a run's cost grows with it: docs/reliability.md). Run every 10 minutes
+  // instead, ~300 two-second fragments gathered between runs and the 30-minute soak's tick p99 got
+  // worse (worst minute 59 ms, not 20).
   periodMs: 60_000,
   keepVersionsMs: 10 * 60_000,
+  // Below this exact search is fast enough (over 100k 256-float rows: ~40 ms; vectorIndex.ts); with
+  // the default single segment, the index is built when the memory reaches it, as before segments.
   indexMinRows: 100_000,
   vectorIndex: 'ivf-flat',
   scalarIndexMinRows: 10_000,
@@ -34,9 +42,11 @@ export const DEFAULT_MAINTENANCE_OPTIONS: Readonly<MaintenanceOptions> = Object.
 export interface MaintenanceReport {
   fragmentsCompacted: number;
   versionsRemoved: number;
-  /** What happened to each ticks table's vector index, by table name. */
+  /** The ticks segments this run optimized (the open ones, and closed ones once), by table name. */
+  segmentsOptimized: string[];
+  /** What happened to the vector index of each segment looked at, by table name. */
   vectorIndexes: Record<string, IndexOutcome>;
-  /** The columns each ticks table got a scalar index on in this run. */
+  /** The columns each segment looked at got a scalar index on in this run. */
   scalarIndexes: Record<string, string[]>;
 }
 
@@ -54,6 +64,10 @@ export class MemoryMaintenance {
   private lastRunAtMs: number | undefined;
   private lastReport: MaintenanceReport | undefined;
   private lastError: string | undefined;
+  /** Closed segments known finished (compacted and indexed) in this process, by table name. */
+  private readonly finished = new Set<string>();
+  /** Closed segments to visit once more when their pre-compaction versions are old enough to drop. */
+  private readonly pruneDueAtMs = new Map<string, number>();
 
   constructor(
     private readonly tickStores: () => Promise<TickStore[]>,
@@ -97,21 +111,25 @@ export class MemoryMaintenance {
   }
 
   private async run(): Promise<MaintenanceReport> {
-    const report: MaintenanceReport = { fragmentsCompacted: 0, versionsRemoved: 0, vectorIndexes: {}, scalarIndexes: {} };
+    const report: MaintenanceReport = { fragmentsCompacted: 0, versionsRemoved: 0, segmentsOptimized: [], vectorIndexes: {}, scalarIndexes: {} };
     try {
-      const stores = await this.tickStores();
-      for (const table of [...this.recordTables(), ...stores.map((store) => store.table)]) {
-        const stats = await table.optimize({ cleanupOlderThan: new Date(Date.now() - this.options.keepVersionsMs) });
-        report.fragmentsCompacted += stats.compaction.fragmentsRemoved;
-        report.versionsRemoved += stats.prune.oldVersionsRemoved;
-      }
-      for (const store of stores) {
-        const { embeddingSize, distance } = store.space;
-        report.vectorIndexes[store.name] = await ensureVectorIndex(store.table, embeddingSize, distance, {
-          kind: this.options.vectorIndex,
-          minRows: this.options.indexMinRows,
-        });
-        report.scalarIndexes[store.name] = await ensureScalarIndexes(store.table, this.options.scalarIndexMinRows);
+      for (const table of this.recordTables()) await this.optimize(table, report);
+      for (const store of await this.tickStores()) {
+        const closed = new Set(store.takeClosedSegments().map((segment) => segment.name));
+        for (const segment of store.segments) {
+          const isOpen = segment === store.openSegment;
+          const dueAtMs = this.pruneDueAtMs.get(segment.name);
+          if (isOpen || closed.has(segment.name) || !this.finished.has(segment.name)) {
+            await this.upkeep(store, segment, report);
+            if (isOpen) continue;
+            this.finished.add(segment.name);
+            this.pruneDueAtMs.set(segment.name, Date.now() + this.options.keepVersionsMs);
+          } else if (dueAtMs !== undefined && Date.now() >= dueAtMs) {
+            await this.optimize(segment.table, report);
+            report.segmentsOptimized.push(segment.name);
+            this.pruneDueAtMs.delete(segment.name);
+          }
+        }
       }
       this.lastError = undefined;
       this.lastReport = report;
@@ -122,5 +140,23 @@ export class MemoryMaintenance {
     } finally {
       this.lastRunAtMs = Date.now();
     }
+  }
+
+  /** Compaction, clean-up and index upkeep of one segment. */
+  private async upkeep(store: TickStore, segment: TickSegment, report: MaintenanceReport): Promise<void> {
+    await this.optimize(segment.table, report);
+    report.segmentsOptimized.push(segment.name);
+    const { embeddingSize, distance } = store.space;
+    report.vectorIndexes[segment.name] = await ensureVectorIndex(segment.table, embeddingSize, distance, {
+      kind: this.options.vectorIndex,
+      minRows: this.options.indexMinRows,
+    });
+    report.scalarIndexes[segment.name] = await ensureScalarIndexes(segment.table, this.options.scalarIndexMinRows);
+  }
+
+  private async optimize(table: Table, report: MaintenanceReport): Promise<void> {
+    const stats = await table.optimize({ cleanupOlderThan: new Date(Date.now() - this.options.keepVersionsMs) });
+    report.fragmentsCompacted += stats.compaction.fragmentsRemoved;
+    report.versionsRemoved += stats.prune.oldVersionsRemoved;
   }
 }

@@ -29,11 +29,11 @@ describe('Memory.reconnect', () => {
     const store = await memory.ticks(SPACE);
     await store.write([tick(0), tick(1)]);
     await memory.records.putEpisode(episode);
-    const [ticksBefore, episodesBefore] = [store.table, memory.records.episodes];
+    const [ticksBefore, episodesBefore] = [store.openSegment.table, memory.records.episodes];
 
     await memory.reconnect();
 
-    expect(store.table).not.toBe(ticksBefore);
+    expect(store.openSegment.table).not.toBe(ticksBefore);
     expect(memory.records.episodes).not.toBe(episodesBefore);
     expect(memory.reconnectStatus()).toEqual({ reconnects: 1, lastError: undefined });
     await store.write([tick(2)]);
@@ -62,13 +62,13 @@ describe('Memory.reconnect', () => {
   it('keeps the old connection when a table cannot be opened on the new one, and says why', async () => {
     const store = await memory.ticks(SPACE);
     await store.write([tick(0)]);
-    const before = store.table;
+    const before = store.openSegment.table;
     renameSync(join(folder, 'corrections.lance'), join(folder, 'moved-away'));
 
     await expect(memory.reconnect()).rejects.toThrow(/corrections/);
 
     expect(memory.reconnectStatus().lastError).toMatch(/^memory reconnect failed: .*corrections/);
-    expect(store.table).toBe(before);
+    expect(store.openSegment.table).toBe(before);
     await store.write([tick(1)]);
     expect(await store.countRows()).toBe(2);
     renameSync(join(folder, 'moved-away'), join(folder, 'corrections.lance'));

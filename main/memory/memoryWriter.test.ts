@@ -15,7 +15,7 @@ function tick(step: number, embedding = Float32Array.from([step, 0, 0, 1])): Tic
 }
 
 async function storedSteps(store: TickStore): Promise<number[]> {
-  const rows = await store.table.query().select(['step']).toArray();
+  const rows = (await store.query({ columns: ['step'] })).toArray();
   return rows.map((row: { step: number }) => row.step).sort((a, b) => a - b);
 }
 
@@ -82,7 +82,7 @@ describe('MemoryWriter', () => {
     const rows = writer({ batchRows: 100, maxBatchRows: 100, maxQueuedRows: 200, flushIntervalMs: 60_000 });
     rows.append(tick(0));
     await rows.flush();
-    const data = join(folder, `${store.name}.lance`, 'data');
+    const data = join(folder, `${store.openSegment.name}.lance`, 'data');
     renameSync(data, `${data}.aside`);
     writeFileSync(data, 'a file where LanceDB writes its data files');
 

@@ -1,4 +1,4 @@
-// What replay sampling needs to know about a ticks table, read once without the vectors: each
+// What replay sampling needs to know about the ticks (every segment), read once without the vectors: each
 // episode's steps with who acted and how surprising each was, and the spans where the operator
 // intervened (from the corrections, leaving out any an undo withdrew).
 import type { CorrectionRow } from './corrections.ts';
@@ -23,17 +23,14 @@ export interface StepSpan {
 }
 
 export interface ReplayIndex {
-  /** The table version the index was read at. */
-  version: number;
   /** Sorted by episodeId, so sampling does not depend on the order rows were stored in. */
   episodes: ReplayEpisode[];
   interventions: ReadonlyMap<string, readonly StepSpan[]>;
 }
 
 export async function loadReplayIndex(store: TickStore, records?: RecordTables): Promise<ReplayIndex> {
-  const version = await store.table.version();
   const columns = ['episodeId', 'step', 'actedBy', 'surpriseNats'];
-  const result = await store.table.query().select(columns).toArrow();
+  const result = await store.query({ columns });
   const [episodeIds, steps, actedBy, surpriseNats] = columns.map((name) => result.getChild(name)!);
   const rowsByEpisode = new Map<string, number[]>();
   for (let row = 0; row < result.numRows; row++) {
@@ -51,7 +48,7 @@ export async function loadReplayIndex(store: TickStore, records?: RecordTables):
       surpriseNats: Float32Array.from(rows, (row) => Number(surpriseNats!.get(row) ?? 0)),
     };
   });
-  return { version, episodes, interventions: records ? await interventionSpans(records) : new Map() };
+  return { episodes, interventions: records ? await interventionSpans(records) : new Map() };
 }
 
 function actorCode(actedBy: string): number {

@@ -22,7 +22,7 @@ function episode(episodeId: string, steps: number[], actorOf: (step: number) => 
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 
 function index(episodes: ReplayEpisode[], interventions: ReplayIndex['interventions'] = new Map()): ReplayIndex {
-  return { version: 1, episodes, interventions };
+  return { episodes, interventions };
 }
 
 /** The actor driving most of a sequence, read from the index. */

@@ -1,5 +1,6 @@
-// Drawn sequences read back whole (vectors included), in step order. A batch is one query: each query
-// pays for every fragment the table has, and the writer leaves one per commit until compaction.
+// Drawn sequences read back whole (vectors included), in step order. A batch is one query of each
+// segment: each query pays for every fragment a table has, and the writer leaves one per commit until
+// compaction. A sequence may span two segments (an episode goes on across a rollover).
 import type { SequenceRef } from './replaySampler.ts';
 import { sqlColumn, sqlNumber, sqlString } from './sqlFilter.ts';
 import { ticksFromArrow } from './tickRead.ts';
@@ -15,7 +16,7 @@ export async function readSequences(store: TickStore, refs: readonly SequenceRef
   if (refs.length === 0) return [];
   const where = refs.map((ref) => `(${rangeFilter(ref)})`).join(' OR ');
   const byEpisode = new Map<string, ReturnType<typeof ticksFromArrow>>();
-  for (const row of ticksFromArrow(await store.table.query().where(where).toArrow())) {
+  for (const row of ticksFromArrow(await store.query({ where }))) {
     const rows = byEpisode.get(row.episodeId) ?? [];
     rows.push(row);
     byEpisode.set(row.episodeId, rows);

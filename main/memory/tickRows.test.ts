@@ -76,7 +76,7 @@ describe('tick rows in LanceDB', () => {
       mcapLogTimeNs: 1_700_000_000_123_456_789n,
     });
     await store.write([tick(0), full]);
-    const rows = ticksFromArrow(await store.table.query().toArrow()).sort((a, b) => a.step - b.step);
+    const rows = ticksFromArrow(await store.query()).sort((a, b) => a.step - b.step);
     expect(rows).toEqual([tick(0), full]);
     await memory.close();
   });

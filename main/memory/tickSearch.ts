@@ -1,6 +1,9 @@
 // "Show me moments like this one": the k nearest ticks to an embedding or to a stored tick, within a
-// filter. Searches use the table's vector index once maintenance has built one (approximate, tuned by
-// the store's SearchSettings), exact (flat) search before that or when asked.
+// filter. Every segment of the store is searched for its k nearest, at once, and the nearest k of
+// those are the answer (each segment's k nearest include its share of the overall k nearest). A
+// segment with a vector index is searched through it (approximate, tuned by the store's
+// SearchSettings), one without exactly (flat), and every one exactly when asked.
+import type { Table } from '@lancedb/lancedb';
 import type { Table as ArrowTable } from 'apache-arrow';
 import { sqlColumn, sqlNumber, sqlString } from './sqlFilter.ts';
 import { tickFilterSql, type TickFilter } from './tickFilter.ts';
@@ -41,20 +44,31 @@ export async function nearestMoments(store: TickStore, query: MomentQuery, optio
     // One more than asked, dropping the query tick here: as a filter it would be checked on every row.
     isQueryTick = (moment) => moment.episodeId === query.episodeId && moment.step === query.step;
   }
-  let search = store.table
+  const limit = 'embedding' in query ? k : k + 1;
+  const where = tickFilterSql(options.filter ?? {});
+  const perSegment = await Promise.all(
+    store.segments.map(async (segment) =>
+      momentsFromArrow(await segmentSearch(store, segment.table, embedding, limit, where, options.exact ?? false).toArrow()),
+    ),
+  );
+  return perSegment
+    .flat()
+    .filter((moment) => !isQueryTick(moment))
+    .sort((a, b) => a.distance - b.distance)
+    .slice(0, k);
+}
+
+function segmentSearch(store: TickStore, table: Table, embedding: Float32Array, limit: number, where: string | undefined, exact: boolean) {
+  let search = table
     .vectorSearch(embedding)
     .column(EMBEDDING_COLUMN)
     .distanceType(store.space.distance)
     .select([...MOMENT_COLUMNS, '_distance'])
-    .limit('embedding' in query ? k : k + 1);
+    .limit(limit);
   const { minimumNprobes, refineFactor } = store.searchSettings;
-  if (options.exact) search = search.bypassVectorIndex();
+  if (exact) search = search.bypassVectorIndex();
   else search = refineFactor === undefined ? search.minimumNprobes(minimumNprobes) : search.minimumNprobes(minimumNprobes).refineFactor(refineFactor);
-  const where = tickFilterSql(options.filter ?? {});
-  if (where !== undefined) search = search.where(where);
-  return momentsFromArrow(await search.toArrow())
-    .filter((moment) => !isQueryTick(moment))
-    .slice(0, k);
+  return where === undefined ? search : search.where(where);
 }
 
 function momentsFromArrow(result: ArrowTable): Moment[] {
@@ -76,7 +90,7 @@ function tickWhere(episodeId: string, step: number): string {
 }
 
 async function storedEmbedding(store: TickStore, where: string, described: string): Promise<Float32Array> {
-  const found = await store.table.query().where(where).select([EMBEDDING_COLUMN]).limit(1).toArrow();
+  const found = await store.query({ where, columns: [EMBEDDING_COLUMN] });
   const cell: { toArray(): ArrayLike<number> } | null | undefined = found.getChild(EMBEDDING_COLUMN)?.get(0);
   if (cell === null || cell === undefined) throw new Error(`no tick ${described} in ${store.name}`);
   return Float32Array.from(cell.toArray());

@@ -1,5 +1,6 @@
-// The ANN index on a ticks table's embeddings, built in the background once the table is big enough
-// for exact search to be slow (flat search over 1M × 256 floats: ~0.4–0.6 s here; over 100k: ~40 ms).
+// The ANN index on a ticks segment's embeddings, built in the background once the segment is big
+// enough for exact search to be slow (flat search over 1M × 256 floats: ~0.4–0.6 s here; over 100k:
+// ~40 ms). The measurements below are of one table of 1M rows, from before ticks were segmented.
 //
 // Measured with LanceDB 0.31 on 1M embeddings of 256 floats (50k distinct sim ticks plus perturbed
 // copies) on this 2-core machine, shared with other work (latencies vary by ±50%); 10 nearest,

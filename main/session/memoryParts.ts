@@ -14,6 +14,7 @@ import type { TickStore } from '../memory/tickStore.ts';
 import type { SearchSettings } from '../memory/vectorIndex.ts';
 
 export type { Memory, MemoryWriter, Moment, SearchSettings, TickFilter, TickRow, TickSpace, TickStore };
+export { FLAT_UPKEEP_SEGMENT_ROWS } from '../memory/tickSegments.ts';
 
 /** What only the session knows of a tick: its episode and step, the robot, where the recorder put it. */
 export type TickPlace = Omit<TickContext, 'encoderVersion'>;

@@ -43,7 +43,7 @@ async function pollUntil<T>(check: () => Promise<T | undefined>, what: string, t
 async function rowsNow(uri: string, space: TickSpace) {
   const memory = await Memory.open({ uri, maintenance: { periodMs: 0 } });
   try {
-    return ticksFromArrow(await (await memory.ticks(space)).table.query().toArrow());
+    return ticksFromArrow(await (await memory.ticks(space)).query());
   } finally {
     await memory.close();
   }

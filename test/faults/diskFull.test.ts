@@ -144,7 +144,7 @@ describe('the disk full mid-session', () => {
     expect(dropped).toBe(0);
     const memory = await Memory.open({ uri: join(root, 'memory'), maintenance: { periodMs: 0 } });
     try {
-      const rows = ticksFromArrow(await (await memory.ticks(memoryFacts.space)).table.query().toArrow());
+      const rows = ticksFromArrow(await (await memory.ticks(memoryFacts.space)).query());
       const steps = rows.map((row) => row.step).sort((a, b) => a - b);
       expect(steps).toEqual(Array.from({ length: steps.length }, (_, step) => step));
       expect(rows.length).toBeGreaterThanOrEqual(written);

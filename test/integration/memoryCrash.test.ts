@@ -48,7 +48,7 @@ describe('memory after a crash', () => {
     const memory = await Memory.open({ uri: folder, maintenance: { periodMs: 0 } });
     try {
       const store = await memory.ticks(CRASH_SPACE);
-      const rows = ticksFromArrow(await store.table.query().toArrow());
+      const rows = ticksFromArrow(await store.query());
       const numbers = rows.map((row) => Number(row.mcapLogTimeNs! / 1_000_000n)).sort((a, b) => a - b);
       // Batches commit whole: everything reported, perhaps the batch in flight, nothing partial, no repeats.
       const committedRows = (lastCommitted + 1) * CRASH_BATCH_ROWS;

@@ -165,11 +165,9 @@ describe('review mode on a recorded session', () => {
     await rescoring.close();
     await loop.close();
     const after = await store.countRows();
-    const rows = await store.table
-      .query()
-      .where(`${sqlColumn('episodeId')} = ${sqlString(rescoring.episodeId)}`)
-      .select(['mcapFile', 'mcapLogTimeNs'])
-      .toArray();
+    const rows = (
+      await store.query({ where: `${sqlColumn('episodeId')} = ${sqlString(rescoring.episodeId)}`, columns: ['mcapFile', 'mcapLogTimeNs'] })
+    ).toArray();
     expect({ added: after - before, rows: rows.length }).toEqual({ added: rows.length, rows: expect.any(Number) });
     expect(rows.length).toBeGreaterThan(3);
     for (const row of rows) {

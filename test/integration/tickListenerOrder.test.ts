@@ -157,7 +157,7 @@ async function keepSession(order: ListenerOrder, folder: string): Promise<Sessio
   let rows: StoredRow[];
   try {
     const store = await memory.ticks(stores.memory!.space);
-    rows = (ticksFromArrow(await store.table.query().toArrow()) as StoredRow[]).sort((a, b) => a.step - b.step);
+    rows = (ticksFromArrow(await store.query()) as StoredRow[]).sort((a, b) => a.step - b.step);
   } finally {
     await memory.close();
   }

@@ -101,7 +101,8 @@ export async function runMemoryBench(given: Partial<MemoryBenchOptions> = {}): P
     const noise = noiseBank(sim.written, options.perturbationQuantile, random);
     await extend(writer, sim.written, noise, options.midRows, random);
     const midBuild = await timed(() => memory.maintenance.runOnce());
-    log(`${options.midRows} rows: vector index ${midBuild.result.vectorIndexes[store.name]} in ${midBuild.secs.toFixed(1)} s`);
+    const indexed = Object.values(midBuild.result.vectorIndexes).filter((outcome) => outcome !== 'too-small').length;
+    log(`${options.midRows} rows in ${store.segments.length} segments, ${indexed} with a vector index; maintenance ${midBuild.secs.toFixed(1)} s`);
     const evalQueries = queries.slice(options.tuneQueries, options.tuneQueries + options.evalQueries).map((query) => query.embedding);
     const mid = await measureSearch(ticks, evalQueries);
 

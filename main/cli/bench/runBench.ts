@@ -3,6 +3,7 @@ import type { BenchArgs } from '../args.ts';
 import { UsageError } from '../usageError.ts';
 import { runBridgeBench } from './bridgeBench.ts';
 import { runMemoryBench } from './memoryBench.ts';
+import { runMemoryUpkeepBench } from './memoryUpkeepBench.ts';
 import { runPerceptionBench } from './perceptionBench.ts';
 import { runRecordingBench } from './recordingBench.ts';
 import {
@@ -24,6 +25,7 @@ const SUITES: Record<string, (args: BenchArgs) => Promise<BenchRow[]> | BenchRow
   tick: (args) => runTickBench({ ...encodersOf(args) }),
   perception: (args) => runPerceptionBench({ ...encodersOf(args) }),
   memory: (args) => runMemoryBench({ ...encodersOf(args) }),
+  'memory-upkeep': () => runMemoryUpkeepBench(),
   sim: () => runSimBench(),
   bridge: () => runBridgeBench(),
   ui: () => runUiBench(),

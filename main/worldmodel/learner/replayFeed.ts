@@ -52,10 +52,10 @@ export class ReplayFeed {
 
   /** Re-reads the index at the table's newest version. */
   async refresh(): Promise<void> {
-    // This connection was opened without read consistency: without a checkout it keeps reading the
-    // version it first saw, and never the ticks the control loop has written since.
+    // This connection was opened without read consistency: without a refresh it keeps reading the
+    // versions it first saw, and never the ticks (or segments) the control loop has written since.
     const counted = this.ticksSinceRefresh;
-    await this.store.table.checkoutLatest();
+    await this.store.refresh();
     await this.memory.records.corrections.checkoutLatest();
     const index = await loadReplayIndex(this.store, this.memory.records);
     this.sampler = new ReplaySampler(index, { sequenceLength: this.options.sequenceLength, seed: this.options.seed + this.refreshes++ });
