@@ -43,6 +43,11 @@ describe('launching the core', () => {
     expect(coreArgs(launch)).toEqual(['start', '--headless', '--port=0', '--token=g', '--encoders=/data/encoders/manifest.json']);
   });
 
+  it('forwards the robot model file', () => {
+    const launch = coreLaunchFromArgv(['/usr/bin/electron', '.', '--', '--urdf', '/data/robot.urdf'], () => 'g');
+    expect(coreArgs(launch)).toEqual(['start', '--headless', '--port=0', '--token=g', '--urdf=/data/robot.urdf']);
+  });
+
   it('reads --robot=X and a packaged app argv without `--`', () => {
     expect(coreLaunchFromArgv(['/opt/Reins/reins', '--robot=sim'], () => 'g').robot).toBe('sim');
   });

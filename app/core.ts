@@ -24,25 +24,28 @@ export interface CoreLaunch {
   encoders?: string | undefined;
   /** A recorded log to review (`--review FILE.mcap`) instead of driving a robot. */
   review?: string | undefined;
+  /** The robot's model for the 3D view (`--urdf FILE`). */
+  urdf?: string | undefined;
 }
 
 /**
  * Reads what the desktop app forwards to the core from its own argv: the arguments after `--`
  * (`electron . -- --robot X`), or all of them when there is no `--` (a packaged `Reins --robot X`).
- * Only `--robot`, `--encoders` and `--review` are forwarded; `--token` is used instead of a generated one.
+ * Only `--robot`, `--encoders`, `--review` and `--urdf` are forwarded; `--token` is used instead of a generated one.
  */
 export function coreLaunchFromArgv(argv: readonly string[], newToken: () => string = generateToken): CoreLaunch {
   const separator = argv.indexOf('--');
   const args = separator >= 0 ? argv.slice(separator + 1) : argv.slice(1);
   const { values } = parseArgs({
     args: [...args],
-    options: { robot: { type: 'string' }, token: { type: 'string' }, encoders: { type: 'string' }, review: { type: 'string' } },
+    options: { robot: { type: 'string' }, token: { type: 'string' }, encoders: { type: 'string' }, review: { type: 'string' }, urdf: { type: 'string' } },
     strict: false,
     allowPositionals: true,
   });
   const robot = typeof values.robot === 'string' ? values.robot : undefined;
   const encoders = typeof values.encoders === 'string' ? { encoders: values.encoders } : {};
   if (typeof values.review === 'string') Object.assign(encoders, { review: values.review });
+  if (typeof values.urdf === 'string') Object.assign(encoders, { urdf: values.urdf });
   if (values.token === undefined) return { token: newToken(), robot, ...encoders };
   if (typeof values.token !== 'string' || !TOKEN_PATTERN.test(values.token)) {
     throw new Error('--token needs 16 to 256 characters of A-Z a-z 0-9 . _ ~ -');
@@ -62,7 +65,8 @@ export function coreArgs(launch: CoreLaunch): string[] {
   const robot = launch.robot === undefined ? [] : [`--robot=${launch.robot}`];
   const encoders = launch.encoders === undefined ? [] : [`--encoders=${launch.encoders}`];
   const review = launch.review === undefined ? [] : [`--review=${launch.review}`];
-  return ['start', '--headless', '--port=0', `--token=${launch.token}`, ...robot, ...encoders, ...review];
+  const urdf = launch.urdf === undefined ? [] : [`--urdf=${launch.urdf}`];
+  return ['start', '--headless', '--port=0', `--token=${launch.token}`, ...robot, ...encoders, ...review, ...urdf];
 }
 
 /**

@@ -26,6 +26,9 @@ import { LivePlots, plotTypeOf, type LivePlotsOptions } from './livePlots.ts';
 import { PointCloudFeed } from './pointCloudFeed.ts';
 import { PreviewCache, type Preview } from './previews.ts';
 import type { RobotConnections } from './robotConnections.ts';
+import type { RobotModelFile } from './robotModelFile.ts';
+import { SceneFeed, type SceneFeedOptions } from './sceneFeed.ts';
+import { SceneSource } from './sceneSource.ts';
 
 export type HandleResult = { ok: true } | { ok: false; error: ErrorBody };
 export type SerialPortsResult = { ok: true; body: SerialPortsResponse } | { ok: false; error: ErrorBody };
@@ -74,11 +77,14 @@ export interface CockpitApi {
   plotFields(): PlotFieldsResponse;
   /** Review mode: one field path over the log. */
   reviewPlot(path: string): Promise<ReviewResult<ReviewPlotResponse>>;
+  /** The 3D scene for one UI connection in this fixed frame (sceneFeed.ts); the connection closes it. */
+  openScene(fixedFrame: string, options: SceneFeedOptions): SceneFeed;
 }
 
 export class CockpitService implements CockpitApi {
   private readonly previews = new PreviewCache();
   private pointCloudFeed: PointCloudFeed | undefined;
+  private sceneSource: SceneSource | undefined;
 
   constructor(
     private readonly link: Link,
@@ -166,6 +172,8 @@ export class CockpitService implements CockpitApi {
         return this.handleReview(request);
       case 'set-plots':
         return refused(request.id, 'live plots stream over the UI socket: send set-plots there, not over HTTP');
+      case 'set-scene':
+        return refused(request.id, 'the scene streams over the UI socket: send set-scene there, not over HTTP');
     }
   }
 
@@ -204,6 +212,10 @@ export class CockpitService implements CockpitApi {
 
   openLivePlots(options: LivePlotsOptions): LivePlots {
     return new LivePlots(this.link, options);
+  }
+
+  openScene(fixedFrame: string, options: SceneFeedOptions): SceneFeed {
+    return new SceneFeed(this.scene(), fixedFrame, options);
   }
 
   plotFields(): PlotFieldsResponse {
@@ -423,6 +435,18 @@ export class CockpitService implements CockpitApi {
     this.pointCloudFeed ??= new PointCloudFeed(this.link, this.extras.pointCloudTopic);
     return this.pointCloudFeed;
   }
+
+  /** Made on first use, shared by every connection's scene; subscribed only while one shows it. */
+  private scene(): SceneSource {
+    const review = this.extras.review;
+    this.sceneSource ??= new SceneSource(this.link, {
+      // In review the scene runs on the log's time: a paused replay is a still moment, not a robot gone quiet.
+      clock: review ? () => review.status().positionMs : this.clock,
+      ...(this.extras.robotModelFile ? { robotModelFile: this.extras.robotModelFile } : {}),
+      sensorFrames: () => ({ scan: this.loop.synchroniser.latest('scan')?.msg.frameId, points: this.pointClouds().latest()?.msg.frameId }),
+    });
+    return this.sceneSource;
+  }
 }
 
 export interface CockpitServiceExtras {
@@ -441,6 +465,8 @@ export interface CockpitServiceExtras {
   review?: ReviewControl;
   /** The point-cloud topic the operator wants shown; without it, the robot's /points or its first PointCloud2 topic. */
   pointCloudTopic?: string;
+  /** The robot's model from `--urdf FILE`; without it, the robot's robot_description topic. */
+  robotModelFile?: RobotModelFile;
   /** Where the operator's actions are logged (the session's recording). */
   recordInput?: (input: { action: string; detail?: Record<string, unknown> }) => void;
 }

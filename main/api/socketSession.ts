@@ -2,9 +2,10 @@
 // stays open), and streams state and previews at rates the UI can draw.
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
-import { API_VERSION, type Event } from '../core/contract.ts';
+import { API_VERSION, type Event, type SetSceneRequest } from '../core/contract.ts';
 import type { CockpitApi } from './cockpitService.ts';
 import type { LivePlots } from './livePlots.ts';
+import type { SceneFeed } from './sceneFeed.ts';
 import type { Preview } from './previews.ts';
 import { parseRequest } from './requestParsing.ts';
 import { RequestRateLimit, SOCKET_REQUEST_LIMIT } from './requestRateLimit.ts';
@@ -20,6 +21,8 @@ export class SocketSession {
   private readonly rateLimit = new RequestRateLimit(SOCKET_REQUEST_LIMIT);
   /** This connection's live plots, opened on its first set-plots request. */
   private plots: LivePlots | undefined;
+  /** This connection's 3D scene, from a set-scene with a fixed frame until one with `off`. */
+  private scene: SceneFeed | undefined;
 
   constructor(
     private readonly socket: WebSocket,
@@ -41,6 +44,8 @@ export class SocketSession {
     this.stopPreviews();
     this.plots?.close();
     this.plots = undefined;
+    this.scene?.close();
+    this.scene = undefined;
   }
 
   private onMessage(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
@@ -70,12 +75,37 @@ export class SocketSession {
       if (parsed.request.id !== undefined) this.send({ type: 'ack', id: parsed.request.id, requestType: parsed.request.type });
       return;
     }
+    if (parsed.request.type === 'set-scene') {
+      this.setScene(parsed.request);
+      return;
+    }
     const result = this.api.handle(parsed.request);
     if (!result.ok) {
       this.send({ type: 'error', error: result.error });
     } else if (parsed.request.id !== undefined) {
       this.send({ type: 'ack', id: parsed.request.id, requestType: parsed.request.type });
     }
+  }
+
+  /** The scene, like the plots, belongs to this connection: it streams on this socket and ends with it (or with `off`). */
+  private setScene(request: SetSceneRequest): void {
+    const id = request.id !== undefined ? { id: request.id } : {};
+    if (request.off === true && request.fixedFrame !== undefined) {
+      this.send({ type: 'error', error: { code: 'bad-request', message: 'set-scene takes a fixedFrame or off: true, not both', ...id } });
+      return;
+    }
+    if (request.off === true) {
+      this.scene?.close();
+      this.scene = undefined;
+    } else if (request.fixedFrame === undefined) {
+      this.send({ type: 'error', error: { code: 'bad-request', message: 'set-scene needs a fixedFrame (such as map or odom), or off: true', ...id } });
+      return;
+    } else if (this.scene !== undefined) {
+      this.scene.setFixedFrame(request.fixedFrame);
+    } else {
+      this.scene = this.api.openScene(request.fixedFrame, { sendEvent: (event) => this.sendIfRoom(event), sendBinary: (frame) => this.sendBinary(frame) });
+    }
+    if (request.id !== undefined) this.send({ type: 'ack', id: request.id, requestType: request.type });
   }
 
   private sendPreviews(): void {
@@ -94,6 +124,13 @@ export class SocketSession {
   private sendBinary(bytes: Uint8Array): boolean {
     if (this.socket.readyState !== this.socket.OPEN || this.socket.bufferedAmount > MAX_BUFFERED_BYTES) return false;
     this.socket.send(bytes, { binary: true });
+    return true;
+  }
+
+  /** An event that the next one replaces (a scene): skipped, not queued, for a slow client. */
+  private sendIfRoom(event: Event): boolean {
+    if (this.socket.readyState !== this.socket.OPEN || this.socket.bufferedAmount > MAX_BUFFERED_BYTES) return false;
+    this.socket.send(JSON.stringify(event));
     return true;
   }
 

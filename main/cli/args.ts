@@ -8,7 +8,7 @@ import { parseRobotAddress, RobotAddressError, type RobotSpec } from '../links/r
 import type { StartArgs } from '../session/startArgs.ts';
 import { DEFAULT_WORLD_MODEL_ARGS, type WorldModelArgs } from '../session/worldModelOptions.ts';
 import { PRESET_NAMES, type PresetName } from '../worldmodel/worldModelConfig.ts';
-import { parseCamera } from './sim.ts';
+import { parseCamera, parsePoints } from './sim.ts';
 import { UsageError } from './usageError.ts';
 
 export type { RobotSpec };
@@ -39,6 +39,7 @@ export function parseStartArgs(args: string[]): StartArgs {
       insecure: { type: 'boolean', default: false },
       'sim-camera': { type: 'string' },
       'sim-prerendered-camera': { type: 'boolean', default: false },
+      'sim-points': { type: 'string' },
       encoders: { type: 'string' },
       'encoder-threads': { type: 'string' },
       recordings: { type: 'string' },
@@ -51,6 +52,7 @@ export function parseStartArgs(args: string[]): StartArgs {
       review: { type: 'string' },
       rescore: { type: 'boolean', default: false },
       'points-topic': { type: 'string' },
+      urdf: { type: 'string' },
       'watchdog-ms': { type: 'string', default: String(DEFAULT_WATCHDOG_MS) },
       'command-stamp': { type: 'string', default: DEFAULT_COMMAND_STAMP.stamp },
       'command-frame-id': { type: 'string', default: DEFAULT_COMMAND_STAMP.frameId },
@@ -63,6 +65,7 @@ export function parseStartArgs(args: string[]): StartArgs {
   if (values.recordings !== undefined && values['no-record']) throw new UsageError('--recordings and --no-record contradict each other');
   if (values.memory !== undefined && values['no-memory']) throw new UsageError('--memory and --no-memory contradict each other');
   if (values.recordings === '' || values.memory === '') throw new UsageError('--recordings and --memory need a location');
+  if (values.urdf === '') throw new UsageError('--urdf needs the path of a URDF file');
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got "${values.port}"`);
   const rateHz = Number(values['rate-hz']);
@@ -82,7 +85,7 @@ export function parseStartArgs(args: string[]): StartArgs {
     tlsCert: values['tls-cert'],
     tlsKey: values['tls-key'],
     insecure: values.insecure ?? false,
-    simArgs: simArgsFor(values.robot, values['sim-camera'], values['sim-prerendered-camera'] ?? false),
+    simArgs: simArgsFor(values.robot, values['sim-camera'], values['sim-prerendered-camera'] ?? false, values['sim-points']),
     ...encoderArgs(values.encoders, values['encoder-threads']),
     stores: {
       recordings: values.recordings === undefined ? undefined : resolve(values.recordings),
@@ -94,6 +97,8 @@ export function parseStartArgs(args: string[]): StartArgs {
     review: values.review === undefined ? undefined : resolve(values.review),
     rescore: values.rescore ?? false,
     pointsTopic: pointsTopic(values['points-topic']),
+    // Absolute, so it means the same to the desktop shell's core process whatever its working folder.
+    urdf: values.urdf === undefined ? undefined : resolve(values.urdf),
     watchdogMs: watchdogMs(values['watchdog-ms']),
     command: commandStamp(values['command-stamp'], values['command-frame-id']),
   };
@@ -146,14 +151,19 @@ function encoderArgs(encoders: string | undefined, threads: string | undefined):
   return { encoders: encoders === undefined ? undefined : resolve(encoders), encoderThreads };
 }
 
-function simArgsFor(robot: string | undefined, camera: string | undefined, prerenderedCamera: boolean): string[] {
+function simArgsFor(robot: string | undefined, camera: string | undefined, prerenderedCamera: boolean, points: string | undefined): string[] {
   const args: string[] = [];
   if (camera !== undefined) {
     parseCamera(camera); // a usage error here, before the sim process starts
     args.push('--camera', camera);
   }
   if (prerenderedCamera) args.push('--prerendered-camera');
-  if (args.length > 0 && robot !== undefined && robot !== 'sim') throw new UsageError('--sim-camera and --sim-prerendered-camera apply only to --robot sim');
+  if (points !== undefined) {
+    parsePoints(points);
+    args.push('--points', points);
+  }
+  if (args.length > 0 && robot !== undefined && robot !== 'sim')
+    throw new UsageError('--sim-camera, --sim-prerendered-camera and --sim-points apply only to --robot sim');
   return args;
 }
 

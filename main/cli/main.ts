@@ -14,13 +14,15 @@ import { runSoakCommand, SOAK_USAGE } from './soak/soakCommand.ts';
 const USAGE = `Usage:
   reins start [--robot sim|ws://HOST:PORT|foxglove://HOST:PORT|serial:/dev/PATH?baud=N] [--headless] [--port 8787]
               [--host 127.0.0.1] [--token T] [--rate-hz 10] [--tls-cert FILE --tls-key FILE] [--insecure]
-              [--sim-camera WxH@HZ] [--sim-prerendered-camera]   (passed to the built-in sim as --camera, --prerendered-camera)
+              [--sim-camera WxH@HZ] [--sim-prerendered-camera] [--sim-points LAYERSxBEAMS@HZ|off]
+                                                  (passed to the built-in sim as --camera, --prerendered-camera, --points)
               [--encoders models/manifest.json]   the encoder manifest (your own encoders: see README "Encoders")
               [--encoder-threads 1]               onnxruntime threads per encoder run (intra-op)
               [--recordings DIR | --no-record]    session MCAP logs (default $XDG_DATA_HOME/reins/recordings, 20 GiB quota)
               [--memory URI | --no-memory]        LanceDB memory of every tick (default $XDG_DATA_HOME/reins/memory)
               [--watchdog-ms 300]                 stop the robot after this long without the cockpit's heartbeat (100–3000)
               [--points-topic /points]            the point cloud the 3D view shows (default /points, else the first PointCloud2)
+              [--urdf FILE]                       the robot's model in the 3D view (default: the robot's /robot_description topic)
               [--command-stamp zero|robot] [--command-frame-id base_link]
                                                   a TwistStamped command topic's stamp: zero (the controller's now) or the robot's clock
               [--world-model wm-xs | --no-world-model] [--replay-ratio 64]
@@ -33,7 +35,7 @@ const USAGE = `Usage:
             [--foxglove-port 8765] [--foxglove-legacy]  also serve it as foxglove_bridge 3.x (foxglove.sdk.v1; legacy: foxglove.websocket.v1 only)
   reins probe ROBOT [--seconds 5] [--json]   ROBOT: sim | ws://HOST:PORT | foxglove://HOST:PORT | serial:/dev/PATH?baud=N
   reins review FILE [--rescore] [--memory URI | --no-memory] [--world-model wm-xs | --no-world-model]
-              [--headless] [--port 8787] [--host 127.0.0.1] [--token T] [--encoders PATH]
+              [--headless] [--port 8787] [--host 127.0.0.1] [--token T] [--encoders PATH] [--urdf FILE]
                                        plays a recorded session (FILE: an MCAP log, Reins' or ros2 bag's, or a ROS 1 .bag)
                                        through the pipeline (0.25×–8×, seek), its markers and
                                        "find similar moments" across the memory; sends nothing, writes nothing

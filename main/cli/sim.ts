@@ -264,7 +264,7 @@ export function parseCamera(text: string): SimArgs['camera'] {
   return { widthPx, heightPx, rateHz };
 }
 
-function parsePoints(text: string): SimArgs['points'] {
+export function parsePoints(text: string): SimArgs['points'] {
   if (text === 'off') return { enabled: false };
   const match = /^(\d+)x(\d+)@(\d+(?:\.\d+)?)$/.exec(text);
   const usage = `--points takes LAYERSxBEAMS@HZ up to ${MAX_POINTS.layers}x${MAX_POINTS.beams}@${MAX_POINTS.rateHz} (e.g. 16x360@10), or off; got "${text}"`;

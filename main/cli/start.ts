@@ -1,6 +1,7 @@
 // `reins start`: the core and the UI. In an Electron window where Electron and a display exist,
 // otherwise headless: the UI and API served on loopback, and the address printed.
 import type { Logger } from 'pino';
+import { readRobotModelFile, type RobotModelFile } from '../api/robotModelFile.ts';
 import { REPO_ROOT } from '../core/runtime/repoRoot.ts';
 import { createLogger } from '../core/runtime/logger.ts';
 import type { RobotSpec } from '../links/robotAddress.ts';
@@ -19,6 +20,8 @@ export async function runStart(args: StartArgs): Promise<number> {
   const log = createLogger('reins');
   const robot = parseRobotSpec(args.robot);
   checkExposure(args, log);
+  // Read before anything starts, so a file that cannot be read is refused at once, named.
+  const robotModelFile = await robotModelFileOf(args.urdf);
   if (!args.headless) {
     const electron = findElectron(REPO_ROOT, log);
     if (electron.ok)
@@ -26,10 +29,18 @@ export async function runStart(args: StartArgs): Promise<number> {
         ...(args.robot ? ['--robot', args.robot] : []),
         ...(args.encoders ? ['--encoders', args.encoders] : []),
         ...(args.review ? ['--review', args.review] : []),
+        ...(args.urdf ? ['--urdf', args.urdf] : []),
       ]);
     log.info({ reason: electron.reason }, 'no desktop window: running headless');
   }
-  return args.review ? runReview(args, args.review, log) : runHeadless(args, robot, log);
+  return args.review ? runReview(args, args.review, log, robotModelFile) : runHeadless(args, robot, log, robotModelFile);
+}
+
+async function robotModelFileOf(path: string | undefined): Promise<RobotModelFile | undefined> {
+  if (path === undefined) return undefined;
+  const read = await readRobotModelFile(path);
+  if (!read.ok) throw new UsageError(`--urdf: ${read.problem}`);
+  return read.file;
 }
 
 function checkExposure(args: StartArgs, log: Logger): void {
@@ -41,8 +52,8 @@ function checkExposure(args: StartArgs, log: Logger): void {
     log.warn({ host: args.host }, 'serving the cockpit without TLS beyond loopback (--insecure): anyone on the network can read the token');
 }
 
-async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger): Promise<number> {
-  const core = await openCoreSession(args, robot, log);
+async function runHeadless(args: StartArgs, robot: RobotSpec, log: Logger, robotModelFile: RobotModelFile | undefined): Promise<number> {
+  const core = await openCoreSession(args, robot, log, robotModelFile ? { robotModelFile } : {});
   const { link, loop } = core;
   loop.start();
   const server = await serveCockpit(core.cockpit, args, log);

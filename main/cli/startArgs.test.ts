@@ -16,6 +16,9 @@ describe('reins start, simulated robot options', () => {
 
   it('refuses sim options for a robot that is not the simulated one', () => {
     expect(() => parseStartArgs(['--robot', 'ws://127.0.0.1:9090', '--sim-camera', '160x120@15'])).toThrow(/only to --robot sim/);
+    expect(parseStartArgs(['--sim-points', '40x500@10']).simArgs).toEqual(['--points', '40x500@10']);
+    expect(() => parseStartArgs(['--sim-points', '40x500'])).toThrow(/--points takes LAYERSxBEAMS@HZ/);
+    expect(() => parseStartArgs(['--robot', 'ws://127.0.0.1:9090', '--sim-points', 'off'])).toThrow(/only to --robot sim/);
   });
 });
 
@@ -61,6 +64,13 @@ describe('reins review and the point-cloud topic', () => {
     expect(parseStartArgs(['--points-topic', '/velodyne_points']).pointsTopic).toBe('/velodyne_points');
     expect(parseStartArgs([]).pointsTopic).toBeUndefined();
     expect(() => parseStartArgs(['--points-topic', 'no spaces'])).toThrow(/--points-topic must be a ROS topic name/);
+  });
+
+  it('takes a robot model file, made absolute', () => {
+    expect(parseStartArgs(['--urdf', '/robots/rover.urdf']).urdf).toBe('/robots/rover.urdf');
+    expect(parseStartArgs(['--urdf', 'rover.urdf']).urdf).toBe(resolve('rover.urdf'));
+    expect(parseStartArgs([]).urdf).toBeUndefined();
+    expect(() => parseStartArgs(['--urdf', ''])).toThrow(/--urdf needs the path of a URDF file/);
   });
 });
 

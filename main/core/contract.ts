@@ -287,6 +287,21 @@ export const SetPlotsRequest = z.strictObject({
 });
 export type SetPlotsRequest = z.infer<typeof SetPlotsRequest>;
 
+// ── The scene: the robot's model, its TF frames and its map, as the 3D view draws them ──────────────
+export const MAX_FRAME_ID_CHARS = 256;
+/** A TF frame id as ROS writes it (`base_link`, `odom`, `robot1/laser`); a leading slash is allowed, as tf2 strips it. */
+export const FRAME_ID_PATTERN = /^\/?[A-Za-z0-9_][A-Za-z0-9_./-]*$/;
+const frameId = z.string().min(1).max(MAX_FRAME_ID_CHARS).regex(FRAME_ID_PATTERN, 'a TF frame id (letters, digits, _ . / -)');
+
+/**
+ * This UI connection draws the scene in this fixed frame from now on (the 3D panel sends it when it
+ * opens and when the operator picks another; `off` stops the scene events). The core answers with
+ * scene events a few times a second, a scene-robot event for each robot model, and the map as
+ * occupancy-grid binary frames.
+ */
+export const SetSceneRequest = z.strictObject({ type: z.literal('set-scene'), id: requestId, fixedFrame: frameId.optional(), off: z.boolean().optional() });
+export type SetSceneRequest = z.infer<typeof SetSceneRequest>;
+
 export const Request = z.discriminatedUnion('type', [
   DriveRequest,
   EStopRequest,
@@ -313,6 +328,7 @@ export const Request = z.discriminatedUnion('type', [
   ReplaySpeedRequest,
   OpenMomentRequest,
   SetPlotsRequest,
+  SetSceneRequest,
 ]);
 export type Request = z.infer<typeof Request>;
 export type RequestType = Request['type'];
@@ -609,7 +625,69 @@ export type PlotSeriesStatus = z.infer<typeof PlotSeriesStatus>;
 export const PlotStatusEvent = z.object({ type: z.literal('plot-status'), generation: z.number().int().nonnegative(), series: z.array(PlotSeriesStatus) });
 export type PlotStatusEvent = z.infer<typeof PlotStatusEvent>;
 
-export const Event = z.discriminatedUnion('type', [HelloEvent, StateEvent, ErrorEvent, AckEvent, PlotStatusEvent]);
+/** A pose: translation in metres (x, y, z) and a unit quaternion (x, y, z, w). */
+export const ScenePose = z.object({ t: z.tuple([z.number(), z.number(), z.number()]), q: z.tuple([z.number(), z.number(), z.number(), z.number()]) });
+export type ScenePose = z.infer<typeof ScenePose>;
+
+/** One TF frame as the tree knows it now. */
+export const SceneFrame = z.object({
+  frame: z.string(),
+  /** Its parent in the tree; absent for a root. */
+  parent: z.string().optional(),
+  /** Its pose in the fixed frame now; absent when it cannot be placed (then `problem` says why, in words). */
+  pose: ScenePose.optional(),
+  /** From /tf_static (never stale). */
+  static: z.boolean(),
+  /** Since its last transform arrived (dynamic frames). */
+  ageMs: z.number().optional(),
+  /** Transforms a second over the last few seconds (dynamic frames). */
+  rateHz: z.number().optional(),
+  problem: z.string().optional(),
+});
+export type SceneFrame = z.infer<typeof SceneFrame>;
+
+/** The occupancy grid's metadata; its cells come as occupancy-grid binary frames with the same revision. */
+export const SceneMap = z.object({
+  topic: z.string(),
+  revision: z.number().int().nonnegative(),
+  /** The grid's frame (OccupancyGrid header.frame_id) and its origin cell's pose in that frame. */
+  frame: z.string(),
+  origin: ScenePose,
+  /** Cells as sent (the robot's grid thinned to at most MAX_MAP_CELLS_A_SIDE a side) and their size. */
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  resolutionM: z.number().positive(),
+  /** The origin cell's corner in the fixed frame now (its frame's pose composed with `origin`); absent when its frame cannot be placed (see problem). */
+  pose: ScenePose.optional(),
+  /** Why it is not to be drawn: its frame cannot be placed, or its width × height disagrees with its data (then no cells come). */
+  problem: z.string().optional(),
+});
+export type SceneMap = z.infer<typeof SceneMap>;
+
+/**
+ * The scene for this connection's fixed frame, a few times a second: every TF frame, the problems of
+ * the tree in words (a cycle, a transform with a NaN, the fixed frame unknown), the robot model's
+ * revision and source (its text comes once per revision in a scene-robot event), the map, and the
+ * frames the scan and the point cloud are stamped in.
+ */
+export const SceneEvent = z.object({
+  type: z.literal('scene'),
+  /** As the set-scene asked for it (poses are in it, a leading slash dropped as tf2 does). */
+  fixedFrame: z.string(),
+  frames: z.array(SceneFrame),
+  problems: z.array(z.string()),
+  /** The robot model: revision 0 while there is none (problem says why); `source` in words (`/robot_description`, `file /path/robot.urdf`). */
+  robot: z.object({ revision: z.number().int().nonnegative(), source: z.string(), problem: z.string().optional() }).optional(),
+  map: SceneMap.optional(),
+  sensorFrames: z.object({ scan: z.string().optional(), points: z.string().optional() }),
+});
+export type SceneEvent = z.infer<typeof SceneEvent>;
+
+/** The robot's model as it gave it (URDF XML), once per revision; the renderer parses it and says what it could not. */
+export const SceneRobotEvent = z.object({ type: z.literal('scene-robot'), revision: z.number().int().nonnegative(), source: z.string(), urdf: z.string() });
+export type SceneRobotEvent = z.infer<typeof SceneRobotEvent>;
+
+export const Event = z.discriminatedUnion('type', [HelloEvent, StateEvent, ErrorEvent, AckEvent, PlotStatusEvent, SceneEvent, SceneRobotEvent]);
 export type Event = z.infer<typeof Event>;
 
 // ── HTTP responses ────────────────────────────────────────────────────────────────────────────────
@@ -725,7 +803,9 @@ export function clipFramePath(questionId: string, side: ClipSide, index: number)
 // Little-endian. Byte 0 is the frame kind; the header is 16 bytes; the payload follows.
 
 export const FRAME_HEADER_BYTES = 16;
-export const FrameKind = { cameraRgb: 1, laserScan: 2, pointCloud: 3, plotSamples: 4 } as const;
+export const FrameKind = { cameraRgb: 1, laserScan: 2, pointCloud: 3, plotSamples: 4, occupancyGrid: 5 } as const;
+/** A map larger than this many cells a side is thinned (max-pooled, so walls stay) to fit one frame. */
+export const MAX_MAP_CELLS_A_SIDE = 1000;
 /** The most points a point-cloud frame carries: a larger cloud is thinned to this many (about 240 kB). */
 export const MAX_PREVIEW_POINTS = 20_000;
 
@@ -771,7 +851,17 @@ export interface PlotSamples {
   values: Float64Array;
 }
 
-export type BinaryFrame = CameraFrame | ScanFrame | PointCloudFrame | PlotSamplesFrame;
+/** The map's cells, row-major from its origin (OccupancyGrid order): -1 unknown, 0–100 occupancy. */
+export interface OccupancyGridFrame {
+  kind: 'map';
+  /** SceneMap.revision: cells of an older revision are stale. */
+  revision: number;
+  width: number;
+  height: number;
+  cells: Int8Array;
+}
+
+export type BinaryFrame = CameraFrame | ScanFrame | PointCloudFrame | PlotSamplesFrame | OccupancyGridFrame;
 
 /** Camera header: kind (byte 0), width (2–3), height (4–5), source stamp in ms as float64 (8–15). */
 export function encodeCameraFrame(width: number, height: number, stampMs: number, rgb: Uint8Array): Uint8Array {
@@ -847,7 +937,30 @@ export function decodeBinaryFrame(bytes: Uint8Array): BinaryFrame {
     return { kind: 'points', stampMs: view.getFloat64(8, true), xyzM };
   }
   if (kind === FrameKind.plotSamples) return decodePlotSamples(view, bytes.length);
+  if (kind === FrameKind.occupancyGrid) {
+    const width = view.getUint16(2, true);
+    const height = view.getUint16(4, true);
+    const expected = FRAME_HEADER_BYTES + width * height;
+    if (bytes.length !== expected) throw new RangeError(`map frame ${width}x${height} should be ${expected} bytes, is ${bytes.length}`);
+    const cells = new Int8Array(bytes.buffer, bytes.byteOffset + FRAME_HEADER_BYTES, width * height);
+    return { kind: 'map', revision: view.getUint32(8, true), width, height, cells };
+  }
   throw new RangeError(`unknown binary frame kind ${kind}`);
+}
+
+/** Map header: kind (byte 0), width (2–3), height (4–5), revision as uint32 (8–11); then width × height int8 cells. */
+export function encodeOccupancyGridFrame(revision: number, width: number, height: number, cells: Int8Array): Uint8Array {
+  if (width > MAX_MAP_CELLS_A_SIDE || height > MAX_MAP_CELLS_A_SIDE)
+    throw new RangeError(`map frame ${width}x${height} is over ${MAX_MAP_CELLS_A_SIDE} a side`);
+  if (cells.length !== width * height) throw new RangeError(`map frame ${width}x${height} needs ${width * height} cells, got ${cells.length}`);
+  const out = new Uint8Array(FRAME_HEADER_BYTES + cells.length);
+  const view = new DataView(out.buffer);
+  view.setUint8(0, FrameKind.occupancyGrid);
+  view.setUint16(2, width, true);
+  view.setUint16(4, height, true);
+  view.setUint32(8, revision, true);
+  out.set(new Uint8Array(cells.buffer, cells.byteOffset, cells.length), FRAME_HEADER_BYTES);
+  return out;
 }
 
 /** Bytes before each series' samples in a plot frame: index as uint16, 2 spare, count as uint32. */

@@ -112,7 +112,20 @@ export interface Twist {
   angularRadps: Vector3;
 }
 
-export type RobotMessage = Image | CompressedImage | LaserScan | PointCloud2 | JointState | Imu | Odometry | Twist | AnalogInputs;
+/**
+ * A message of a type the cockpit has no kind of its own for (tf2_msgs/TFMessage, nav_msgs/OccupancyGrid,
+ * std_msgs/String, visualization_msgs/MarkerArray, ...): delivered with its ROS fields as the
+ * transport decoded them (`Received.raw` holds the same object), for the scene and for plots.
+ */
+export interface RosFields {
+  kind: 'RosFields';
+  /** The type as the robot names it (`tf2_msgs/TFMessage` on ROS 1, `tf2_msgs/msg/TFMessage` on ROS 2). */
+  rosType: string;
+  /** Its fields with their ROS names; arrays of numbers may be typed arrays. */
+  fields: Record<string, unknown>;
+}
+
+export type RobotMessage = Image | CompressedImage | LaserScan | PointCloud2 | JointState | Imu | Odometry | Twist | AnalogInputs | RosFields;
 export type MessageKind = RobotMessage['kind'];
 
 /** A message as it reached the cockpit. */

@@ -31,12 +31,19 @@ const DEFINITIONS: Readonly<Record<string, string>> = {
     'geometry_msgs/Vector3 angular_velocity\nfloat64[9] angular_velocity_covariance\n' +
     'geometry_msgs/Vector3 linear_acceleration\nfloat64[9] linear_acceleration_covariance',
   'nav_msgs/Odometry': 'std_msgs/Header header\nstring child_frame_id\ngeometry_msgs/PoseWithCovariance pose\ngeometry_msgs/TwistWithCovariance twist',
+  'std_msgs/String': 'string data',
+  'geometry_msgs/Transform': 'geometry_msgs/Vector3 translation\ngeometry_msgs/Quaternion rotation',
+  'geometry_msgs/TransformStamped': 'std_msgs/Header header\nstring child_frame_id\ngeometry_msgs/Transform transform',
+  'tf2_msgs/TFMessage': 'geometry_msgs/TransformStamped[] transforms',
+  'nav_msgs/MapMetaData': 'time map_load_time\nfloat32 resolution\nuint32 width\nuint32 height\ngeometry_msgs/Pose origin',
+  'nav_msgs/OccupancyGrid': 'std_msgs/Header header\nnav_msgs/MapMetaData info\nint8[] data',
 };
 
 const ROS2_DEFINITIONS: Readonly<Record<string, string>> = {
   ...DEFINITIONS,
   'std_msgs/Header': 'builtin_interfaces/Time stamp\nstring frame_id',
   'builtin_interfaces/Time': 'int32 sec\nuint32 nanosec',
+  'nav_msgs/MapMetaData': 'builtin_interfaces/Time map_load_time\nfloat32 resolution\nuint32 width\nuint32 height\ngeometry_msgs/Pose origin',
 };
 
 /** The full text for a type; '' for one without a fixed definition (reins_sim/GroundTruth grows with the sim). */

@@ -46,4 +46,39 @@ describe('TopicFanout', () => {
     expect(got).toEqual(['self-removing', 'last', 'last']);
     expect(failures).toEqual(['/imu: panel bug', '/imu: panel bug']);
   });
+
+  it('hands a latched message to a subscriber who joins after it came, once, and forgets it with the last subscriber', async () => {
+    const fanout = new TopicFanout({ subscriberFailed: () => undefined, keepLatest: (received) => received.msg.kind === 'RosFields' });
+    const description: Received = {
+      topic: '/robot_description',
+      receiveTimeMs: 5,
+      sourceTimeMs: 5,
+      msg: { kind: 'RosFields', rosType: 'std_msgs/String', fields: { data: '<robot/>' } },
+    };
+    const scene: Received[] = [];
+    const stopScene = fanout.subscribe('/robot_description', (received) => scene.push(received));
+    fanout.deliver(description);
+    const recorder: Received[] = [];
+    const stopRecorder = fanout.subscribe('/robot_description', (received) => recorder.push(received));
+    // Not while subscribe runs: the subscriber has its unsubscribe first.
+    expect(recorder).toEqual([]);
+    await Promise.resolve();
+    expect(recorder).toEqual([description]);
+    expect(scene).toEqual([description]);
+    // Streams of kinds of their own are never kept (a late camera panel waits for the next frame).
+    fanout.subscribe('/imu', () => undefined);
+    fanout.deliver(message('/imu'));
+    const late: unknown[] = [];
+    fanout.subscribe('/imu', (received) => late.push(received));
+    await Promise.resolve();
+    expect(late).toEqual([]);
+    // With its last subscriber gone the wire subscription ends: the next one gets the latched message anew.
+    stopScene();
+    stopRecorder();
+    const again: Received[] = [];
+    fanout.subscribe('/robot_description', (received) => again.push(received));
+    fanout.subscribe('/robot_description', (received) => again.push(received));
+    await Promise.resolve();
+    expect(again).toEqual([]);
+  });
 });

@@ -1,13 +1,17 @@
 // Turns what the recorder queued into MCAP channel specs and message bytes: ROS 1 serialisation for
 // the robot's streams, or a ROS 2 robot's own encoding (`cdr`, `ros2msg`: ros2Entries.ts), and JSON
-// for Reins' events. Runs in the recorder's background drain, never in `record()`.
+// for Reins' events. A RosFields message goes as CDR under a ROS 2 robot's own definition where it
+// gave one and the fields fit it, else as `json` under a `jsonschema` schema named by its ROS type
+// (rosFieldsJson.ts). Runs in the recorder's background drain, never in `record()`.
 import { MessageWriter } from '@foxglove/rosmsg-serialization';
-import type { Received, RobotMessage } from '../core/messages.ts';
+import type { Received, RobotMessage, RosFields } from '../core/messages.ts';
+import { rosFieldsBytes } from '../core/rosFieldsBytes.ts';
 import { nsFromMs } from './logTimes.ts';
 import type { ChannelSpec } from './mcapFile.ts';
 import { jsonChannelFor, type EventChannel } from './reinsEvents.ts';
 import { rosMessageFor } from './rosMessages.ts';
 import { Ros2Entries } from './ros2Entries.ts';
+import { rosFieldsChannel, rosFieldsJson } from './rosFieldsJson.ts';
 import { parsedDefinitions, rosDefinitionText, type RosSchemaName } from './rosSchemas.ts';
 
 export type RecordEntry = { kind: 'sensor'; received: Received<RobotMessage> } | { kind: 'event'; channel: EventChannel; timeMs: number; value: unknown };
@@ -45,6 +49,7 @@ export class EntryEncoder {
     const { received } = entry;
     const logTimeNs = nsFromMs(received.receiveTimeMs);
     const publishTimeNs = nsFromMs(received.sourceTimeMs);
+    if (received.msg.kind === 'RosFields') return { ...this.encodeFields(received.topic, received.msg, received), logTimeNs, publishTimeNs };
     const seq = this.sequences.get(received.topic) ?? 0;
     this.sequences.set(received.topic, seq + 1);
     const ros = rosMessageFor(received, seq);
@@ -57,6 +62,11 @@ export class EntryEncoder {
       return { channel, logTimeNs, publishTimeNs, data: textEncoder.encode(JSON.stringify(received.msg, typedArraysAsLists)) };
     }
     return { channel: this.rosChannel(received.topic, ros.schemaName), logTimeNs, publishTimeNs, data: this.serialise(ros.schemaName, ros.value) };
+  }
+
+  private encodeFields(topic: string, msg: RosFields, received: Received<RobotMessage>): { channel: ChannelSpec; data: Uint8Array } {
+    const cdr = received.ros2 === undefined ? undefined : this.ros2.encodeFields(topic, received.ros2, msg.fields);
+    return cdr ?? { channel: this.jsonChannel(rosFieldsChannel(topic, msg.rosType)), data: textEncoder.encode(rosFieldsJson(msg.fields)) };
   }
 
   /**
@@ -103,7 +113,8 @@ export class EntryEncoder {
   }
 
   private jsonChannel(event: EventChannel): ChannelSpec {
-    let channel = this.jsonChannels.get(event.topic);
+    const key = `${event.topic}\u0000${event.schemaName}`;
+    let channel = this.jsonChannels.get(key);
     if (channel === undefined) {
       channel = {
         topic: event.topic,
@@ -112,7 +123,7 @@ export class EntryEncoder {
         schemaData: textEncoder.encode(JSON.stringify(event.jsonSchema)),
         messageEncoding: 'json',
       };
-      this.jsonChannels.set(event.topic, channel);
+      this.jsonChannels.set(key, channel);
     }
     return channel;
   }
@@ -133,6 +144,8 @@ export function entryBytes(entry: RecordEntry): number {
       return msg.data.byteLength + 128;
     case 'LaserScan':
       return msg.rangesM.byteLength + 128;
+    case 'RosFields':
+      return rosFieldsBytes(msg.fields) + 128;
     default:
       return 256;
   }

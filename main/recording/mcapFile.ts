@@ -1,9 +1,9 @@
 // One MCAP file being written: chunked, indexed (message and chunk indexes, statistics, summary
-// offsets), schemas and channels registered the first time a topic appears. The chunking is ours
-// rather than McapWriter's because a chunk must also be finishable before it is full (the
-// recorder's age limit), which McapWriter cannot do. Every chunk repeats the schema and channel
-// records of the messages in it, so each finished chunk reads on its own after a crash, even when
-// an earlier one is lost. Callers await each call before the next; the recorder's drain loop does.
+// offsets), schemas and channels registered the first time a topic appears in a type and encoding.
+// The chunking is ours rather than McapWriter's because a chunk must also be finishable before it
+// is full (the recorder's age limit), which McapWriter cannot do. Every chunk repeats the schema and
+// channel records of the messages in it, so each finished chunk reads on its own after a crash, even
+// when an earlier one is lost. Callers await each call before the next; the recorder's drain loop does.
 import { open, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { McapRecordBuilder, Opcode, type McapTypes } from '@mcap/core';
@@ -90,7 +90,7 @@ export class McapFile {
 
   /** Adds a message (its bytes are copied: the caller may reuse them once this resolves); writes the chunk when it reaches the size limit. */
   async add(channel: ChannelSpec, logTimeNs: bigint, publishTimeNs: bigint, data: Uint8Array): Promise<void> {
-    const registered = this.channels.get(channel.topic) ?? this.register(channel);
+    const registered = this.channels.get(channelKey(channel)) ?? this.register(channel);
     if (this.chunk.messageCount === 0) this.chunkOpenedAtMs = performance.now();
     if (!this.channelsInChunk.has(registered.id)) {
       const definitions = new McapRecordBuilder();
@@ -168,10 +168,12 @@ export class McapFile {
   }
 
   private register(spec: ChannelSpec): McapTypes.Channel {
-    let schema = this.schemas.get(spec.schemaName);
+    // A topic may change type or encoding (a RosFields message the CDR writer cannot take goes as JSON): each its own channel and schema.
+    const schemaKey = `${spec.schemaName}\u0000${spec.schemaEncoding}\u0000${Buffer.from(spec.schemaData).toString('latin1')}`;
+    let schema = this.schemas.get(schemaKey);
     if (schema === undefined) {
       schema = { id: this.schemas.size + 1, name: spec.schemaName, encoding: spec.schemaEncoding, data: spec.schemaData };
-      this.schemas.set(spec.schemaName, schema);
+      this.schemas.set(schemaKey, schema);
       this.schemasById.set(schema.id, schema);
       this.statistics.schemaCount++;
     }
@@ -182,7 +184,7 @@ export class McapFile {
       messageEncoding: spec.messageEncoding,
       metadata: new Map(),
     };
-    this.channels.set(spec.topic, channel);
+    this.channels.set(channelKey(spec), channel);
     this.statistics.channelCount++;
     return channel;
   }
@@ -220,4 +222,8 @@ function chunkRecordHeader(chunk: Omit<McapTypes.Chunk, 'records'> & { recordsBy
   header.set(compression, (offset += 4));
   view.setBigUint64(offset + compression.byteLength, BigInt(chunk.recordsBytes), true);
   return header;
+}
+
+function channelKey(spec: ChannelSpec): string {
+  return `${spec.topic}\u0000${spec.schemaName}\u0000${spec.schemaEncoding}\u0000${spec.messageEncoding}`;
 }

@@ -2,11 +2,14 @@
 // the disk); a background drain encodes and writes, a bounded queue drops and counts what does not
 // fit, files rotate at a size limit, and a quota deletes the oldest logs with a visible warning.
 // A chunk is written when it is full or when it has held messages for `maxChunkAgeMs` of wall time,
-// whichever comes first, so a crash loses at most about that much of even a slow stream.
+// whichever comes first, so a crash loses at most about that much of even a slow stream. Each new
+// file after the size limit starts with the latest RosFields message of every topic (logged at the
+// file's start, published when it was), so a latched topic sent once (/robot_description,
+// /tf_static, /map) is in every file a review may open alone.
 import type { CoreAlert } from '../core/alert.ts';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Received, RobotMessage } from '../core/messages.ts';
+import type { Received, RobotMessage, RosFields } from '../core/messages.ts';
 import { zstdReady } from './chunkCompression.ts';
 import { EntryEncoder, entryBytes, type RecordEntry } from './entryEncoding.ts';
 import { DEFAULT_CHUNK_BYTES, McapFile } from './mcapFile.ts';
@@ -48,6 +51,8 @@ export class Recorder {
   private readonly queue: Array<{ entry: RecordEntry; bytes: number }> = [];
   private readonly encoder = new EntryEncoder();
   private readonly files: string[] = [];
+  /** topic → its latest RosFields message written, to open each new file with. */
+  private readonly latestFields = new Map<string, Received<RosFields>>();
   private readonly alertsByKey = new Map<string, CoreAlert>();
   private readonly alertListeners = new Set<(alerts: readonly CoreAlert[]) => void>();
   private readonly options: Required<Omit<RecorderOptions, 'quotaBytes' | 'onChunkWritten'>> & Pick<RecorderOptions, 'quotaBytes' | 'onChunkWritten'>;
@@ -158,17 +163,22 @@ export class Recorder {
       for (let item = this.queue.shift(); item !== undefined; item = this.queue.shift()) {
         this.queuedBytes -= item.bytes;
         // Rotate before a message, not after one: the last file of a session is never empty.
-        if (this.file.sizeBytes >= this.options.maxFileBytes) await this.rotate();
-        const encoded = this.encoder.encode(item.entry);
-        const chunksBefore = this.file.chunksWritten;
-        await this.file.add(encoded.channel, encoded.logTimeNs, encoded.publishTimeNs, encoded.data);
-        this.messagesAdded++;
-        if (this.file.chunksWritten !== chunksBefore) await this.afterChunk();
+        if (this.file.sizeBytes >= this.options.maxFileBytes) await this.rotate(entryTimeMs(item.entry));
+        await this.write(item.entry);
       }
       await this.finishChunkByAge();
     } catch (error) {
       this.fail(error as Error);
     }
+  }
+
+  private async write(entry: RecordEntry): Promise<void> {
+    if (entry.kind === 'sensor' && entry.received.msg.kind === 'RosFields') this.latestFields.set(entry.received.topic, entry.received as Received<RosFields>);
+    const encoded = this.encoder.encode(entry);
+    const chunksBefore = this.file.chunksWritten;
+    await this.file.add(encoded.channel, encoded.logTimeNs, encoded.publishTimeNs, encoded.data);
+    this.messagesAdded++;
+    if (this.file.chunksWritten !== chunksBefore) await this.afterChunk();
   }
 
   /** Writes the open chunk once it is old enough; otherwise makes sure a timer comes back for it. */
@@ -194,13 +204,16 @@ export class Recorder {
     if (chunks - this.chunksAtLastQuotaCheck >= QUOTA_CHECK_EVERY_CHUNKS) await this.checkQuota();
   }
 
-  private async rotate(): Promise<void> {
+  /** A new file from `atMs` on, opened with the latest message of every RosFields topic (logged then). */
+  private async rotate(atMs: number): Promise<void> {
     const previous = this.file;
     await previous.close();
     this.chunksInClosedFiles += previous.chunksWritten;
     this.file = await McapFile.create(rotatedPath(this.options.path, this.files.length + 1), this.options.chunkBytes);
     this.files.push(this.file.path);
     await this.checkQuota();
+    for (const received of [...this.latestFields.values()])
+      await this.write({ kind: 'sensor', received: { ...received, receiveTimeMs: Math.max(atMs, received.receiveTimeMs) } });
   }
 
   private async checkQuota(): Promise<void> {
@@ -242,6 +255,10 @@ export class Recorder {
     const alerts = this.alerts();
     for (const listener of this.alertListeners) listener(alerts);
   }
+}
+
+function entryTimeMs(entry: RecordEntry): number {
+  return entry.kind === 'event' ? entry.timeMs : entry.received.receiveTimeMs;
 }
 
 export function rotatedPath(path: string, index: number): string {

@@ -50,7 +50,8 @@ export interface ReviewableLog {
   readonly summary: ReviewLogSummary;
   /** What could not be read, in words. */
   readonly problems: readonly string[];
-  readonly channels: readonly { topic: string; schemaName: string }[];
+  /** Every channel with its schema's name and its message encoding (`ros1`, `cdr`, `json`, …). */
+  readonly channels: readonly { topic: string; schemaName: string; messageEncoding: string }[];
   readonly startMs: number;
   readonly endMs: number;
   messages(range?: TimeRange): AsyncGenerator<RecordedMessage>;
@@ -144,7 +145,7 @@ export abstract class BlockReviewLog implements ReviewableLog {
     return this.problemList;
   }
 
-  get channels(): readonly { topic: string; schemaName: string }[] {
+  get channels(): readonly { topic: string; schemaName: string; messageEncoding: string }[] {
     return this.summary.topics;
   }
 

@@ -20,7 +20,7 @@ export function rosTwist(twist: Twist): Record<string, unknown> {
   return { linear: twist.linearMps, angular: twist.angularRadps };
 }
 
-/** The ROS 1 message for a received one, or undefined for kinds recorded otherwise (as JSON). */
+/** The ROS 1 message for a received one, or undefined for kinds recorded otherwise (AnalogInputs as JSON; RosFields as its fields, rosFieldsEntries.ts). */
 export function rosMessageFor(received: Received<RobotMessage>, seq: number): RosMessage | undefined {
   const msg = received.msg;
   // The conversion the log's publish time goes through (entryEncoding.ts): the stamp equals it to the nanosecond.
@@ -116,6 +116,7 @@ export function rosMessageFor(received: Received<RobotMessage>, seq: number): Ro
         },
       };
     case 'AnalogInputs':
+    case 'RosFields':
       return undefined;
   }
 }

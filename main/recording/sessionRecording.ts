@@ -1,8 +1,9 @@
-// What the core calls to record a session: every sensor topic the link offers (also those that
-// appear after a reconnect), every command sent with who drove, the link's alerts, and operator
-// inputs, the operator's feedback, each tick's step and reward estimate, and the world model's
-// surprise as the caller reports them. One file per session under `folder`, rotated at a size limit, within
-// a quota.
+// What the core calls to record a session: every topic the link offers but the command topic (also
+// those that appear later: after a reconnect, once rosapi has listed them, when a node starts
+// publishing; a latched one's message reaches the recorder whenever it joins, topicFanout.ts), every
+// command sent with who drove, the link's alerts, and operator inputs, the operator's feedback, each
+// tick's step and reward estimate, and the world model's surprise as the caller reports them. One
+// file per session under `folder`, rotated at a size limit, within a quota.
 import type { CoreAlert } from '../core/alert.ts';
 import { join } from 'node:path';
 import type { Link } from '../core/link.ts';
@@ -40,6 +41,8 @@ export interface SessionRecordingOptions {
   clock?: () => number;
   /** The file name; defaults to `reins-<robot>-<start time>.mcap`. */
   fileName?: string;
+  /** How often the link's topics are looked at for new ones (default 1000 ms). */
+  topicCheckMs?: number;
 }
 
 export interface SessionRecording {
@@ -82,7 +85,11 @@ export async function startSessionRecording(options: SessionRecordingOptions): P
     }
   };
   subscribeNewTopics();
+  // Links tell presence, not their topic list: topics a link learns of later are looked for now and then.
+  const topicCheck = setInterval(subscribeNewTopics, options.topicCheckMs ?? DEFAULT_TOPIC_CHECK_MS);
+  topicCheck.unref();
   const stops: Array<() => void> = [
+    () => clearInterval(topicCheck),
     link.on('presence', (presence) => presence === 'present' && subscribeNewTopics()),
     link.on('alerts', (alerts) => recorder.recordEvent(ALERTS_CHANNEL, clock(), { alerts })),
   ];
@@ -121,6 +128,8 @@ export async function startSessionRecording(options: SessionRecordingOptions): P
     },
   };
 }
+
+const DEFAULT_TOPIC_CHECK_MS = 1000;
 
 function safeName(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 40) || 'robot';

@@ -5,6 +5,7 @@
 import { reinsDataFolder } from '../memory/memoryLocation.ts';
 import type { Logger } from 'pino';
 import { CockpitService } from '../api/cockpitService.ts';
+import type { RobotModelFile } from '../api/robotModelFile.ts';
 import { RobotConnections } from '../api/robotConnections.ts';
 import { OnlineImprover } from '../learning/onlineImprover.ts';
 import type { PolicyLearnerOptions } from '../learning/policyLearner.ts';
@@ -45,6 +46,8 @@ export interface CoreSessionOptions {
   learner?: Partial<PolicyLearnerOptions>;
   /** When the policy learner's candidates are offered (OnlineImproverOptions.candidates): a lockstep core offers them at the next round. */
   candidates?: 'when-ready' | 'at-next-round';
+  /** The robot's model for the 3D view (`--urdf FILE`, read at start); without it, the robot's robot_description topic. */
+  robotModelFile?: RobotModelFile;
 }
 
 export interface CoreSession {
@@ -146,6 +149,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
     learning: teaching.session,
     ...(stores.recording ? { recordInput: stores.recording.recordOperatorInput } : {}),
     ...(args.pointsTopic ? { pointCloudTopic: args.pointsTopic } : {}),
+    ...(options.robotModelFile ? { robotModelFile: options.robotModelFile } : {}),
   });
   // Only the loop's thread keeps normal priority (see helperThreads.ts).
   const stopLowering = keepHelperThreadsBehindTheLoop((problem) => log.info({ problem }, 'helper threads run at the loop’s priority'));

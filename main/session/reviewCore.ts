@@ -7,6 +7,7 @@
 import { defaultRecordingFolder } from '../recording/recordingLocation.ts';
 import type { Logger } from 'pino';
 import { CockpitService } from '../api/cockpitService.ts';
+import type { RobotModelFile } from '../api/robotModelFile.ts';
 import { ReactiveBaselinePolicy } from '../learning/reactiveBaselinePolicy.ts';
 import { SwitchableLink } from '../links/switchableLink.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
@@ -36,7 +37,8 @@ export interface ReviewCore {
 }
 
 /** The review core: the log on a ReplayLink behind the loop's SwitchableLink, the same loop as a live robot's. */
-export async function openReviewCore(args: StartArgs, file: string, log: Logger): Promise<ReviewCore> {
+/** `robotModelFile`: the robot's model from `--urdf FILE` (read at start), shown instead of the log's robot_description. */
+export async function openReviewCore(args: StartArgs, file: string, log: Logger, options: { robotModelFile?: RobotModelFile } = {}): Promise<ReviewCore> {
   const perception = await loadEncoders(args, log);
   const openLog = (path: string): Promise<ReviewLog> => openReviewFile(path);
   let first: ReviewLog;
@@ -66,7 +68,11 @@ export async function openReviewCore(args: StartArgs, file: string, log: Logger)
     onProblem: (message) => log.warn(message),
   });
   const rescoring = args.rescore && memory ? rescore(loop, review, memory, perception, log) : undefined;
-  const cockpit = new CockpitService(link, loop, Date.now, { review, ...(args.pointsTopic ? { pointCloudTopic: args.pointsTopic } : {}) });
+  const cockpit = new CockpitService(link, loop, Date.now, {
+    review,
+    ...(args.pointsTopic ? { pointCloudTopic: args.pointsTopic } : {}),
+    ...(options.robotModelFile ? { robotModelFile: options.robotModelFile } : {}),
+  });
   return {
     link,
     loop,

@@ -28,6 +28,8 @@ export interface StartArgs {
   rescore: boolean;
   /** The point-cloud topic the 3D view shows; undefined: /points, else the robot's first PointCloud2. */
   pointsTopic: string | undefined;
+  /** The robot's model for the 3D view (`--urdf FILE`, absolute); undefined: the robot's robot_description topic. */
+  urdf?: string | undefined;
   /** How long the operator's heartbeat (or the loop) may be silent before the robot is stopped. */
   watchdogMs: number;
   /** How a TwistStamped command topic is stamped and framed; undefined for the link's default (stamp zero, base_link). */

@@ -20,8 +20,11 @@ export const DEFAULT_CAMERA_OPTIONS: Readonly<CameraOptions> = Object.freeze({
   horizontalFovRad: (70 * Math.PI) / 180,
 });
 
-const CAMERA_HEIGHT_M = 0.25;
-const CAMERA_FORWARD_OFFSET_M = 0.1;
+/** The frame images are stamped in: the camera's body frame (x forward, z up), at its optical centre. */
+export const CAMERA_FRAME_ID = 'camera_link';
+/** Where the camera sits: its optical centre above the floor, and ahead of the robot's centre. */
+export const CAMERA_HEIGHT_M = 0.25;
+export const CAMERA_FORWARD_OFFSET_M = 0.1;
 const SKY_ZENITH: Rgb = [80, 110, 160];
 const SKY_HORIZON: Rgb = [165, 185, 210];
 /** Faces seen along y are drawn darker than faces seen along x, so box corners read as corners. */
@@ -146,7 +149,7 @@ export class CameraRenderer {
     }
     return {
       kind: 'Image',
-      frameId: 'camera_link',
+      frameId: CAMERA_FRAME_ID,
       width: widthPx,
       height: heightPx,
       encoding: 'rgb8',

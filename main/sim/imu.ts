@@ -14,6 +14,8 @@ export interface BodyMotion {
   leftwardAccelMps2: number;
 }
 
+/** The frame IMU readings are stamped in; the IMU sits at the body's centre. */
+export const IMU_FRAME_ID = 'imu_link';
 const GRAVITY_MPS2 = 9.81;
 const YAW_NOISE_SIGMA_RAD = 0.002;
 const GYRO_BIAS_RADPS = 0.003;
@@ -25,7 +27,7 @@ export function sampleImu(motion: BodyMotion, random: SeededRandom): Imu {
   const yawRad = motion.yawRad + YAW_NOISE_SIGMA_RAD * random.gaussian();
   return {
     kind: 'Imu',
-    frameId: 'imu_link',
+    frameId: IMU_FRAME_ID,
     orientation: { x: 0, y: 0, z: Math.sin(yawRad / 2), w: Math.cos(yawRad / 2) },
     angularVelocityRadps: {
       x: GYRO_NOISE_SIGMA_RADPS * random.gaussian(),

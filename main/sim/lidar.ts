@@ -15,6 +15,15 @@ export interface ScanOptions {
   dropoutProbability: number;
 }
 
+/** The frame the scan is stamped in. */
+export const LASER_FRAME_ID = 'laser';
+/**
+ * The scan plane's height above the floor. The sim casts in the plane, so it needs only to lie above
+ * the 0.2 m body (the scan sweeps all round) and below the lowest solid's top (0.3 m, the shortest
+ * obstacle), so that every solid returns: a LiDAR sitting on the body, its plane at 0.22 m.
+ */
+export const LASER_MOUNT_HEIGHT_M = 0.22;
+
 export const DEFAULT_SCAN_OPTIONS: Readonly<ScanOptions> = Object.freeze({
   beams: 360,
   rateHz: 10,
@@ -76,7 +85,7 @@ export class Lidar {
   private message(rangesM: Float32Array): LaserScan {
     return {
       kind: 'LaserScan',
-      frameId: 'laser',
+      frameId: LASER_FRAME_ID,
       angleMinRad: -Math.PI,
       angleMaxRad: -Math.PI + (this.beams.length - 1) * this.angleIncrementRad,
       angleIncrementRad: this.angleIncrementRad,

@@ -6,6 +6,10 @@ import { DIFF_DRIVE_SPEC } from './diffDrive.ts';
 import { wrapAngleRad } from './geometry.ts';
 import type { SeededRandom } from './random.ts';
 
+/** The odometry's fixed frame (where the robot started) and the robot's own frame, on the floor under its centre. */
+export const ODOM_FRAME_ID = 'odom';
+export const BASE_FRAME_ID = 'base_link';
+
 /** Relative error of each encoder reading: proportional, so a wheel at rest reads exactly zero. */
 const ENCODER_NOISE_FRACTION = 0.01;
 
@@ -34,8 +38,8 @@ export class WheelOdometry {
   message(): Odometry {
     return {
       kind: 'Odometry',
-      frameId: 'odom',
-      childFrameId: 'base_link',
+      frameId: ODOM_FRAME_ID,
+      childFrameId: BASE_FRAME_ID,
       odomFromBaseXM: this.xM,
       odomFromBaseYM: this.yM,
       odomFromBaseYawRad: this.yawRad,

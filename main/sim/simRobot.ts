@@ -136,6 +136,7 @@ export class SimRobot {
   private lastCameraFrame: Image | undefined;
   private readonly prerenderedFrames: readonly Image[];
   private prerenderedNext = 0;
+  private readonly episodeListeners = new Set<() => void>();
 
   constructor(options: Partial<SimRobotOptions> = {}) {
     this.arenaSeed = options.arenaSeed ?? 1;
@@ -246,6 +247,32 @@ export class SimRobot {
     return this.sample(stream, this.simTimeSecs());
   }
 
+  /**
+   * Calls `listener` each time a new episode starts (a reset, by hand or automatic): its solids, and
+   * so its map, may differ. Returns the way to stop.
+   */
+  onEpisodeStart(listener: () => void): () => void {
+    this.episodeListeners.add(listener);
+    return () => {
+      this.episodeListeners.delete(listener);
+    };
+  }
+
+  /** What a map of this episode shows: every solid as the episode began (walls, obstacles, the task's, the goal pillar); not what was dropped in since. */
+  mapFootprints(): Footprints {
+    const { boxes, pillars } = episodeSolids(this.arena, this.world.episode);
+    return {
+      boxes: boxes.map(({ minXM, minYM, maxXM, maxYM }) => ({ minXM, minYM, maxXM, maxYM })),
+      pillars: pillars.map(({ xM, yM, radiusM }) => ({ xM, yM, radiusM })),
+    };
+  }
+
+  /** The wheels' angles now by joint name, as /joint_states reports them: for the robot's own TF. */
+  wheelPositionsRad(): ReadonlyMap<string, number> {
+    const joints = this.world.drive.jointState();
+    return new Map(joints.names.map((name, index) => [name, joints.positionsRad[index] ?? 0]));
+  }
+
   groundTruth(): GroundTruth {
     const { physics, episode, solids, dropped, motion } = this.world;
     const pose = physics.pose();
@@ -275,6 +302,7 @@ export class SimRobot {
     this.world = this.createWorld(episode, seed);
     // Rapier's memory lives outside the JavaScript heap: hand it back now rather than at some GC.
     previous.physics.free();
+    for (const listener of this.episodeListeners) listener();
   }
 
   private createWorld(episode: TaskEpisode, seed: number): EpisodeWorld {

@@ -80,7 +80,7 @@ describe('the cockpit in a browser', () => {
   }, 60_000);
 
   it('shows the point cloud in 3D, orbits and zooms by pointer, and leaves the keys to the cockpit', async () => {
-    const region = page.getByRole('region', { name: 'Point cloud' });
+    const region = page.getByRole('region', { name: '3D view' });
     await expect.poll(() => region.isVisible()).toBe(true);
     const view = page.getByTestId('pointcloud-view');
     // The simulated robot's 16 × 360 sweep returns thousands of points off the floor, walls and obstacles.

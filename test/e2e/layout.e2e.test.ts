@@ -13,7 +13,7 @@ afterAll(async () => {
   expect(await cockpit?.close()).toBe(0);
 });
 
-const PANELS = ['Camera', 'LiDAR', 'Point cloud', 'Status', 'Drive'] as const;
+const PANELS = ['Camera', 'LiDAR', '3D view', 'Status', 'Drive'] as const;
 const SEPARATORS = ['Resize top panels', 'Resize top right panels', 'Resize bottom panel', 'Resize right column'] as const;
 
 const region = (name: string) => cockpit.page.getByRole('region', { name, exact: true });
@@ -50,7 +50,7 @@ describe('the panel layout', () => {
     defaultLayout = await layoutOnScreen();
     expect(defaultLayout.panels['Camera']!.slot).toBe('topLeft');
     expect(defaultLayout.panels['Status']!.slot).toBe('right');
-    expect(defaultLayout.panels['Point cloud']!.slot).toBe('topRight');
+    expect(defaultLayout.panels['3D view']!.slot).toBe('topRight');
 
     // Rearrange: the camera goes to the right column and the status panel takes its place.
     await page.getByRole('combobox', { name: 'Camera position' }).selectOption({ label: 'Right' });

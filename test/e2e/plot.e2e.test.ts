@@ -40,7 +40,7 @@ const fieldInput = (page: Page) => plotPanel(page).getByRole('combobox', { name:
 async function movePlotTopRight(page: Page): Promise<void> {
   await page.getByRole('combobox', { name: 'Plot position' }).selectOption({ label: 'Top right' });
   await expect.poll(() => plotPanel(page).getAttribute('data-slot')).toBe('topRight');
-  expect(await page.getByRole('region', { name: 'Point cloud', exact: true }).getAttribute('data-slot')).toBe('bottomRight');
+  expect(await page.getByRole('region', { name: '3D view', exact: true }).getAttribute('data-slot')).toBe('bottomRight');
 }
 
 async function addPath(page: Page, path: string): Promise<void> {

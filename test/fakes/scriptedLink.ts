@@ -35,6 +35,11 @@ export class ScriptedLink implements Link {
     this.fanout.deliver({ topic, receiveTimeMs, sourceTimeMs: receiveTimeMs, msg });
   }
 
+  /** A message as a transport hands it over, with its source time, raw fields and ROS 2 origin. */
+  deliverReceived(received: Received): void {
+    this.fanout.deliver(received);
+  }
+
   setPresence(presence: LinkPresence): void {
     this.events.setPresence(presence);
   }

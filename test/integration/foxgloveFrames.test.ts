@@ -1,14 +1,15 @@
 // The foxglove link against hand-built frames from a plain `ws` server: ros1 and json payloads
 // beside cdr, channels that disappear and come back, and bad input — a schema that does not parse, a
 // message that does not match its schema, 10,000 channels, a 100 MB message — each with a clear
-// alert while the rest of the link keeps working.
+// alert while the rest of the link keeps working; channels of any other schema (a TFMessage, a
+// String, a MarkerArray) delivered as RosFields.
 import { parse } from '@foxglove/rosmsg';
 import { MessageWriter as Ros1Writer } from '@foxglove/rosmsg-serialization';
 import { MessageWriter as CdrWriter } from '@foxglove/rosmsg2-serialization';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import type { Imu, Odometry, Twist } from '../../main/core/messages.ts';
+import type { Imu, Odometry, Received, RosFields, Twist } from '../../main/core/messages.ts';
 import { fullMessageDefinition, fullRos2MessageDefinition } from '../../main/core/rosMessageDefinitions.ts';
 import { FoxgloveLink } from '../../main/links/foxglove/foxgloveLink.ts';
 import { HandBuiltFoxgloveServer } from '../fakes/handBuiltFoxgloveServer.ts';
@@ -237,3 +238,68 @@ describe('FoxgloveLink ↔ hand-built foxglove frames', () => {
     );
   });
 });
+
+describe('FoxgloveLink ↔ channels of types without a kind of their own', () => {
+  const TF_ROS2 = [
+    'geometry_msgs/TransformStamped[] transforms',
+    'MSG: geometry_msgs/TransformStamped\nstd_msgs/Header header\nstring child_frame_id\ngeometry_msgs/Transform transform',
+    'MSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id',
+    'MSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec',
+    'MSG: geometry_msgs/Transform\ngeometry_msgs/Vector3 translation\ngeometry_msgs/Quaternion rotation',
+    'MSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z',
+    'MSG: geometry_msgs/Quaternion\nfloat64 x\nfloat64 y\nfloat64 z\nfloat64 w',
+  ].join('\n================================================================================\n');
+
+  it('delivers cdr, ros1 and json channels of any schema as RosFields, and offers none it cannot read', async () => {
+    const { server, link } = await serverAndLink();
+    server.sendJson({
+      op: 'advertise',
+      channels: [
+        { id: 1, topic: '/tf', encoding: 'cdr', schemaName: 'tf2_msgs/msg/TFMessage', schema: TF_ROS2, schemaEncoding: 'ros2msg' },
+        { id: 2, topic: '/chatter', encoding: 'ros1', schemaName: 'std_msgs/String', schema: 'string data', schemaEncoding: 'ros1msg' },
+        { id: 3, topic: '/markers', encoding: 'json', schemaName: 'visualization_msgs/msg/MarkerArray', schema: '', schemaEncoding: 'jsonschema' },
+        { id: 4, topic: '/proto', encoding: 'protobuf', schemaName: 'foxglove.SceneUpdate', schema: '', schemaEncoding: 'protobuf' },
+      ],
+    });
+    await until(() => link.topics().length >= 3, 'the channels');
+    expect(link.topics()).toEqual([
+      { topic: '/tf', kind: 'RosFields', type: 'tf2_msgs/msg/TFMessage' },
+      { topic: '/chatter', kind: 'RosFields', type: 'std_msgs/String' },
+      { topic: '/markers', kind: 'RosFields', type: 'visualization_msgs/msg/MarkerArray' },
+    ]);
+    const got = new WaitableLog<Received<RosFields>>('RosFields messages');
+    for (const topic of ['/tf', '/chatter', '/markers']) cleanups.push(link.subscribe<RosFields>(topic, (received) => got.push(received)));
+    await server.ops.until((ops) => ops.filter((op) => op.op === 'subscribe').length >= 3, 'three subscriptions');
+
+    const stamp = nowStamp();
+    const tf = {
+      transforms: [
+        {
+          header: { stamp, frame_id: 'odom' },
+          child_frame_id: 'base_link',
+          transform: { translation: { x: 1.25, y: 0, z: 0 }, rotation: { x: 0, y: 0, z: 0, w: 1 } },
+        },
+      ],
+    };
+    const tfBytes = new CdrWriter(parse(TF_ROS2, { ros2: true })).writeMessage(tf);
+    server.sendMessage(1, tfBytes);
+    server.sendMessage(2, new Ros1Writer(parse('string data')).writeMessage({ data: 'hello' }));
+    server.sendMessage(3, new TextEncoder().encode(JSON.stringify({ markers: [{ id: 7, ns: 'goal' }] })));
+    await got.until((items) => items.length >= 3, 'a message on each');
+    const byTopic = new Map(got.items.map((received) => [received.topic, received]));
+    expect(byTopic.get('/tf')?.msg).toEqual({ kind: 'RosFields', rosType: 'tf2_msgs/msg/TFMessage', fields: tf });
+    // Recorded as the robot sent it: its CDR under its own definition.
+    expect(byTopic.get('/tf')?.ros2).toEqual({ rosType: 'tf2_msgs/msg/TFMessage', definitionText: TF_ROS2, cdr: tfBytes });
+    expect(byTopic.get('/chatter')?.msg).toEqual({ kind: 'RosFields', rosType: 'std_msgs/String', fields: { data: 'hello' } });
+    expect(byTopic.get('/markers')?.msg.fields).toEqual({ markers: [{ id: 7, ns: 'goal' }] });
+    for (const received of got.items) expect(received.raw).toBe(received.msg.fields);
+  });
+});
+
+async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

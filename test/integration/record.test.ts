@@ -1,6 +1,7 @@
 // `reins record` as a user runs it, against the built-in simulated robot: the log opens with
 // @mcap/core's indexed reader, every sensor stream is there in its standard ROS 1 type, and every
-// message decodes with rosmsg-serialization's reader.
+// message decodes with rosmsg-serialization's reader; the topics without a kind of their own (TF,
+// the robot's description, the map: the latched ones sent once) are there as JSON named by their type.
 import { execFile } from 'node:child_process';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,7 +27,7 @@ afterAll(async () => {
 });
 
 describe('reins record', () => {
-  it('records every sensor stream of the simulated robot as standard ROS 1 messages', async () => {
+  it('records every topic of the simulated robot: the sensor streams as standard ROS 1 messages, the others as JSON', async () => {
     const path = join(folder, 'sim.mcap');
     const { stdout } = await run(process.execPath, [REINS, 'record', 'sim', '-o', path, '--seconds', '1.2'], {
       env: { ...process.env, REINS_LOG_LEVEL: 'silent' },
@@ -49,12 +50,21 @@ describe('reins record', () => {
         '/imu': 'sensor_msgs/Imu',
         '/odom': 'nav_msgs/Odometry',
         '/points': 'sensor_msgs/PointCloud2',
+        '/tf': 'tf2_msgs/TFMessage',
+        '/tf_static': 'tf2_msgs/TFMessage',
+        '/robot_description': 'std_msgs/String',
+        '/map': 'nav_msgs/OccupancyGrid',
       });
-      const readers = new Map<number, MessageReader>();
+      const readers = new Map<number, { readMessage<T>(data: Uint8Array): T }>();
       for (const channel of mcap.channelsById.values()) {
         const schema = mcap.schemasById.get(channel.schemaId)!;
-        expect([schema.encoding, channel.messageEncoding]).toEqual(['ros1msg', 'ros1']);
-        readers.set(channel.id, new MessageReader(parse(new TextDecoder().decode(schema.data))));
+        if (channel.topic.startsWith('/camera') || ['/scan', '/joint_states', '/imu', '/odom', '/points'].includes(channel.topic)) {
+          expect([schema.encoding, channel.messageEncoding]).toEqual(['ros1msg', 'ros1']);
+          readers.set(channel.id, new MessageReader(parse(new TextDecoder().decode(schema.data))));
+        } else {
+          expect([schema.encoding, channel.messageEncoding]).toEqual(['jsonschema', 'json']);
+          readers.set(channel.id, { readMessage: <T>(data: Uint8Array) => JSON.parse(new TextDecoder().decode(data)) as T });
+        }
       }
       const counts = new Map<string, number>();
       let lastLogTime = 0n;

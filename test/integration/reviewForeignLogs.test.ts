@@ -4,7 +4,8 @@
 // with how to convert it. Each is opened by what `reins review` opens (openReviewFile) and played
 // by the replay link the review core puts behind the loop, so the values checked are those the loop
 // would see. The two turning logs drive a known circle (README.md there): the odometry decoded is
-// checked against it field by field.
+// checked against it field by field. Topics of other types (talker.mcap's std_msgs/msg/String)
+// replay as RosFields.
 import { copyFile, mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,9 @@ import { loadDecompressHandlers } from '@mcap/support';
 import jpeg from 'jpeg-js';
 import sqlite from 'node-sqlite3-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Image, Odometry, Received } from '../../main/core/messages.ts';
+import type { Image, Odometry, Received, RosFields } from '../../main/core/messages.ts';
+import { compileFieldPath } from '../../main/core/fieldPath.ts';
+import { readFieldSeries } from '../../main/recording/fieldSeries.ts';
 import { CockpitService } from '../../main/api/cockpitService.ts';
 import { ReplayLink } from '../../main/links/replay/replayLink.ts';
 import { SwitchableLink } from '../../main/links/switchableLink.ts';
@@ -232,6 +235,35 @@ describe('the test bags of ros2 bag itself (rosbag2)', () => {
       const rosout = await log.latestAt('/rosout', log.endMs);
       expect(rosout?.value).toMatchObject({ level: 20, name: 'minimal_publisher', msg: "Publishing: 'Hello, world! 9'", stamp: { sec: 1585866239 } });
     } finally {
+      await log.close();
+    }
+  });
+
+  it('replays talker.mcap’s /topic and /rosout as RosFields named by their schemas, and plots a field of /rosout', async () => {
+    const log = await openReviewFile(join(FIXTURES, 'rosbag2', 'talker.mcap'));
+    const { replay } = ReviewSession.replayOf(log);
+    try {
+      expect(replay.topics()).toEqual([
+        { topic: '/rosout', kind: 'RosFields', type: 'rcl_interfaces/msg/Log' },
+        { topic: '/parameter_events', kind: 'RosFields', type: 'rcl_interfaces/msg/ParameterEvent' },
+        { topic: '/topic', kind: 'RosFields', type: 'std_msgs/msg/String' },
+      ]);
+      const said = new Promise<Received<RosFields>>((resolve) => replay.subscribe<RosFields>('/topic', resolve));
+      replay.seek((log.startMs + log.endMs) / 2);
+      const received = await said;
+      expect(received.msg).toEqual({ kind: 'RosFields', rosType: 'std_msgs/msg/String', fields: { data: expect.stringMatching(/^Hello, world! \d$/) } });
+      expect(received.raw).toBe(received.msg.fields);
+      // endMs is the last log time in whole ms; the last message is a fraction of a millisecond later.
+      expect((await replay.receivedAt('/topic', log.endMs + 1))?.msg).toMatchObject({ fields: { data: 'Hello, world! 9' } });
+      // rcl_interfaces/msg/Log has a stamp, not a header: each line is placed on its log time.
+      const line = (await replay.receivedAt('/rosout', log.endMs + 1)) as Received<RosFields>;
+      expect(line.msg.fields).toMatchObject({ level: 20, msg: "Publishing: 'Hello, world! 9'" });
+      const level = compileFieldPath('/rosout.level', 'rcl_interfaces/msg/Log');
+      if (!level.ok) throw new Error(level.message);
+      const series = await readFieldSeries(log, level.compiled);
+      expect(series.ok && series.series.values).toEqual(new Array(10).fill(20));
+    } finally {
+      await replay.close();
       await log.close();
     }
   });

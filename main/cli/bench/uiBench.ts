@@ -3,7 +3,9 @@
 // frames shown per second, main-thread frame time while streaming and driving, key press to the
 // command leaving the core, and, while the plot panel draws 8 series of /imu fields (100 Hz each) fed
 // through the core's plot frames, the plot's own main-thread time per animation frame (storing the
-// samples and redrawing, as the page reports it) beside the whole frame's. Never downloads a browser:
+// samples and redrawing, as the page reports it) beside the whole frame's; then, on a core of its own
+// whose simulated robot sends a 20,000-point cloud, the page's frame interval with the 3D view drawing
+// the robot model, the map and the cloud, and the share of clouds drawn. Never downloads a browser:
 // it uses the system's Chromium.
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
@@ -24,7 +26,14 @@ export interface UiBenchOptions {
   keyPresses: number;
   /** How long frames are watched while the plot panel draws PLOT_BENCH_PATHS. */
   plotWatchMs: number;
+  /** `reins start` arguments for the scene phase: the simulated robot with a SCENE_CLOUD_POINTS cloud. */
+  sceneSimArgs: string[];
+  /** How long frames are watched while the 3D view draws the robot model, the map and the cloud. */
+  sceneWatchMs: number;
 }
+
+/** The cloud the scene phase draws: 40 layers × 500 beams at 10 Hz, the most a preview frame carries. */
+export const SCENE_CLOUD_POINTS = 20_000;
 
 /** 8 fields of the simulated robot's IMU, which publishes at 100 Hz. */
 export const PLOT_BENCH_PATHS = [
@@ -43,6 +52,8 @@ export const DEFAULT_UI_BENCH_OPTIONS: Readonly<UiBenchOptions> = Object.freeze(
   watchMs: 10_000,
   keyPresses: 30,
   plotWatchMs: 60_000,
+  sceneSimArgs: ['--sim-points', '40x500@10'],
+  sceneWatchMs: 20_000,
 });
 
 const CHROMIUM = process.env.REINS_CHROMIUM ?? '/usr/bin/chromium';
@@ -63,6 +74,21 @@ const STATE_TIMEOUT_MS = 5000;
 export async function runUiBench(options: UiBenchOptions = DEFAULT_UI_BENCH_OPTIONS, log: Logger = createLogger('reins-bench')): Promise<BenchRow[]> {
   const { chromium } = await loadPlaywright();
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium or set REINS_CHROMIUM`);
+  const cockpitRows = await measureCockpit(chromium, options, log);
+  log.info({ simArgs: options.sceneSimArgs, watchMs: options.sceneWatchMs }, 'the 3D view with the robot model, the map and a 20,000-point cloud');
+  const scene = await measureSceneFrames(chromium, options);
+  log.info(scene.details, 'scene details');
+  return [
+    ...cockpitRows,
+    latencyRow('frame-interval', scene.frames.frameIntervalMs),
+    latencyRow('scene-frame-time', scene.frames.frameWorkMs),
+    { name: 'scene-clouds-drawn', unit: 'fraction', p50: null, p95: null, p99: null, value: scene.cloudsDrawnFraction },
+    { name: 'scene-cloud-points', unit: 'points', p50: null, p95: null, p99: null, value: scene.cloudPoints },
+  ];
+}
+
+/** The cockpit streaming and driven, key to command, and the plot panel: on the simulated robot with its default cloud. */
+async function measureCockpit(chromium: typeof import('playwright-core').chromium, options: UiBenchOptions, log: Logger): Promise<BenchRow[]> {
   log.info({ simArgs: options.simArgs }, 'starting reins start --headless on the simulated robot');
   const core = await startBenchCore(options.simArgs);
   let browser: Browser | undefined;
@@ -103,6 +129,43 @@ export async function runUiBench(options: UiBenchOptions = DEFAULT_UI_BENCH_OPTI
       latencyRow('plot-frame-time', plot.frames.frameWorkMs),
       { name: 'plot-series-rate', unit: 'Hz', p50: null, p95: null, p99: null, value: plot.samplesPerSeriesHz },
     ];
+  } finally {
+    await browser?.close();
+    await core.stop();
+  }
+}
+
+/**
+ * A core of its own on the simulated robot with a 20,000-point cloud; the page waits until the 3D view
+ * shows the robot model and the map and a full cloud, then watches its frames: their interval (the
+ * page's pace with all of it drawn) and how many of the clouds received were drawn (each is counted
+ * by the view, drawn and received: a cloud replaced before it was drawn is one not drawn).
+ */
+async function measureSceneFrames(
+  chromium: typeof import('playwright-core').chromium,
+  options: UiBenchOptions,
+): Promise<{ frames: PageFrames; cloudsDrawnFraction: number; cloudPoints: number; details: Record<string, number> }> {
+  const core = await startBenchCore(options.sceneSimArgs);
+  let browser: Browser | undefined;
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    const page = await browser.newPage({ viewport: VIEWPORT });
+    await page.goto(core.uiUrl);
+    const view = page.getByTestId('pointcloud-view');
+    const attribute = async (name: string) => Number(await view.getAttribute(name));
+    await waitFor(async () => (await attribute('data-model-links')) > 0, 'the robot model in the 3D view', 30_000);
+    await waitFor(async () => (await attribute('data-map-cells')) > 0, 'the map in the 3D view', 30_000);
+    await waitFor(async () => (await attribute('data-points')) >= SCENE_CLOUD_POINTS, `a cloud of ${SCENE_CLOUD_POINTS} points in the 3D view`, 30_000);
+    const [drawnBefore, receivedBefore] = [await attribute('data-drawn-clouds'), await attribute('data-received-clouds')];
+    const frames = await watchFrames(page, options.sceneWatchMs);
+    const [drawn, received] = [(await attribute('data-drawn-clouds')) - drawnBefore, (await attribute('data-received-clouds')) - receivedBefore];
+    if (received <= 0) throw new Error(`no point cloud reached the page in ${options.sceneWatchMs} ms of the scene phase`);
+    return {
+      frames,
+      cloudsDrawnFraction: drawn / received,
+      cloudPoints: await attribute('data-points'),
+      details: { cloudsReceived: received, cloudsDrawn: drawn, animationFrames: frames.frameIntervalMs.length },
+    };
   } finally {
     await browser?.close();
     await core.stop();

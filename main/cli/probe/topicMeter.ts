@@ -2,6 +2,7 @@
 // time minus the robot's stamp, which the link has already moved onto the cockpit's clock).
 import type { Received, RobotMessage } from '../../core/messages.ts';
 import { percentiles } from '../../core/util/latencyWindow.ts';
+import { rosFieldsBytes } from '../../core/rosFieldsBytes.ts';
 
 export interface TopicReport {
   name: string;
@@ -70,5 +71,7 @@ export function payloadBytes(msg: RobotMessage): number {
       return 13 * 8;
     case 'Twist':
       return 6 * 8;
+    case 'RosFields':
+      return rosFieldsBytes(msg.fields);
   }
 }

@@ -21,6 +21,11 @@ export type ReaderOutcome = { ok: true; read: PayloadReader } | { ok: false; pro
 
 type Definitions = ReturnType<typeof parse>;
 
+/** The message encodings a channel may have for the cockpit to read it (its schema may still not parse). */
+export function readsEncoding(encoding: string): boolean {
+  return encoding === 'cdr' || encoding === 'ros1' || encoding === 'json';
+}
+
 export function payloadReader(channel: AdvertisedChannel): ReaderOutcome {
   const { encoding, schemaName } = channel;
   const schemaEncoding = channel.schemaEncoding ?? defaultSchemaEncoding(encoding);

@@ -16,6 +16,7 @@ import { JitteredBackoff } from '../rosbridge/backoff.ts';
 import { ClockOffsetEstimator, type ClockOffsetEstimate } from '../rosbridge/clockOffset.ts';
 import { encodeTwist } from '../rosbridge/decode/twists.ts';
 import type { TimerHandle } from '../rosbridge/linkClock.ts';
+import { isSimulatorBackChannel } from '../rosbridge/topicRoutes.ts';
 import { commandChannel, type CommandChannel } from './commandChannel.ts';
 import { resolveFoxgloveOptions, type FoxgloveLinkOptions, type ResolvedFoxgloveOptions } from './foxgloveOptions.ts';
 import { FoxgloveSession } from './foxgloveSession.ts';
@@ -50,6 +51,8 @@ export class FoxgloveLink implements Link {
           hint: 'A bug in the cockpit; the link keeps delivering to the other subscribers.',
         }),
       ),
+    // A latched topic (/robot_description, /tf_static, /map) sends its message once per wire subscription.
+    keepLatest: (received) => received.msg.kind === 'RosFields',
   });
   private session: FoxgloveSession | undefined;
   private connection: Connection | undefined;
@@ -228,7 +231,8 @@ export class FoxgloveLink implements Link {
     this.backoff.reset();
     this.alertBoard.clear('connection');
     const { topicMap, limits } = this.options;
-    const live = new LiveChannels(session, topicMap, limits, this.alertBoard, (topic) => this.fanout.wants(topic));
+    const unlisted = this.options.simulated ? isSimulatorBackChannel : undefined;
+    const live = new LiveChannels(session, topicMap, limits, this.alertBoard, (topic) => this.fanout.wants(topic), unlisted);
     this.connection = { session, serverInfo, live, commandChannels: new Map() };
     if (subprotocol !== 'foxglove.sdk.v1') {
       this.alertBoard.raise({ key: 'subprotocol', severity: 'info', message: `The foxglove server speaks the older ${subprotocol} protocol.` });

@@ -1,12 +1,13 @@
 // What lives as long as one connection to a foxglove server: the channels it advertises, the link's
 // subscriptions to them (made for every wanted topic as its channel appears, again when it comes
-// back), and each message read and decoded by its channel's schema. Every problem is an alert in
-// words on the link's board; a message that cannot be used is dropped alone.
+// back), and each message read and decoded by its channel's schema: a type without a kind of its own
+// as RosFields, its fields as the schema reads them. Every problem is an alert in words on the link's
+// board; a message that cannot be used is dropped alone.
 import { ROLE_KINDS, type TopicInfo, type TopicMap } from '../../core/link.ts';
 import type { RobotMessage } from '../../core/messages.ts';
 import { repeatingAlert, type AlertBoard } from '../alertBoard.ts';
-import { decoderFor, kindOfType, type MessageDecoder } from '../rosbridge/decode/messageTypes.ts';
-import { ChannelPayloadError, payloadReader, type PayloadReader } from './channelDecoder.ts';
+import { decoderFor, deliveredKindOf, type MessageDecoder } from '../rosbridge/decode/messageTypes.ts';
+import { ChannelPayloadError, payloadReader, readsEncoding, type PayloadReader } from './channelDecoder.ts';
 import { ChannelList, type AdvertisedChannel } from './channelList.ts';
 import { roleOfTopic, type FoxgloveLimits } from './foxgloveOptions.ts';
 import type { FoxgloveSession } from './foxgloveSession.ts';
@@ -42,16 +43,19 @@ export class LiveChannels {
     private readonly alerts: AlertBoard,
     /** Topics someone subscribes to: subscribed on the wire as their channels appear. */
     private readonly wanted: (topic: string) => boolean,
+    /** Channels never offered (still subscribed to by name): a simulated robot's back channel. */
+    private readonly unlisted: (topic: string) => boolean = () => false,
   ) {
     this.channels = new ChannelList(limits.maxChannels, (topic) => wanted(topic) || roleOfTopic(topicMap, topic) !== undefined);
   }
 
-  /** The channels in kinds the link delivers. */
+  /** The channels in an encoding the link reads, each in the kind it is delivered as. */
   offered(): TopicInfo[] {
     const offered: TopicInfo[] = [];
     for (const channel of this.channels.all()) {
       const kind = this.kindOf(channel);
-      if (kind !== undefined && decoderFor(channel.schemaName, kind) !== undefined) offered.push({ topic: channel.topic, kind, type: channel.schemaName });
+      if (!this.unlisted(channel.topic) && readsEncoding(channel.encoding) && decoderFor(channel.schemaName, kind) !== undefined)
+        offered.push({ topic: channel.topic, kind, type: channel.schemaName });
     }
     return offered;
   }
@@ -160,25 +164,25 @@ export class LiveChannels {
     return { channel, wire, msg: decoded.msg, stampMs: decoded.stampMs };
   }
 
-  /** A role's kind on the role's topic (a camera role on a CompressedImage topic delivers Images), else the type's own. */
-  private kindOf(channel: AdvertisedChannel): RobotMessage['kind'] | undefined {
+  /** A role's kind on the role's topic (a camera role on a CompressedImage topic delivers Images), else the type's own, else RosFields. */
+  private kindOf(channel: AdvertisedChannel): RobotMessage['kind'] {
     const role = roleOfTopic(this.topicMap, channel.topic);
-    return role !== undefined ? ROLE_KINDS[role] : kindOfType(channel.schemaName);
+    return role !== undefined ? ROLE_KINDS[role] : deliveredKindOf(channel.schemaName);
   }
 
   private routeFor(channel: AdvertisedChannel): ChannelRoute | undefined {
     const role = roleOfTopic(this.topicMap, channel.topic);
     const kind = this.kindOf(channel);
-    const decode = kind === undefined ? undefined : decoderFor(channel.schemaName, kind);
-    if (kind === undefined || decode === undefined) {
+    const decode = decoderFor(channel.schemaName, kind);
+    if (decode === undefined) {
       this.alerts.raise({
         key: `topic:${channel.topic}`,
         severity: 'warn',
         message:
-          kind === undefined
-            ? `${channel.topic} carries ${channel.schemaName}, which the cockpit does not decode`
+          channel.schemaName === ''
+            ? `${channel.topic} comes without a schema name, so the cockpit cannot tell its type`
             : `${channel.topic} carries ${channel.schemaName}, but the ${role ?? 'subscription'} needs ${kind}`,
-        hint: 'Subscribe to a topic of a supported type (Image, CompressedImage, LaserScan, PointCloud2, JointState, Imu, Odometry, Twist); the topic map sets each role.',
+        hint: 'Point each role at a topic of its type (Image or CompressedImage, LaserScan, JointState, Imu, Odometry); the topic map sets each role.',
       });
       return undefined;
     }

@@ -227,6 +227,43 @@ describe('ReplayLink', () => {
     expect(link.alerts()[0]!.message).toMatch(/1 recorded message on \/scan could not be decoded/);
     await link.close();
   });
+
+  it('replays a type without a kind of its own as RosFields, ROS 1 times in rosbridge’s shape, and skips what is no stream', async () => {
+    // A ROS 1 bag's /tf as its reader gives it: times as {sec, nsec}.
+    const logged = {
+      topic: '/tf',
+      schemaName: 'tf2_msgs/TFMessage',
+      logTimeMs: T0_MS + 10,
+      value: { transforms: [{ header: { seq: 4, stamp: { sec: 1_700_000_000, nsec: 5 }, frame_id: 'odom' }, child_frame_id: 'base_link' }] },
+    };
+    const memory: ReplaySource = {
+      path: 'memory.bag',
+      channels: [
+        { topic: '/tf', schemaName: 'tf2_msgs/TFMessage', messageEncoding: 'ros1' },
+        { topic: '/reins/tick', schemaName: 'reins.Tick', messageEncoding: 'json' },
+        { topic: '/scene', schemaName: 'foxglove.SceneUpdate', messageEncoding: 'protobuf' },
+        { topic: '/schemaless', schemaName: '', messageEncoding: 'json' },
+      ],
+      startMs: T0_MS,
+      endMs: T0_MS + 10,
+      problems: [],
+      messages: async function* () {
+        yield logged;
+      },
+      latestAt: async (topic) => (topic === '/tf' ? logged : undefined),
+    };
+    const replay = new ReplayLink(memory, { clock: () => T0_MS + 1000 });
+    expect(replay.topics()).toEqual([{ topic: '/tf', kind: 'RosFields', type: 'tf2_msgs/TFMessage' }]);
+    const fields = { transforms: [{ header: { seq: 4, stamp: { secs: 1_700_000_000, nsecs: 5 }, frame_id: 'odom' }, child_frame_id: 'base_link' }] };
+    expect(await replay.receivedAt('/tf', T0_MS + 10)).toEqual({
+      topic: '/tf',
+      receiveTimeMs: T0_MS + 10,
+      sourceTimeMs: T0_MS + 10,
+      msg: { kind: 'RosFields', rosType: 'tf2_msgs/TFMessage', fields },
+      raw: fields,
+    });
+    await replay.close();
+  });
 });
 
 async function until(condition: () => boolean): Promise<void> {

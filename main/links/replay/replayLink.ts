@@ -2,17 +2,27 @@
 // same Link interface as a live robot, at 0.25×–8× the recorded pace, with play, pause and seek. It
 // sends nothing: `publish` always refuses, and its capabilities say so. Messages are decoded by the
 // rosbridge link's own decoders, so a replayed frame reaches the synchroniser exactly as a live one
-// would; they arrive stamped on the cockpit's clock now, keeping the recorded latency.
+// would; they arrive stamped on the cockpit's clock now, keeping the recorded latency. A type without
+// a kind of its own (/tf, /robot_description, /map) comes back as RosFields named by its schema, the
+// fields as the log holds them (ROS 1 times reshaped to rosbridge's `{secs, nsecs}`).
 import type { CoreAlert } from '../../core/alert.ts';
 import type { Link, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../../core/link.ts';
 import { LinkEventHub } from '../linkEventHub.ts';
 import type { MessageKind, Received, RobotMessage } from '../../core/messages.ts';
-import { decoderFor, kindOfType } from '../rosbridge/decode/messageTypes.ts';
+import { decoderFor, deliveredKindOf } from '../rosbridge/decode/messageTypes.ts';
 import { TopicFanout } from '../topicFanout.ts';
 import { rosbridgeWireValue } from './recordedValues.ts';
 
 export const MIN_REPLAY_SPEED = 0.25;
 export const MAX_REPLAY_SPEED = 8;
+
+/** A log's channel as the replay sees it. */
+export interface ReplayChannel {
+  topic: string;
+  schemaName: string;
+  /** `ros1`, `cdr`, `json`, …; a channel in another encoding is not read back, so it is no stream. */
+  messageEncoding?: string;
+}
 
 /** One message read back from a log (RecordingReader's and ReviewLog's shape). */
 export interface LoggedMessage {
@@ -25,8 +35,8 @@ export interface LoggedMessage {
 /** What the replay needs of an opened log. */
 export interface ReplaySource {
   readonly path: string;
-  /** The log's channels: topic and the schema its messages were written with. */
-  readonly channels: readonly { topic: string; schemaName: string }[];
+  /** The log's channels: topic and the schema its messages were written with (and their encoding, where the log says). */
+  readonly channels: readonly ReplayChannel[];
   /** Log times (epoch ms) of the first and last message. */
   readonly startMs: number;
   readonly endMs: number;
@@ -83,8 +93,8 @@ export class ReplayLink implements Link {
     this.robotName = options.robotName ?? `replay of ${source.path.split(/[\\/]/).pop()}`;
     this.positionMs = source.startMs;
     for (const channel of source.channels) {
-      const decoder = channelDecoder(channel.schemaName, options.imageTopics?.includes(channel.topic) ? 'Image' : undefined);
-      if (decoder) this.decoders.set(channel.topic, decoder);
+      const decoder = channelDecoder(channel, options.imageTopics?.includes(channel.topic) ? 'Image' : undefined);
+      if (decoder && !this.decoders.has(channel.topic)) this.decoders.set(channel.topic, decoder);
     }
     this.problems = source.problems.map((problem, index) => ({
       key: `replay-log-${index}`,
@@ -109,7 +119,7 @@ export class ReplayLink implements Link {
     return [...this.problems, ...bad];
   }
 
-  /** The log's sensor topics (those with a ROS type Reins decodes); Reins' own event topics are not streams. */
+  /** The log's robot topics, each in the kind it is delivered as; Reins' own event topics are not streams. */
   topics(): readonly TopicInfo[] {
     return replayTopics(this.source.channels);
   }
@@ -259,7 +269,8 @@ export class ReplayLink implements Link {
   private decode(message: LoggedMessage, receiveTimeMs: number): Received | undefined {
     const decoder = this.decoders.get(message.topic);
     if (!decoder) return undefined;
-    const decoded = decoder.decode(rosbridgeWireValue(message.value));
+    const wire = rosbridgeWireValue(message.value);
+    const decoded = decoder.decode(wire);
     if (!decoded.ok) {
       const first = !this.undecodable.has(message.topic);
       this.undecodable.set(message.topic, (this.undecodable.get(message.topic) ?? 0) + 1);
@@ -267,21 +278,35 @@ export class ReplayLink implements Link {
       return undefined;
     }
     const latencyMs = decoded.stampMs === undefined ? 0 : Math.max(0, message.logTimeMs - decoded.stampMs);
-    return { topic: message.topic, receiveTimeMs, sourceTimeMs: receiveTimeMs - latencyMs, msg: decoded.msg, raw: message.value };
+    // RosFields' raw is its fields, as from a live link; other kinds keep the log's own value for plots.
+    const raw = decoded.msg.kind === 'RosFields' ? wire : message.value;
+    return { topic: message.topic, receiveTimeMs, sourceTimeMs: receiveTimeMs - latencyMs, msg: decoded.msg, raw };
   }
 }
 
-/** How a logged channel's messages become link messages (as `asKind` where asked); undefined for a schema Reins does not decode (its own events, unknown types). */
-function channelDecoder(schemaName: string, asKind?: MessageKind): { kind: MessageKind; decode: Decode } | undefined {
-  const kind = asKind ?? kindOfType(schemaName);
-  const decode = kind === undefined ? undefined : decoderFor(schemaName, kind);
-  return kind !== undefined && decode !== undefined ? { kind, decode: decode as Decode } : undefined;
+/** Encodings a log's messages are read back in (recordingReader.ts): a channel in another is listed by the log, never delivered. */
+const READ_ENCODINGS: ReadonlySet<string> = new Set(['ros1', 'cdr', 'json']);
+
+/**
+ * How a logged channel's messages become link messages (as `asKind` where asked, else the type's own
+ * kind, else RosFields); undefined for Reins' own events (`reins.*`), a channel without a schema
+ * name, and one in an encoding that is not read back.
+ */
+function channelDecoder(channel: ReplayChannel, asKind?: MessageKind): { kind: MessageKind; decode: Decode } | undefined {
+  const { schemaName, messageEncoding } = channel;
+  if (schemaName === '' || schemaName.startsWith('reins.') || (messageEncoding !== undefined && !READ_ENCODINGS.has(messageEncoding))) return undefined;
+  const kind = asKind ?? deliveredKindOf(schemaName);
+  const decode = decoderFor(schemaName, kind);
+  return decode !== undefined ? { kind, decode: decode as Decode } : undefined;
 }
 
-/** The log's channels a replay delivers as sensor streams. */
+/** The log's channels a replay delivers as robot topics, one per topic (the first channel of a topic written in two encodings). */
 export function replayTopics(channels: ReplaySource['channels']): TopicInfo[] {
+  const seen = new Set<string>();
   return channels.flatMap((channel) => {
-    const decoder = channelDecoder(channel.schemaName);
-    return decoder ? [{ topic: channel.topic, kind: decoder.kind, type: channel.schemaName }] : [];
+    const decoder = seen.has(channel.topic) ? undefined : channelDecoder(channel);
+    if (decoder === undefined) return [];
+    seen.add(channel.topic);
+    return [{ topic: channel.topic, kind: decoder.kind, type: channel.schemaName }];
   });
 }

@@ -134,7 +134,7 @@ export class LiveConnection {
     this.discoveryTimer = this.clock.setTimeout(() => void this.discover(), this.timings.discoveryPeriodMs);
   }
 
-  /** A ROS 2 robot's message definitions, so that images, scans and point clouds can come as cbor-raw. */
+  /** A ROS 2 robot's message definitions, so that bulky types can come as cbor-raw and RosFields be recorded as CDR. */
   private async readDefinitions(): Promise<void> {
     const { service, type } = ROSAPI_TOPICS_AND_RAW_TYPES;
     try {
@@ -148,7 +148,7 @@ export class LiveConnection {
       this.host.alerts.raise({
         key: 'rosapi-definitions',
         severity: 'info',
-        message: `Cannot read the robot's message definitions (${error instanceof Error ? error.message : String(error)}); images, scans and point clouds come as CBOR rather than cbor-raw.`,
+        message: `Cannot read the robot's message definitions (${error instanceof Error ? error.message : String(error)}); images, scans and point clouds come as CBOR rather than cbor-raw, and topics of other types are recorded as JSON.`,
         hint: 'A rosapi older than rosbridge_suite 1.x lacks /rosapi/topics_and_raw_types; CBOR works, only slower.',
       });
     }

@@ -19,7 +19,7 @@ import { RosbridgeSession } from './rosbridgeSession.ts';
 import { ServiceCallError } from './serviceCallError.ts';
 import type { TopicProbe } from './silentCbor.ts';
 import type { SocketPort } from './socketPort.ts';
-import { TopicRoutes, type TopicRoute } from './topicRoutes.ts';
+import { isSimulatorBackChannel, TopicRoutes, type TopicRoute } from './topicRoutes.ts';
 
 /** The silent-CBOR probe asks for at most one message per this many ms (it only counts them). */
 const PROBE_THROTTLE_MS = 250;
@@ -45,6 +45,8 @@ export class RosbridgeLink implements Link {
           hint: 'A bug in the cockpit; the link keeps delivering to the other subscribers.',
         }),
       ),
+    // A latched topic (/robot_description, /tf_static, /map) sends its message once per wire subscription.
+    keepLatest: (received) => received.msg.kind === 'RosFields',
   });
   private session: RosbridgeSession | undefined;
   private live: LiveConnection | undefined;
@@ -60,7 +62,12 @@ export class RosbridgeLink implements Link {
       minUpdateIntervalMs: timings.alertRepeatIntervalMs,
       clearAfterQuietMs: timings.alertRepeatIntervalMs,
     });
-    this.routes = new TopicRoutes({ topicMap: this.options.topicMap, roleTypes: this.options.roleTypes, compression: this.options.compression });
+    this.routes = new TopicRoutes({
+      topicMap: this.options.topicMap,
+      roleTypes: this.options.roleTypes,
+      compression: this.options.compression,
+      unlisted: this.options.simulated ? isSimulatorBackChannel : undefined,
+    });
     this.estimator = new ClockOffsetEstimator({ ...DEFAULT_CLOCK_OFFSET_OPTIONS, windowMs: timings.clockWindowMs });
     this.backoff = new JitteredBackoff(timings.backoff, this.options.random);
     this.connect();

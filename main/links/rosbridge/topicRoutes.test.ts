@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
 import { fullRos2MessageDefinition } from '../../core/rosMessageDefinitions.ts';
-import { DEFAULT_ROLE_TYPES, TopicRoutes } from './topicRoutes.ts';
+import { DEFAULT_ROLE_TYPES, isSimulatorBackChannel, TopicRoutes } from './topicRoutes.ts';
 
 function routes(compression: Record<string, 'cbor' | 'none'> = {}): TopicRoutes {
   return new TopicRoutes({ topicMap: { ...DEFAULT_TOPIC_MAP, camera: '/camera/image_raw/compressed' }, roleTypes: DEFAULT_ROLE_TYPES, compression });
@@ -22,13 +22,63 @@ describe('TopicRoutes', () => {
     expect(table.route('/scan')).toMatchObject({ ok: true, route: { rosType: 'sensor_msgs/msg/LaserScan', kind: 'LaserScan', compression: 'cbor' } });
     expect(table.route('/camera/image_raw/compressed')).toMatchObject({ ok: true, route: { kind: 'Image', compression: 'cbor' } });
     expect(table.route('/joint_states')).toMatchObject({ ok: true, route: { compression: 'none' } });
-    expect(table.route('/chatter')).toMatchObject({ ok: false, alert: { message: expect.stringContaining('does not decode') } });
+    expect(table.route('/chatter')).toMatchObject({ ok: true, route: { rosType: 'std_msgs/String', kind: 'RosFields', compression: 'none' } });
     expect(table.route('/nowhere')).toMatchObject({ ok: false, alert: { key: 'topic:/nowhere', message: expect.stringContaining('not offered') } });
     expect(table.offered()).toEqual([
       { topic: '/scan', kind: 'LaserScan', type: 'sensor_msgs/msg/LaserScan' },
       { topic: '/camera/image_raw/compressed', kind: 'Image', type: 'sensor_msgs/CompressedImage' },
       { topic: '/joint_states', kind: 'JointState', type: 'sensor_msgs/JointState' },
+      { topic: '/chatter', kind: 'RosFields', type: 'std_msgs/String' },
     ]);
+  });
+
+  it('routes a topic of any other type as RosFields, maps as CBOR, its fields and header stamp as sent', () => {
+    const table = routes();
+    table.setDiscovered(
+      new Map([
+        ['/tf', 'tf2_msgs/TFMessage'],
+        ['/map', 'nav_msgs/OccupancyGrid'],
+        ['/robot_description', 'std_msgs/String'],
+      ]),
+    );
+    expect(table.route('/tf')).toMatchObject({ ok: true, route: { kind: 'RosFields', rosType: 'tf2_msgs/TFMessage', compression: 'none' } });
+    expect(table.route('/map')).toMatchObject({ ok: true, route: { kind: 'RosFields', compression: 'cbor' } });
+    const outcome = table.route('/map');
+    if (!outcome.ok) throw new Error('no route');
+    const map = { header: { seq: 1, stamp: { secs: 1_700_000_000, nsecs: 500_000_000 }, frame_id: 'map' }, data: new Int8Array([0, 100, -1]) };
+    expect(outcome.route.decode(map)).toEqual({
+      ok: true,
+      msg: { kind: 'RosFields', rosType: 'nav_msgs/OccupancyGrid', fields: map },
+      stampMs: 1_700_000_000_500,
+    });
+    // A message without a header (TFMessage stamps each transform) is delivered unstamped.
+    expect(outcome.route.decode({ transforms: [] })).toMatchObject({ ok: true, stampMs: undefined });
+    expect(outcome.route.decode('text')).toMatchObject({ ok: false, problem: expect.stringContaining('expected an object') });
+  });
+
+  it("never offers a simulated robot's back channel (its ground truth), though it routes it when asked by name", () => {
+    const table = new TopicRoutes({ topicMap: DEFAULT_TOPIC_MAP, roleTypes: DEFAULT_ROLE_TYPES, compression: {}, unlisted: isSimulatorBackChannel });
+    table.setDiscovered(
+      new Map([
+        ['/tf', 'tf2_msgs/TFMessage'],
+        ['/sim/ground_truth', 'reins_sim/GroundTruth'],
+      ]),
+    );
+    expect(table.offered()).toEqual([{ topic: '/tf', kind: 'RosFields', type: 'tf2_msgs/TFMessage' }]);
+    expect(table.route('/sim/ground_truth')).toMatchObject({ ok: true, route: { kind: 'RosFields' } });
+  });
+
+  it('keeps refusing a role topic of a type with no kind of its own, and a topic rosapi lists without a type', () => {
+    const table = routes();
+    table.setDiscovered(
+      new Map([
+        ['/scan', 'std_msgs/String'],
+        ['/ghost', ''],
+      ]),
+    );
+    expect(table.route('/scan')).toMatchObject({ ok: false, alert: { message: expect.stringContaining('the scan role needs LaserScan') } });
+    expect(table.route('/ghost')).toMatchObject({ ok: false, alert: { key: 'topic:/ghost', message: expect.stringContaining('has no type') } });
+    expect(table.offered()).toEqual([]);
   });
 
   it('refuses a role topic of the wrong type with a hint about the topic map', () => {
@@ -64,6 +114,22 @@ describe('TopicRoutes on a ROS 2 robot', () => {
     ['/scan', 'sensor_msgs/msg/LaserScan'],
     ['/odom', 'nav_msgs/msg/Odometry'],
   ]);
+
+  it('asks for the definitions of RosFields types too, so that a recording keeps them as CDR', () => {
+    const table = routes();
+    table.setDiscovered(new Map([['/tf', 'tf2_msgs/msg/TFMessage']]));
+    expect(table.wantsDefinitions()).toBe(true);
+    table.setDefinitions(new Map([['tf2_msgs/msg/TFMessage', 'geometry_msgs/TransformStamped[] transforms\n']]));
+    expect(table.wantsDefinitions()).toBe(false);
+    expect(table.route('/tf')).toMatchObject({
+      ok: true,
+      route: {
+        kind: 'RosFields',
+        compression: 'none',
+        ros2: { rosType: 'tf2_msgs/msg/TFMessage', definitionText: 'geometry_msgs/TransformStamped[] transforms\n' },
+      },
+    });
+  });
 
   it('asks for definitions, then takes bulky types as cbor-raw and the rest as JSON', () => {
     const table = routes();

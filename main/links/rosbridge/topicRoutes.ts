@@ -1,14 +1,16 @@
 // How each topic travels and is decoded: its ROS type (what rosapi discovered, else the type the
 // topic map expects for its role), the kind it is delivered as (a role's kind, so a camera role on a
-// CompressedImage topic delivers decoded Images), and its compression (CBOR for bulky types, JSON
-// for the rest, unless configured, or learned to be silent over CBOR; on a ROS 2 robot whose rosapi
-// gave their definitions, images, scans and point clouds come as `cbor-raw`, the CDR read here).
+// CompressedImage topic delivers decoded Images; else the type's own kind, or RosFields for a type
+// without one), and its compression (CBOR for bulky types, maps included, JSON for the rest, unless
+// configured, or learned to be silent over CBOR; on a ROS 2 robot whose rosapi gave their
+// definitions, bulky types come as `cbor-raw`, the CDR read here). On a ROS 2 robot the definitions
+// of every type are asked for, so a recording keeps RosFields topics in the robot's own encoding.
 import type { CoreAlert } from '../../core/alert.ts';
 import { ROLE_KINDS, type TopicInfo, type TopicMap, type TopicRole } from '../../core/link.ts';
 import type { MessageKind, Ros2Origin } from '../../core/messages.ts';
 import { commandShapeOf, type CommandShape } from './commandMessage.ts';
 import { cborRawDecoder, cdrReaderFor, type CdrReading } from './decode/cborRaw.ts';
-import { decoderFor, kindOfType, prefersCbor, type MessageDecoder } from './decode/messageTypes.ts';
+import { decoderFor, deliveredKindOf, isBulkyType, type MessageDecoder } from './decode/messageTypes.ts';
 import { rosVersionOfTypes, type RosVersion } from './rosapi.ts';
 
 export type WireCompression = 'cbor' | 'none' | 'cbor-raw';
@@ -49,6 +51,16 @@ export interface TopicRouteOptions {
   roleTypes: Readonly<Record<TopicRole, string>>;
   /** Per-topic compression, overriding the defaults and the silent-CBOR fallback. */
   compression: Readonly<Record<string, WireCompression>>;
+  /** Topics never offered (still routed when subscribed to by name): the simulated robot's back channel. */
+  unlisted?: (topic: string) => boolean;
+}
+
+/**
+ * The simulated robot's own back channel (`/sim/ground_truth`, beside its `/sim/*` services): what a
+ * simulator knows and a robot cannot, so a simulated link never offers it to the recorder, plots or probe.
+ */
+export function isSimulatorBackChannel(topic: string): boolean {
+  return topic.startsWith('/sim/');
 }
 
 export class TopicRoutes {
@@ -76,12 +88,14 @@ export class TopicRoutes {
     return this.rosVersionSeen;
   }
 
-  /** True on a ROS 2 robot offering a bulky type whose definition has not been asked for yet. */
+  /**
+   * True on a ROS 2 robot offering a type whose definition has not been asked for yet: bulky types
+   * then come as cbor-raw, and RosFields topics are recorded as CDR under the robot's definition.
+   */
   wantsDefinitions(): boolean {
     if (this.rosVersionSeen !== 2 || this.discovered === undefined) return false;
     for (const type of this.discovered.values()) {
-      const kind = kindOfType(type);
-      if (kind !== undefined && prefersCbor(kind) && !this.definitionsAsked.has(type)) return true;
+      if ((isBulkyType(type) || deliveredKindOf(type) === 'RosFields') && !this.definitionsAsked.has(type)) return true;
     }
     return false;
   }
@@ -121,14 +135,14 @@ export class TopicRoutes {
         'Check the topic name (rostopic list / ros2 topic list shows what it offers); the link subscribes when it appears.',
       );
     }
-    const kind = kindOfType(discoveredType);
-    if (kind === undefined)
+    if (discoveredType === '') {
       return refuse(
         topic,
-        `${topic} carries ${discoveredType}, which the cockpit does not decode`,
-        'Subscribe to a topic of a supported type (Image, CompressedImage, LaserScan, PointCloud2, JointState, Imu, Odometry, Twist).',
+        `${topic} has no type (rosapi lists it without one)`,
+        'Its publisher may have gone; the link subscribes when rosapi lists its type.',
       );
-    return this.routeAs(topic, discoveredType, kind, undefined);
+    }
+    return this.routeAs(topic, discoveredType, deliveredKindOf(discoveredType), undefined);
   }
 
   /**
@@ -162,13 +176,14 @@ export class TopicRoutes {
     return { ok: true, rosType, shape };
   }
 
-  /** What the robot offers in kinds the link delivers; the topic map's sensors where rosapi is missing. */
+  /** What the robot offers, each topic in the kind the link delivers it as; the topic map's sensors where rosapi is missing. */
   offered(): TopicInfo[] {
     if (this.discovered === undefined) {
       return SENSOR_ROLES.map((role) => ({ topic: this.options.topicMap[role], kind: ROLE_KINDS[role], type: this.options.roleTypes[role] }));
     }
     const offered: TopicInfo[] = [];
     for (const [topic, type] of this.discovered) {
+      if (this.options.unlisted?.(topic)) continue;
       const outcome = this.route(topic);
       if (outcome.ok) offered.push({ topic, kind: outcome.route.kind, type });
     }
@@ -188,7 +203,7 @@ export class TopicRoutes {
     const ros2 = this.rosVersionSeen === 2 ? { rosType, definitionText: this.definitions.get(rosType) } : undefined;
     // A topic found silent over CBOR stays on JSON whatever was configured: CBOR cannot work there.
     if (this.jsonOnly.has(topic)) return { ok: true, route: { topic, rosType, kind, decode, compression: 'none', ros2 } };
-    const bulky = prefersCbor(kindOfType(rosType) ?? kind);
+    const bulky = isBulkyType(rosType);
     const configured = this.options.compression[topic];
     const wantsRaw = configured === 'cbor-raw' || (configured === undefined && bulky && this.rosVersionSeen === 2 && this.definitions.has(rosType));
     if (!wantsRaw) return { ok: true, route: { topic, rosType, kind, decode, compression: configured ?? (bulky ? 'cbor' : 'none'), ros2 } };

@@ -4,6 +4,8 @@
 // advertises the robot's topics as `cdr` channels with `ros2msg` schemas under ROS 2 names, sends
 // each subscribed channel's messages as binary frames, and takes velocity commands through client
 // publishing on /cmd_vel in the robot's command type (Twist, or TwistStamped with Jazzy's rules).
+// Its model, frames and map go as the rosbridge server's do (/tf with each odometry reading; the
+// transient-local /tf_static, /robot_description and /map to each client as it subscribes).
 //
 // @foxglove/ws-protocol's FoxgloveServer does the protocol (serverInfo, advertise, subscriptions,
 // client channels); it selects only `foxglove.websocket.v1`, so the handshake (which subprotocol, or
@@ -18,10 +20,16 @@ import { MessageReader, MessageWriter } from '@foxglove/rosmsg2-serialization';
 import { FoxgloveServer, type IWebSocket } from '../../links/foxglove/wsProtocol.ts';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { fullRos2MessageDefinition, ros2TypeName } from '../../core/rosMessageDefinitions.ts';
+import { episodeMap } from '../occupancyGrid.ts';
+import { MAP_FRAME_ID, RobotFrames } from '../robotFrames.ts';
+import { robotModel } from '../robotModel.ts';
 import { CommandInput, type SimCommandType } from '../rosbridge/commandInput.ts';
 import { rosMessageOf, type RosMessage } from '../rosbridge/rosMessages.ts';
-import { CMD_VEL_TOPIC, PUBLISHED_TOPICS, sameRosType, topicOfSource } from '../rosbridge/topicCatalog.ts';
+import { ROS2_PERSONA } from '../rosbridge/rosPersona.ts';
+import { rosOccupancyGrid, rosString, rosTfMessage } from '../rosbridge/sceneMessages.ts';
+import { CMD_VEL_TOPIC, isSensorSource, PUBLISHED_TOPICS, sameRosType, topicOfSource, type SceneSource } from '../rosbridge/topicCatalog.ts';
 import type { SensorOutput, SensorSink, SensorStream, SimRobot } from '../simRobot.ts';
+import { LatchedChannels } from './latchedChannels.ts';
 
 export const DEFAULT_FOXGLOVE_PORT = 8765;
 export const FOXGLOVE_SDK_SUBPROTOCOL = 'foxglove.sdk.v1';
@@ -85,7 +93,8 @@ export async function startSimFoxgloveServer(given: Partial<SimFoxgloveOptions> 
     channels.set(topic, { id, topic, writer: new MessageWriter(parse(schema, { ros2: true })) });
   };
   for (const topic of PUBLISHED_TOPICS) {
-    if (topic.source !== 'groundTruth' && robot.hasStream(topic.source) && fullRos2MessageDefinition(topic.type) !== '') addChannel(topic.name, topic.type);
+    const offered = isSensorSource(topic.source) ? robot.hasStream(topic.source) : topic.source !== 'groundTruth';
+    if (offered && fullRos2MessageDefinition(topic.type) !== '') addChannel(topic.name, topic.type);
   }
   const command = new CommandInput(options.commandType, { drive: (drive, ageSecs) => robot.drive(drive, ageSecs) }, () => clock.nowMs());
   // Someone publishes /cmd_vel on a robot being driven, so the bridge lists it, in the type the controller takes.
@@ -100,19 +109,46 @@ export async function startSimFoxgloveServer(given: Partial<SimFoxgloveOptions> 
     return channel !== undefined && subscribed.has(channel.id) ? channel : undefined;
   };
   const sequences = new Map<string, number>();
+  const nextSeq = (topic: string): number => {
+    const seq = (sequences.get(topic) ?? 0) + 1;
+    sequences.set(topic, seq);
+    return seq;
+  };
   const send = (channel: SimChannel, msg: RosMessage, stampMs: number): void => {
-    fox.sendMessage(channel.id, BigInt(Math.round(stampMs * 1e6)), channel.writer.writeMessage(ros2Message(msg)) as Uint8Array<ArrayBuffer>);
+    fox.sendMessage(channel.id, BigInt(Math.round(stampMs * 1e6)), channel.writer.writeMessage(ROS2_PERSONA.message(msg)) as Uint8Array<ArrayBuffer>);
   };
 
+  // The robot's model, frames and map: the latched ones kept for each client that subscribes later.
+  const latched = new LatchedChannels((channelId) => [...channels.values()].some((channel) => channel.id === channelId));
+  const frames = new RobotFrames(robot, robotModel({ points: robot.pointsOptions }));
+  const sceneChannel = (source: SceneSource): SimChannel => channels.get(topicOfSource(source).name)!;
+  const publishLatched = (source: SceneSource, msg: RosMessage, stampMs: number): void => {
+    const channel = sceneChannel(source);
+    const logTimeNs = BigInt(Math.round(stampMs * 1e6));
+    const payload = channel.writer.writeMessage(ROS2_PERSONA.message(msg)) as Uint8Array<ArrayBuffer>;
+    latched.keep(channel.id, logTimeNs, payload);
+    fox.sendMessage(channel.id, logTimeNs, payload);
+  };
+  const publishMap = (): void => {
+    const stampMs = clock.msAt(robot.simTimeSecs());
+    publishLatched('map', rosOccupancyGrid(episodeMap(robot), nextSeq(topicOfSource('map').name), stampMs, MAP_FRAME_ID), stampMs);
+  };
+  const startMs = clock.msAt(robot.simTimeSecs());
+  publishLatched('robotDescription', rosString(frames.model.urdf), startMs);
+  publishLatched('tfStatic', rosTfMessage(frames.staticTransforms, startMs), startMs);
+  publishMap();
+  const stopWatchingEpisodes = robot.onEpisodeStart(publishMap);
+  const tfTopic = topicOfSource('tf').name;
+
   const sensors: SensorSink = {
-    wants: (stream: SensorStream) => wanted(topicOfSource(stream).name) !== undefined,
+    wants: (stream: SensorStream) => wanted(topicOfSource(stream).name) !== undefined || (stream === 'odom' && wanted(tfTopic) !== undefined),
     receive: (output: SensorOutput) => {
+      const stampMs = clock.msAt(output.simTimeSecs);
+      const tf = wanted(tfTopic);
+      if (output.stream === 'odom' && tf !== undefined) send(tf, rosTfMessage(frames.withOdometry(output.msg, output.simTimeSecs), stampMs), stampMs);
       const channel = wanted(topicOfSource(output.stream).name);
       if (channel === undefined) return;
-      const seq = (sequences.get(channel.topic) ?? 0) + 1;
-      sequences.set(channel.topic, seq);
-      const stampMs = clock.msAt(output.simTimeSecs);
-      send(channel, rosMessageOf(output, { seq, stampMs, scanPeriodSecs: 1 / robot.scanOptions.rateHz }), stampMs);
+      send(channel, rosMessageOf(output, { seq: nextSeq(channel.topic), stampMs, scanPeriodSecs: 1 / robot.scanOptions.rateHz }), stampMs);
     },
   };
 
@@ -175,7 +211,12 @@ export async function startSimFoxgloveServer(given: Partial<SimFoxgloveOptions> 
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
       ws.on('error', () => undefined);
-      fox.handleConnection(new BoundedSocket(ws, SEND_BUFFER_LIMIT_BYTES), `client ${nextClient++}`);
+      const bounded: BoundedSocket = new BoundedSocket(
+        ws,
+        SEND_BUFFER_LIMIT_BYTES,
+        latched.follow((frame) => bounded.send(frame)),
+      );
+      fox.handleConnection(bounded, `client ${nextClient++}`);
     });
   });
   await listen(http, options.host, options.port);
@@ -185,19 +226,13 @@ export async function startSimFoxgloveServer(given: Partial<SimFoxgloveOptions> 
     url: `ws://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
     sensors,
     close: async () => {
+      stopWatchingEpisodes();
       for (const client of wss.clients) client.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
-}
-
-/** The sim's messages are ROS 1 objects: a ROS 2 header has no seq and a `{sec, nanosec}` stamp. */
-function ros2Message(msg: RosMessage): RosMessage {
-  const header = msg['header'] as { stamp: { secs: number; nsecs: number }; frame_id: string } | undefined;
-  if (header === undefined) return msg;
-  return { ...msg, header: { stamp: { sec: header.stamp.secs, nanosec: header.stamp.nsecs }, frame_id: header.frame_id } };
 }
 
 function listen(http: Server, host: string, port: number): Promise<void> {
@@ -213,12 +248,15 @@ function listen(http: Server, host: string, port: number): Promise<void> {
 /**
  * A client's socket as FoxgloveServer sees it: binary messages are dropped while more than
  * `limitBytes` wait to be sent (a slow client gets fresh messages, not a growing backlog). `send`
- * takes one argument, so the server hands it each message whole rather than in two fragments.
+ * takes one argument, so the server hands it each message whole rather than in two fragments. The
+ * client's text ops are shown to `afterClientText` too (latchedChannels.ts follows subscriptions).
  */
 class BoundedSocket implements IWebSocket {
   constructor(
     private readonly ws: WebSocket,
     private readonly limitBytes: number,
+    /** Sees each text op the client sends, after the server has handled it. */
+    private readonly afterClientText: (text: string) => void,
   ) {}
 
   get binaryType(): string {
@@ -252,7 +290,14 @@ class BoundedSocket implements IWebSocket {
     return this.ws.onmessage as IWebSocket['onmessage'];
   }
   set onmessage(handler: IWebSocket['onmessage']) {
-    this.ws.onmessage = handler ?? null;
+    if (handler === undefined || handler === null) {
+      this.ws.onmessage = null;
+      return;
+    }
+    this.ws.onmessage = (event) => {
+      handler(event as Parameters<typeof handler>[0]);
+      if (typeof event.data === 'string') this.afterClientText(event.data);
+    };
   }
 
   close(): void {

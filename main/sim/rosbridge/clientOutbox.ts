@@ -49,10 +49,17 @@ export class ClientOutbox {
     private readonly options: OutboxOptions = DEFAULT_OUTBOX_OPTIONS,
   ) {}
 
-  /** Adds a subscription, or replaces the one with the same topic and id (its waiting messages go). */
-  subscribe(settings: SubscriptionSettings): void {
+  /**
+   * Adds a subscription, or replaces the one with the same topic and id (its waiting messages go).
+   * A latched topic's last message is the new subscription's first, and only its own.
+   */
+  subscribe(settings: SubscriptionSettings, latched?: OutgoingMessage): void {
     this.removeQueue(queueKey(settings.topic, settings.id));
-    this.queues.set(queueKey(settings.topic, settings.id), new SubscriptionQueue(settings));
+    const queue = new SubscriptionQueue(settings);
+    this.queues.set(queueKey(settings.topic, settings.id), queue);
+    if (latched === undefined || this.disposed) return;
+    queue.offer(latched, this.options.nowMs());
+    this.pump();
   }
 
   /** Removes one subscription (by id) or all of a topic's; returns how many went. */

@@ -3,6 +3,7 @@
 // a client sends can stop the server or touch another client's subscriptions.
 import type { RawData, WebSocket } from 'ws';
 import type { CommandInput } from './commandInput.ts';
+import type { OutgoingMessage } from './outgoingMessage.ts';
 import { ClientOutbox, type OutboxOptions } from './clientOutbox.ts';
 import { FragmentAssembler } from './fragments.ts';
 import {
@@ -39,6 +40,8 @@ export interface SessionHub {
   readonly command: CommandInput;
   /** Passes a command on to the clients that subscribed to /cmd_vel. */
   relayCommand(msg: RosMessage): void;
+  /** A latched topic's last message, which each new subscription is sent first; undefined for other topics. */
+  latched(topic: string): OutgoingMessage | undefined;
   /** ROS 1 or ROS 2: which compressions a subscription may ask for. */
   readonly persona: RosPersona;
   readonly log: BridgeLog;
@@ -207,14 +210,17 @@ export class RosbridgeSession {
     if (binary && op.fragment_size !== undefined) {
       this.sendStatus('warning', `fragment_size is ignored with compression ${compression}: binary frames are not fragmented`, op.id);
     }
-    this.outbox.subscribe({
-      id,
-      topic,
-      form: { compression, fragmentSize: binary ? undefined : op.fragment_size },
-      throttleMs,
-      // rosbridge with queue_length 0 keeps nothing back: a throttled topic sends its newest message.
-      capacity: queueLength > 0 ? queueLength : throttleMs > 0 ? 1 : known.defaultQueueLength,
-    });
+    this.outbox.subscribe(
+      {
+        id,
+        topic,
+        form: { compression, fragmentSize: binary ? undefined : op.fragment_size },
+        throttleMs,
+        // rosbridge with queue_length 0 keeps nothing back: a throttled topic sends its newest message.
+        capacity: queueLength > 0 ? queueLength : throttleMs > 0 ? 1 : known.defaultQueueLength,
+      },
+      this.hub.latched(topic),
+    );
     this.hub.log.debug({ clientId: this.clientId, topic, id, compression, throttleMs, queueLength }, 'subscribed');
   }
 

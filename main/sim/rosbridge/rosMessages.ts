@@ -1,11 +1,11 @@
 // The robot's messages as ROS 1 message objects, field for field as rospy fills them in. Array
-// fields stay typed arrays (uint8[] as Uint8Array, float32[] as Float32Array, float64[] as
-// Float64Array) so that each wire encoding can choose its form: base64 or a byte string, a JSON
+// fields stay typed arrays (uint8[] as Uint8Array, int8[] as Int8Array, float32[] as Float32Array,
+// float64[] as Float64Array) so that each wire encoding can choose its form: base64 or a byte string, a JSON
 // array or a tagged CBOR typed array.
 import type { Image, Imu, JointState, LaserScan, Odometry, PointCloud2, PointFieldDatatype, Quaternion, Vector3 } from '../../core/messages.ts';
 import type { SensorOutput } from '../simRobot.ts';
 
-export type RosValue = number | string | boolean | Uint8Array | Float32Array | Float64Array | readonly RosValue[] | RosMessage;
+export type RosValue = number | string | boolean | Uint8Array | Int8Array | Float32Array | Float64Array | readonly RosValue[] | RosMessage;
 export interface RosMessage {
   [field: string]: RosValue;
 }

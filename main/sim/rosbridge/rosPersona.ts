@@ -4,7 +4,7 @@
 // definitions in their ROS 2 form, `/rosapi/get_ros_version`, and `cbor-raw` subscriptions answered
 // with the message's CDR (see cdrEncoding.ts).
 import { fullMessageDefinition, fullRos2MessageDefinition, ros2TypeName } from '../../core/rosMessageDefinitions.ts';
-import type { RosMessage, RosTime } from './rosMessages.ts';
+import type { RosMessage, RosTime, RosValue } from './rosMessages.ts';
 import { COMPRESSIONS, type Compression } from './wireEncoding.ts';
 
 export type SimRosVersion = 1 | 2;
@@ -51,9 +51,28 @@ function ros2Time(stamp: RosTime): Ros2Time {
   return { sec: stamp.secs, nanosec: stamp.nsecs };
 }
 
-/** The one difference in the robot's messages: std_msgs/Header (no `seq`; a builtin_interfaces/Time stamp). */
+/**
+ * The differences in the robot's messages: every std_msgs/Header has no `seq`, and every time is a
+ * builtin_interfaces/Time `{sec, nanosec}`, wherever they sit (a TFMessage's transforms, an
+ * OccupancyGrid's map_load_time). Typed arrays are passed through untouched.
+ */
 function ros2Message(msg: RosMessage): RosMessage {
-  const header = msg['header'] as { stamp: RosTime; frame_id: string } | undefined;
-  if (header === undefined) return msg;
-  return { ...msg, header: { stamp: ros2Time(header.stamp), frame_id: header.frame_id } };
+  const converted: RosMessage = {};
+  for (const [field, value] of Object.entries(msg)) converted[field] = ros2Value(field, value);
+  return converted;
+}
+
+function ros2Value(field: string, value: RosValue): RosValue {
+  if (typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
+  if (Array.isArray(value)) return value.map((item: RosValue) => ros2Value('', item));
+  const message = value as RosMessage;
+  if (isRosTime(message)) return ros2Time(message);
+  const converted = ros2Message(message);
+  if (field === 'header') delete converted['seq'];
+  return converted;
+}
+
+function isRosTime(value: RosMessage): value is RosTime {
+  const fields = Object.keys(value);
+  return fields.length === 2 && typeof value['secs'] === 'number' && typeof value['nsecs'] === 'number';
 }

@@ -1,6 +1,7 @@
 // The simulated robot as a ROS robot running rosbridge_server (protocol v2; ROS 1 types, or with
 // `rosVersion: 2` as rosbridge_suite's ROS 2 server: see rosPersona.ts): a WebSocket server on
-// loopback that runs the robot in real time, publishes its sensors to whoever subscribes, obeys
+// loopback that runs the robot in real time, publishes its sensors (and its model, TF and map:
+// scenePublisher.ts) to whoever subscribes, obeys
 // /cmd_vel (Twist, or TwistStamped with ROS 2 Jazzy's stamp rules, on a clock that may be set ahead
 // of the wall clock), and serves rosapi and the simulator's own services.
 import type { AddressInfo } from 'node:net';
@@ -13,6 +14,7 @@ import { RosbridgeSession, type BridgeLog, type SessionHub } from './clientSessi
 import type { OutgoingMessage } from './outgoingMessage.ts';
 import { RealtimeStepper, type RealtimeStepperOptions } from './realtimeStepper.ts';
 import { personaOf, type SimRosVersion } from './rosPersona.ts';
+import { ScenePublisher } from './scenePublisher.ts';
 import { createServices } from './services.ts';
 import { topicsOffered } from './topicCatalog.ts';
 import { TopicPublisher } from './topicPublisher.ts';
@@ -128,8 +130,9 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
   const robotMsAt = (simTimeSecs: number): number => stepper.wallMsAt(simTimeSecs) + options.clockAheadMs;
   const robotNowMs = (): number => stepper.clockMsNow(robot.simTimeSecs()) + options.clockAheadMs;
   const publisher = new TopicPublisher(robot, audience, robotMsAt, persona, robotNowMs);
+  const scene = new ScenePublisher(robot, audience, robotMsAt, persona, robotNowMs);
   const command = new CommandInput(options.commandType, { drive: (drive, ageSecs) => robot.drive(drive, ageSecs) }, robotNowMs);
-  const sensors = fanOutSensors([publisher, ...options.sensorTaps]);
+  const sensors = fanOutSensors([publisher, scene, ...options.sensorTaps]);
 
   const hub: SessionHub = {
     services: createServices({
@@ -146,6 +149,7 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
     }),
     command,
     relayCommand: (msg) => publisher.relayCommand(msg, command.topic.type),
+    latched: (topic) => scene.latchedMessage(topic),
     persona,
     log,
   };
@@ -180,6 +184,7 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
     stats: () => ({ clients: [...sessions].map((session) => session.outbox.stats()) }),
     close: async () => {
       stepper.stop();
+      scene.dispose();
       for (const session of sessions) session.dispose();
       for (const client of wss.clients) client.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

@@ -1,6 +1,7 @@
 // The robot's side of every topic: turns each sensor output into a ROS message with a header
 // (per-topic `seq`, simulated time stamped on the wall clock) and hands it to the clients that
 // subscribed. Streams nobody subscribes to are not rendered at all (the SensorSink contract).
+import { MAP_FRAME_ID } from '../robotFrames.ts';
 import { RateSchedule } from '../schedule.ts';
 import type { SensorOutput, SensorSink, SensorStream, SimRobot } from '../simRobot.ts';
 import { GROUND_TRUTH_RATE_HZ, rosGroundTruth } from './groundTruthMessage.ts';
@@ -15,8 +16,16 @@ export interface Audience {
   deliver(message: OutgoingMessage): void;
 }
 
-/** The frame of the arena, in which ground truth is given. */
-const WORLD_FRAME_ID = 'map';
+/** A message built in its ROS 1 shape (with its topic's ROS 1 type and `seq`), as a robot of this ROS generation sends it. */
+export function outgoingMessageOf(
+  persona: RosPersona,
+  robotNowMs: number,
+  built: { topic: string; ros1Type: string; msg: RosMessage; seq: number },
+): OutgoingMessage {
+  const { topic, ros1Type, msg, seq } = built;
+  const raw = persona.rosVersion === 2 ? { rosType: persona.typeName(ros1Type), receivedMs: robotNowMs } : undefined;
+  return new OutgoingMessage(topic, persona.message(msg), `${topic}:${seq}`, raw);
+}
 
 export class TopicPublisher implements SensorSink {
   private readonly sequences = new Map<string, number>();
@@ -54,7 +63,7 @@ export class TopicPublisher implements SensorSink {
     const simTimeSecs = this.robot.simTimeSecs();
     if (!this.groundTruthSchedule.takeDue(simTimeSecs) || !this.audience.wants(this.groundTruthTopic)) return;
     const seq = this.nextSeq(this.groundTruthTopic);
-    const msg = rosGroundTruth(this.robot.groundTruth(), rosHeader(seq, this.wallMsAt(simTimeSecs), WORLD_FRAME_ID));
+    const msg = rosGroundTruth(this.robot.groundTruth(), rosHeader(seq, this.wallMsAt(simTimeSecs), MAP_FRAME_ID));
     this.audience.deliver(this.outgoing(this.groundTruthTopic, topicOfSource('groundTruth').type, msg, seq));
   }
 
@@ -65,10 +74,8 @@ export class TopicPublisher implements SensorSink {
     this.audience.deliver(this.outgoing(CMD_VEL_TOPIC.name, ros1Type, msg, seq));
   }
 
-  /** A message built in its ROS 1 shape, as this robot's ROS generation sends it. */
   private outgoing(topic: string, ros1Type: string, msg: RosMessage, seq: number): OutgoingMessage {
-    const raw = this.persona.rosVersion === 2 ? { rosType: this.persona.typeName(ros1Type), receivedMs: this.robotNowMs() } : undefined;
-    return new OutgoingMessage(topic, this.persona.message(msg), `${topic}:${seq}`, raw);
+    return outgoingMessageOf(this.persona, this.robotNowMs(), { topic, ros1Type, msg, seq });
   }
 
   private nextSeq(topic: string): number {

@@ -20,8 +20,11 @@ import {
   type DriveValue,
   type Event,
   type PlotStatusEvent,
+  type OccupancyGridFrame,
   type PointCloudFrame,
   type RobotTopicsInput,
+  type SceneEvent,
+  type SceneRobotEvent,
   type ScanFrame,
   type SerialPortEntry,
 } from './contract.ts';
@@ -49,6 +52,8 @@ export class Cockpit {
   /** The latest point cloud (thinned by the core); the 3D view copies it into its own buffer. */
   points = $state.raw<PointCloudFrame | undefined>(undefined);
   pointsHz = $state(0);
+  /** Point clouds received since start; not reactive (the 3D view writes it beside the clouds it drew, for benches). */
+  pointsReceived = 0;
   failedAttempts = $state(0);
   /** Why the core refused the last connect-robot request at once (bad address, someone driving). */
   connectRefusal = $state<string | undefined>(undefined);
@@ -61,6 +66,12 @@ export class Cockpit {
   readonly fieldSeries = new LiveFieldSeries();
   /** What the core made of the plot panel's paths (a problem per series, in words). */
   plotStatus = $state.raw<PlotStatusEvent | undefined>(undefined);
+  /** The 3D view's scene in its fixed frame (TF frames, map metadata, sensor frames), while the view asks for it. */
+  scene = $state.raw<SceneEvent | undefined>(undefined);
+  /** The robot's model (URDF), the latest revision. */
+  sceneRobot = $state.raw<SceneRobotEvent | undefined>(undefined);
+  /** The map's cells, the latest revision. */
+  sceneMap = $state.raw<OccupancyGridFrame | undefined>(undefined);
 
   readonly #socket: CoreSocket;
   readonly #clock: Clock;
@@ -75,6 +86,8 @@ export class Cockpit {
   #shownLearningMessage: number | undefined;
   /** The paths the plot panel asked for: asked again on every new connection to the core. */
   #plotPaths: readonly string[] = [];
+  /** The fixed frame the 3D view asked for (undefined: no scene): asked again on every new connection. */
+  #sceneFrame: string | undefined;
 
   constructor(url: string, openSocket: OpenSocket, clock: Clock = systemClock, fetchCore?: CoreFetch) {
     this.#clock = clock;
@@ -97,7 +110,10 @@ export class Cockpit {
             this.#scanRate.record(nowMs);
           } else if (frame.kind === 'points') {
             this.points = frame;
+            this.pointsReceived++;
             this.#pointsRate.record(nowMs);
+          } else if (frame.kind === 'map') {
+            this.sceneMap = frame;
           } else {
             const startMs = performance.now();
             this.fieldSeries.add(frame, this.#clock.epochMs());
@@ -174,6 +190,17 @@ export class Cockpit {
     this.#plotPaths = [...paths];
     // Not connected: nothing to say, the paths go out with the next connection's hello.
     this.#send({ type: 'set-plots', paths: [...paths] }, undefined);
+  }
+
+  // ── The 3D view's scene ──
+
+  /** Asks for the scene in this fixed frame from now on (undefined: no scene, the 3D view is closed). */
+  setSceneFrame(fixedFrame: string | undefined): void {
+    if (fixedFrame === this.#sceneFrame) return;
+    this.#sceneFrame = fixedFrame;
+    // The last scene stays until the new frame's arrives (its frames list is the same tree); none once closed.
+    if (fixedFrame === undefined) this.scene = undefined;
+    this.#send(fixedFrame === undefined ? { type: 'set-scene', off: true } : { type: 'set-scene', fixedFrame }, undefined);
   }
 
   /** The topics one can plot and their numeric fields; throws an Error saying what went wrong. */
@@ -342,6 +369,7 @@ export class Cockpit {
       case 'state':
         // A new connection has no plots of its own: ask again for the ones the panel shows.
         if (event.type === 'hello' && this.#plotPaths.length > 0) this.#socket.send({ type: 'set-plots', paths: [...this.#plotPaths] });
+        if (event.type === 'hello' && this.#sceneFrame !== undefined) this.#socket.send({ type: 'set-scene', fixedFrame: this.#sceneFrame });
         this.#record(event.state);
         this.#showLearningMessage(event.state, event.type === 'hello');
         this.state = event.state;
@@ -355,6 +383,13 @@ export class Cockpit {
       case 'plot-status':
         this.fieldSeries.reset(event.generation, event.series.length);
         this.plotStatus = event;
+        break;
+      case 'scene':
+        // A scene for a frame asked before the latest set-scene is stale.
+        if (event.fixedFrame === this.#sceneFrame) this.scene = event;
+        break;
+      case 'scene-robot':
+        this.sceneRobot = event;
         break;
     }
   }

@@ -1,5 +1,6 @@
-// Which ROS message types the link understands, under their ROS 1 (`pkg/Type`) and ROS 2
-// (`pkg/msg/Type`) names, and which decoder turns each into which normalised message kind.
+// Which ROS message types have a normalised kind of their own, under their ROS 1 (`pkg/Type`) and
+// ROS 2 (`pkg/msg/Type`) names, and which decoder turns each into it; every other type is delivered
+// as `RosFields` (rosFields.ts), its fields as the transport decoded them.
 import type { MessageKind, RobotMessage } from '../../../core/messages.ts';
 import { decodeCompressedImage, decodeCompressedImageAsImage } from './compressedImages.ts';
 import type { Decoded } from './decoded.ts';
@@ -9,6 +10,7 @@ import { decodeJointState } from './jointStates.ts';
 import { decodeLaserScan } from './laserScans.ts';
 import { decodeOdometry } from './odometry.ts';
 import { decodePointCloud2 } from './pointClouds.ts';
+import { rosFieldsDecoder } from './rosFields.ts';
 import { decodeTwist, decodeTwistStamped } from './twists.ts';
 
 export type MessageDecoder = (wire: unknown) => Decoded<RobotMessage>;
@@ -36,24 +38,44 @@ export function canonicalTypeName(rosType: string): string {
   return parts.length === 3 && parts[1] === 'msg' ? `${parts[0]}/${parts[2]}` : rosType;
 }
 
-/** The kind a ROS type decodes to, or undefined for a type the link does not understand. */
+/** The kind a ROS type decodes to of its own, or undefined for a type delivered as RosFields. */
 export function kindOfType(rosType: string): MessageKind | undefined {
   return CODECS[canonicalTypeName(rosType)]?.kind;
 }
 
+/** The kind a topic of this type is delivered as when no role asks for another: its own, else RosFields. */
+export function deliveredKindOf(rosType: string): MessageKind {
+  return kindOfType(rosType) ?? 'RosFields';
+}
+
 /**
- * The decoder that delivers `rosType` as `kind`: a type's own kind, or an Image from a
- * CompressedImage (a camera role pointed at a `/compressed` topic). Undefined when impossible.
+ * The decoder that delivers `rosType` as `kind`: a type's own kind, an Image from a CompressedImage
+ * (a camera role pointed at a `/compressed` topic), or RosFields for a type without a kind of its
+ * own. Undefined when impossible.
  */
 export function decoderFor(rosType: string, kind: MessageKind): MessageDecoder | undefined {
   const codec = CODECS[canonicalTypeName(rosType)];
-  if (codec === undefined) return undefined;
+  if (codec === undefined) return kind === 'RosFields' && rosType !== '' ? rosFieldsDecoder(rosType) : undefined;
   if (codec.kind === kind) return codec.decode;
   if (codec.kind === 'CompressedImage' && kind === 'Image') return decodeCompressedImageAsImage;
   return undefined;
 }
 
-/** Bulky types that travel as CBOR by default: raw bytes and float arrays instead of base64 and text. */
+/** Bulky kinds that travel as CBOR by default: raw bytes and float arrays instead of base64 and text. */
 export function prefersCbor(kind: MessageKind): boolean {
   return kind === 'Image' || kind === 'CompressedImage' || kind === 'LaserScan' || kind === 'PointCloud2';
+}
+
+/** Types without a kind of their own that are bulky (large numeric arrays): CBOR too, where typed arrays cost a fraction of JSON's lists. */
+const BULKY_FIELDS_TYPES: ReadonlySet<string> = new Set([
+  'nav_msgs/OccupancyGrid',
+  'map_msgs/OccupancyGridUpdate',
+  'sensor_msgs/PointCloud',
+  'grid_map_msgs/GridMap',
+]);
+
+/** A bulky type, whether it has a kind of its own or is delivered as RosFields. */
+export function isBulkyType(rosType: string): boolean {
+  const kind = kindOfType(rosType);
+  return kind === undefined ? BULKY_FIELDS_TYPES.has(canonicalTypeName(rosType)) : prefersCbor(kind);
 }

@@ -1,0 +1,488 @@
+// The 3D view's scene, in the fixed frame the operator picked: every TF frame placed where the core
+// says it is now, the robot model (URDF) on its root link's frame, the scan and the point cloud on the
+// frames they are stamped in, the map on its frame, a ground grid, and an orbit camera that follows
+// the robot. A frame the core cannot place (missing or stale transform) hides what hangs on it: the
+// panel says why in words, nothing is drawn at the origin in its place. A robot with no TF at all
+// (serial, or a ROS robot without /tf) is drawn as before: the cloud in its own frame around a
+// placeholder body. ROS frames are used as they are (x forward, y left, z up): the camera's up is +z.
+// Points geometries are refilled in place; a frame is drawn on the next animation frame only when
+// something changed.
+import {
+  AmbientLight,
+  ArrowHelper,
+  BufferAttribute,
+  BufferGeometry,
+  CylinderGeometry,
+  DataTexture,
+  DirectionalLight,
+  DoubleSide,
+  DynamicDrawUsage,
+  GridHelper,
+  Group,
+  Line,
+  LineBasicMaterial,
+  Mesh,
+  MeshBasicMaterial,
+  NearestFilter,
+  Object3D,
+  PerspectiveCamera,
+  PlaneGeometry,
+  Points,
+  PointsMaterial,
+  RGBAFormat,
+  Scene,
+  Vector3,
+  WebGLRenderer,
+} from 'three';
+import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
+import type { URDFRobot } from 'urdf-loader';
+import { MAX_PREVIEW_POINTS, type OccupancyGridFrame, type ScanFrame, type SceneEvent, type SceneMap, type ScenePose } from '../../lib/contract.ts';
+import { heightColour } from './heightColours.ts';
+import { parseRobotModel } from './robotModel.ts';
+
+const ROBOT_RADIUS_M = 0.175;
+const ROBOT_HEIGHT_M = 0.2;
+const GRID_SIZE_M = 16;
+const BACKGROUND = 0x0b0d12;
+/** The most beams a scan draws (a 3,600-beam scan is still drawn in full). */
+const MAX_SCAN_POINTS = 8192;
+const SCAN_COLOUR = 0xff5c7a;
+const PATH_COLOUR = 0xb083f0;
+/** The most points of a predicted path drawn. */
+const MAX_PATH_POINTS = 256;
+/** The predicted path floats a little above the floor. */
+const PATH_HEIGHT_M = 0.02;
+/** The map sits just under the grid so the two never fight for the same pixels. */
+const MAP_DEPTH_M = -0.005;
+
+/** What the view draws now, for the panel's words and for tests (world matrices column-major, as three.js keeps them). */
+export interface SceneFacts {
+  /** Links in the robot model; 0 without one. */
+  modelLinks: number;
+  /** Whether the model is drawn now (its root link placed). */
+  modelShown: boolean;
+  /** The drawn scan's world matrix, when a scan is drawn. */
+  scanWorld: number[] | undefined;
+  /** The model's link of the scan's frame (its world matrix), where the model has one. */
+  scanLinkWorld: number[] | undefined;
+  /** Cells of the map drawn; 0 without one. */
+  mapCells: number;
+  mapShown: boolean;
+}
+
+export class SceneView {
+  readonly #renderer: WebGLRenderer;
+  readonly #three = new Scene();
+  readonly #camera = new PerspectiveCamera(55, 1, 0.05, 400);
+  readonly #controls: OrbitControls;
+  /** Everything in the fixed frame. */
+  readonly #world = new Group();
+  readonly #frames = new Map<string, Group>();
+  readonly #cloud: PointBuffer;
+  readonly #scan: PointBuffer;
+  readonly #placeholder = new Group();
+  readonly #path: Line;
+  readonly #pathPositions = new Float32Array(MAX_PATH_POINTS * 3);
+  readonly #disposables: Array<{ dispose(): void }> = [];
+  #robot: URDFRobot | undefined;
+  #robotRoot = '';
+  #robotRevision = -1;
+  #robotNotes: string[] = [];
+  #robotProblem: string | undefined;
+  #map: { mesh: Mesh; texture: DataTexture; holder: Group; revision: number; cells: number } | undefined;
+  #mapMeta: SceneMap | undefined;
+  #event: SceneEvent | undefined;
+  #followed: Vector3 | undefined;
+  #frameRequest = 0;
+
+  /** Throws when WebGL cannot start (no GPU and no software fallback): the panel says so instead. */
+  constructor(canvas: HTMLCanvasElement) {
+    this.#renderer = new WebGLRenderer({ canvas, antialias: false, powerPreference: 'low-power' });
+    this.#renderer.setClearColor(BACKGROUND);
+    this.#camera.up.set(0, 0, 1);
+    this.#camera.position.set(-4, -3, 3.5);
+    this.#three.add(this.#world);
+    // The robot model's materials are lit (URDF colours on Phong materials): soft light all round, a sun from above.
+    const sun = new DirectionalLight(0xffffff, 1.6);
+    sun.position.set(-3, -2, 6);
+    this.#three.add(new AmbientLight(0xffffff, 1.2), sun);
+
+    this.#cloud = new PointBuffer(MAX_PREVIEW_POINTS, new PointsMaterial({ size: 2, sizeAttenuation: false, vertexColors: true }), true);
+    this.#scan = new PointBuffer(MAX_SCAN_POINTS, new PointsMaterial({ size: 3, sizeAttenuation: false, color: SCAN_COLOUR }), false);
+    this.#disposables.push(this.#cloud, this.#scan);
+
+    const grid = new GridHelper(GRID_SIZE_M, GRID_SIZE_M, 0x3a4050, 0x232733);
+    grid.rotation.x = Math.PI / 2;
+    this.#world.add(grid);
+
+    const bodyGeometry = new CylinderGeometry(ROBOT_RADIUS_M, ROBOT_RADIUS_M, ROBOT_HEIGHT_M, 24);
+    const bodyMaterial = new MeshBasicMaterial({ color: 0xf2f4f8, transparent: true, opacity: 0.35 });
+    const body = new Mesh(bodyGeometry, bodyMaterial);
+    body.rotation.x = Math.PI / 2;
+    body.position.z = ROBOT_HEIGHT_M / 2;
+    const heading = new ArrowHelper(new Vector3(1, 0, 0), new Vector3(0, 0, ROBOT_HEIGHT_M), 0.5, 0xf2f4f8, 0.15, 0.1);
+    this.#placeholder.add(body, heading);
+    this.#disposables.push(grid.geometry, bodyGeometry, bodyMaterial, heading);
+
+    const pathGeometry = new BufferGeometry();
+    const pathAttribute = new BufferAttribute(this.#pathPositions, 3);
+    pathAttribute.setUsage(DynamicDrawUsage);
+    pathGeometry.setAttribute('position', pathAttribute);
+    pathGeometry.setDrawRange(0, 0);
+    const pathMaterial = new LineBasicMaterial({ color: PATH_COLOUR });
+    this.#path = new Line(pathGeometry, pathMaterial);
+    this.#path.frustumCulled = false;
+    this.#disposables.push(pathGeometry, pathMaterial);
+    this.#place();
+
+    this.#controls = new OrbitControls(this.#camera, canvas);
+    this.#controls.target.set(0, 0, 0.2);
+    this.#controls.minDistance = 0.5;
+    this.#controls.maxDistance = 120;
+    // Orbiting never goes under the floor.
+    this.#controls.maxPolarAngle = Math.PI / 2 - 0.02;
+    this.#controls.update();
+    this.#controls.addEventListener('change', this.#requestRender);
+  }
+
+  /** Copies the cloud (x, y, z per point, in its own frame) into its geometry; points past the cap are left out. */
+  setCloud(xyzM: Float32Array): void {
+    this.#cloud.fill(xyzM, Math.floor(xyzM.length / 3));
+    this.#requestRender();
+  }
+
+  /** Draws the scan's hits (finite ranges under the range maximum) in the scan's frame. */
+  setScan(scan: ScanFrame): void {
+    const xyz = this.#scan.scratch;
+    let count = 0;
+    for (let beam = 0; beam < scan.rangesM.length && count < MAX_SCAN_POINTS; beam++) {
+      const range = scan.rangesM[beam]!;
+      if (!Number.isFinite(range) || range >= scan.rangeMaxM) continue;
+      const angle = scan.angleMinRad + beam * scan.angleIncrementRad;
+      xyz[count * 3] = range * Math.cos(angle);
+      xyz[count * 3 + 1] = range * Math.sin(angle);
+      xyz[count * 3 + 2] = 0;
+      count++;
+    }
+    this.#scan.fill(xyz, count);
+    this.#requestRender();
+  }
+
+  /** The world model's predicted path (x forward, y left, in the robot's frame, from the robot on); empty: none. */
+  setPredictedPath(pointsM: ReadonlyArray<readonly [number, number]>): void {
+    const count = Math.min(MAX_PATH_POINTS, pointsM.length);
+    for (let index = 0; index < count; index++) {
+      this.#pathPositions[index * 3] = pointsM[index]![0];
+      this.#pathPositions[index * 3 + 1] = pointsM[index]![1];
+      this.#pathPositions[index * 3 + 2] = PATH_HEIGHT_M;
+    }
+    const geometry = this.#path.geometry;
+    const attribute = geometry.getAttribute('position') as BufferAttribute;
+    attribute.clearUpdateRanges();
+    attribute.addUpdateRange(0, count * 3);
+    attribute.needsUpdate = true;
+    geometry.setDrawRange(0, count);
+    this.#requestRender();
+  }
+
+  /** Places every frame the core placed; hides what hangs on a frame it could not. */
+  setScene(event: SceneEvent): void {
+    this.#event = event;
+    const seen = new Set<string>();
+    for (const frame of event.frames) {
+      seen.add(frame.frame);
+      const group = this.#frameGroup(frame.frame);
+      group.visible = frame.pose !== undefined;
+      if (frame.pose !== undefined) setPose(group, frame.pose);
+    }
+    // The fixed frame itself is at the identity, whether or not the tree lists it.
+    if (!seen.has(event.fixedFrame)) {
+      const fixed = this.#frameGroup(event.fixedFrame);
+      fixed.visible = event.frames.length > 0;
+      fixed.matrix.identity();
+      seen.add(event.fixedFrame);
+    }
+    for (const [name, group] of this.#frames) {
+      if (seen.has(name)) continue;
+      this.#world.remove(group);
+      this.#frames.delete(name);
+    }
+    this.#mapMeta = event.map;
+    this.#place();
+    this.#follow();
+    this.#requestRender();
+  }
+
+  /** The robot's model, once per revision; returns the notes on it (a problem, meshes left out). */
+  setRobot(revision: number, source: string, urdf: string): void {
+    if (revision === this.#robotRevision) return;
+    this.#robotRevision = revision;
+    this.#disposeRobot();
+    const parsed = parseRobotModel(urdf, source);
+    if (!parsed.ok) {
+      this.#robotProblem = parsed.problem;
+      this.#robotNotes = [];
+    } else {
+      this.#robot = parsed.robot;
+      this.#robotRoot = parsed.rootLink;
+      this.#robotNotes = parsed.notes;
+      this.#robotProblem = undefined;
+    }
+    this.#place();
+    this.#requestRender();
+  }
+
+  /** The map's cells (a revision the metadata names); drawn on its frame at its origin. */
+  setMap(frame: OccupancyGridFrame): void {
+    if (this.#map?.revision === frame.revision) return;
+    this.#disposeMap();
+    const rgba = new Uint8Array(frame.width * frame.height * 4);
+    for (let cell = 0; cell < frame.cells.length; cell++) mapColour(frame.cells[cell]!, rgba, cell * 4);
+    const texture = new DataTexture(rgba, frame.width, frame.height, RGBAFormat);
+    texture.magFilter = NearestFilter;
+    texture.minFilter = NearestFilter;
+    texture.needsUpdate = true;
+    const material = new MeshBasicMaterial({ map: texture, transparent: true, side: DoubleSide, depthWrite: false });
+    const mesh = new Mesh(new PlaneGeometry(1, 1), material);
+    const holder = new Group();
+    holder.add(mesh);
+    this.#map = { mesh, texture, holder, revision: frame.revision, cells: frame.width * frame.height };
+    this.#place();
+    this.#requestRender();
+  }
+
+  /** Words for the operator: what the view cannot draw and why. */
+  notes(): string[] {
+    const notes: string[] = [];
+    if (this.#robotProblem !== undefined) notes.push(this.#robotProblem);
+    notes.push(...this.#robotNotes);
+    const event = this.#event;
+    if (event === undefined) return notes;
+    notes.push(...event.problems);
+    const hanging = (what: string, frame: string | undefined): void => {
+      if (frame === undefined || event.frames.length === 0) return;
+      const known = event.frames.find((one) => one.frame === frame);
+      if (frame === event.fixedFrame) return;
+      if (known === undefined) notes.push(`${what} not drawn: TF has no frame ${frame}`);
+      else if (known.pose === undefined) notes.push(`${what} not drawn: ${known.problem ?? `${frame} cannot be placed in ${event.fixedFrame}`}`);
+    };
+    if (this.#robot !== undefined) hanging('Robot model', this.#robotRoot);
+    hanging('Scan', event.sensorFrames.scan);
+    hanging('Point cloud', event.sensorFrames.points);
+    if (event.map?.problem !== undefined) notes.push(`Map not drawn: ${event.map.problem}`);
+    return notes;
+  }
+
+  facts(): SceneFacts {
+    this.#three.updateMatrixWorld(true);
+    const scanShown = this.#scan.points.parent !== null && visibleInWorld(this.#scan.points) && this.#scan.count > 0;
+    const scanFrame = this.#event?.sensorFrames.scan;
+    const link = scanFrame !== undefined ? this.#robot?.links[scanFrame] : undefined;
+    return {
+      modelLinks: this.#robot ? Object.keys(this.#robot.links).length : 0,
+      modelShown: this.#robot !== undefined && visibleInWorld(this.#robot),
+      scanWorld: scanShown ? [...this.#scan.points.matrixWorld.elements] : undefined,
+      scanLinkWorld: link !== undefined && this.#robot !== undefined && visibleInWorld(this.#robot) ? [...link.matrixWorld.elements] : undefined,
+      mapCells: this.#map?.cells ?? 0,
+      mapShown: this.#map !== undefined && this.#map.holder.parent !== null && visibleInWorld(this.#map.holder),
+    };
+  }
+
+  resize(widthPx: number, heightPx: number, pixelRatio: number): void {
+    if (widthPx <= 0 || heightPx <= 0) return;
+    this.#renderer.setPixelRatio(pixelRatio);
+    this.#renderer.setSize(widthPx, heightPx, false);
+    this.#camera.aspect = widthPx / heightPx;
+    this.#camera.updateProjectionMatrix();
+    // A resize clears the canvas: draw again at once rather than show a blank panel until the next frame.
+    this.#renderer.render(this.#three, this.#camera);
+  }
+
+  dispose(): void {
+    if (this.#frameRequest !== 0) cancelAnimationFrame(this.#frameRequest);
+    this.#frameRequest = 0;
+    this.#controls.removeEventListener('change', this.#requestRender);
+    this.#controls.dispose();
+    this.#disposeRobot();
+    this.#disposeMap();
+    for (const disposable of this.#disposables) disposable.dispose();
+    this.#renderer.dispose();
+  }
+
+  /** Hangs the model, the sensors and the map on their frames (or, without TF, on the fixed frame itself). */
+  #place(): void {
+    const event = this.#event;
+    const withTf = event !== undefined && event.frames.length > 0;
+    const on = (frame: string | undefined, object: Object3D): void => {
+      const parent = withTf && frame !== undefined ? this.#frameGroup(frame) : this.#world;
+      if (object.parent !== parent) parent.add(object);
+    };
+    on(event?.sensorFrames.points, this.#cloud.points);
+    on(event?.sensorFrames.scan, this.#scan.points);
+    // The predicted path is in the robot's frame: its base, the model's root where there is a model.
+    on(this.#robot !== undefined ? this.#robotRoot : 'base_link', this.#path);
+    if (this.#robot !== undefined) {
+      on(this.#robotRoot, this.#robot);
+      this.#placeholder.removeFromParent();
+    } else {
+      on(withTf ? (event.frames.find((frame) => frame.frame === 'base_link')?.frame ?? event.fixedFrame) : undefined, this.#placeholder);
+    }
+    const map = this.#map;
+    const meta = this.#mapMeta;
+    if (map !== undefined && meta !== undefined && meta.width * meta.height === map.cells && meta.revision === map.revision) {
+      on(meta.frame, map.holder);
+      setPose(map.holder, meta.origin);
+      const widthM = meta.width * meta.resolutionM;
+      const heightM = meta.height * meta.resolutionM;
+      map.mesh.scale.set(widthM, heightM, 1);
+      map.mesh.position.set(widthM / 2, heightM / 2, MAP_DEPTH_M);
+      map.holder.visible = meta.problem === undefined;
+    } else if (map !== undefined) {
+      map.holder.removeFromParent();
+    }
+  }
+
+  /** The orbit camera keeps its angle and distance and moves with the robot's base. */
+  #follow(): void {
+    const root = this.#robot !== undefined ? this.#robotRoot : 'base_link';
+    const group = this.#frames.get(root);
+    if (group === undefined || !group.visible) return;
+    const at = new Vector3().setFromMatrixPosition(group.matrix);
+    if (this.#followed !== undefined) {
+      const moved = at.clone().sub(this.#followed);
+      this.#camera.position.add(moved);
+      this.#controls.target.add(moved);
+      this.#controls.update();
+    } else {
+      this.#controls.target.set(at.x, at.y, at.z + 0.2);
+      this.#camera.position.set(at.x - 4, at.y - 3, at.z + 3.5);
+      this.#controls.update();
+    }
+    this.#followed = at;
+  }
+
+  #frameGroup(name: string): Group {
+    let group = this.#frames.get(name);
+    if (group === undefined) {
+      group = new Group();
+      group.name = `frame:${name}`;
+      group.matrixAutoUpdate = false;
+      this.#frames.set(name, group);
+      this.#world.add(group);
+    }
+    return group;
+  }
+
+  #disposeRobot(): void {
+    const robot = this.#robot;
+    if (robot === undefined) return;
+    robot.removeFromParent();
+    robot.traverse((object) => {
+      const mesh = object as Partial<Mesh>;
+      mesh.geometry?.dispose();
+      const material = mesh.material;
+      if (Array.isArray(material)) for (const one of material) one.dispose();
+      else material?.dispose();
+    });
+    this.#robot = undefined;
+  }
+
+  #disposeMap(): void {
+    const map = this.#map;
+    if (map === undefined) return;
+    map.holder.removeFromParent();
+    map.mesh.geometry.dispose();
+    (map.mesh.material as MeshBasicMaterial).dispose();
+    map.texture.dispose();
+    this.#map = undefined;
+  }
+
+  readonly #requestRender = (): void => {
+    if (this.#frameRequest !== 0) return;
+    this.#frameRequest = requestAnimationFrame(() => {
+      this.#frameRequest = 0;
+      this.#renderer.render(this.#three, this.#camera);
+    });
+  };
+}
+
+/** One Points object over a fixed-size buffer, refilled in place. */
+class PointBuffer {
+  readonly points: Points;
+  /** Room to build the next fill in (3 floats a point). */
+  readonly scratch: Float32Array;
+  count = 0;
+  readonly #geometry = new BufferGeometry();
+  readonly #positions: BufferAttribute;
+  readonly #colours: BufferAttribute | undefined;
+  readonly #material: PointsMaterial;
+
+  constructor(capacity: number, material: PointsMaterial, coloured: boolean) {
+    this.scratch = new Float32Array(capacity * 3);
+    this.#positions = new BufferAttribute(new Float32Array(capacity * 3), 3);
+    this.#positions.setUsage(DynamicDrawUsage);
+    this.#geometry.setAttribute('position', this.#positions);
+    if (coloured) {
+      this.#colours = new BufferAttribute(new Float32Array(capacity * 3), 3);
+      this.#colours.setUsage(DynamicDrawUsage);
+      this.#geometry.setAttribute('color', this.#colours);
+    }
+    this.#geometry.setDrawRange(0, 0);
+    this.#material = material;
+    this.points = new Points(this.#geometry, material);
+    // Points move with their frame: their bounds are never computed, so they are never culled.
+    this.points.frustumCulled = false;
+  }
+
+  fill(xyzM: Float32Array, pointCount: number): void {
+    const capacity = this.#positions.count;
+    const count = Math.min(capacity, pointCount);
+    const positions = this.#positions.array as Float32Array;
+    positions.set(xyzM.subarray(0, count * 3));
+    const colours = this.#colours?.array as Float32Array | undefined;
+    if (colours !== undefined) for (let index = 0; index < count * 3; index += 3) heightColour(xyzM[index + 2]!, colours, index);
+    for (const attribute of [this.#positions, this.#colours]) {
+      if (attribute === undefined) continue;
+      attribute.clearUpdateRanges();
+      attribute.addUpdateRange(0, count * 3);
+      attribute.needsUpdate = true;
+    }
+    this.#geometry.setDrawRange(0, count);
+    this.count = count;
+  }
+
+  dispose(): void {
+    this.#geometry.dispose();
+    this.#material.dispose();
+  }
+}
+
+function setPose(object: Object3D, pose: ScenePose): void {
+  const [x, y, z] = pose.t;
+  const [qx, qy, qz, qw] = pose.q;
+  if (object.matrixAutoUpdate) {
+    object.position.set(x, y, z);
+    object.quaternion.set(qx, qy, qz, qw);
+    return;
+  }
+  object.matrix.compose(new Vector3(x, y, z), object.quaternion.set(qx, qy, qz, qw), new Vector3(1, 1, 1));
+  object.matrixWorldNeedsUpdate = true;
+}
+
+function visibleInWorld(object: Object3D): boolean {
+  for (let at: Object3D | null = object; at !== null; at = at.parent) if (!at.visible) return false;
+  return true;
+}
+
+/** OccupancyGrid colours: unknown clear, free dark, occupied light, in between by degree. */
+function mapColour(value: number, rgba: Uint8Array, at: number): void {
+  if (value < 0 || value > 100) {
+    rgba[at + 3] = 0;
+    return;
+  }
+  const amount = value / 100;
+  rgba[at] = Math.round(0x1c + (0xd8 - 0x1c) * amount);
+  rgba[at + 1] = Math.round(0x22 + (0xdd - 0x22) * amount);
+  rgba[at + 2] = Math.round(0x2e + (0xe6 - 0x2e) * amount);
+  rgba[at + 3] = 230;
+}
