@@ -63,32 +63,41 @@ const FIELD_READERS: Readonly<Record<PointField['datatype'], (view: DataView, at
 };
 
 /**
- * x, y, z of a cloud's points (3 numbers each), every k-th point so that at most `maxPoints` remain;
- * points with a non-finite coordinate (a sensor's "no return") are left out. Empty without x, y, z fields.
+ * x, y, z of a cloud's points (3 numbers each): its points with finite coordinates (a sensor's "no
+ * return" is left out), evenly spaced over the cloud so that exactly `maxPoints` remain when it has
+ * more. Empty without x, y, z fields.
  */
 export function previewPointsXyz(cloud: PointCloud2, maxPoints: number): Float32Array {
   const field = (name: string) => cloud.fields.find((candidate) => candidate.name === name);
   const [x, y, z] = [field('x'), field('y'), field('z')];
   const total = cloud.width * cloud.height;
   if (!x || !y || !z || total === 0) return new Float32Array(0);
-  const stride = Math.max(1, Math.ceil(total / maxPoints));
   const view = new DataView(cloud.data.buffer, cloud.data.byteOffset, cloud.data.byteLength);
   const little = !cloud.bigEndian;
   const [readX, readY, readZ] = [FIELD_READERS[x.datatype], FIELD_READERS[y.datatype], FIELD_READERS[z.datatype]];
-  const out = new Float32Array(Math.ceil(total / stride) * 3);
-  let count = 0;
-  for (let index = 0; index < total; index += stride) {
+  // One pass reads every point and keeps the finite ones; a second picks evenly among them.
+  const all = new Float32Array(total * 3);
+  let finite = 0;
+  for (let index = 0; index < total; index++) {
     const at = Math.floor(index / cloud.width) * cloud.rowStepBytes + (index % cloud.width) * cloud.pointStepBytes;
     const px = readX(view, at + x.offsetBytes, little);
     const py = readY(view, at + y.offsetBytes, little);
     const pz = readZ(view, at + z.offsetBytes, little);
     if (!Number.isFinite(px) || !Number.isFinite(py) || !Number.isFinite(pz)) continue;
-    out[count * 3] = px;
-    out[count * 3 + 1] = py;
-    out[count * 3 + 2] = pz;
-    count++;
+    all[finite * 3] = px;
+    all[finite * 3 + 1] = py;
+    all[finite * 3 + 2] = pz;
+    finite++;
   }
-  return out.subarray(0, count * 3);
+  if (finite <= maxPoints) return all.subarray(0, finite * 3);
+  const out = new Float32Array(maxPoints * 3);
+  for (let kept = 0; kept < maxPoints; kept++) {
+    const from = Math.floor((kept * finite) / maxPoints) * 3;
+    out[kept * 3] = all[from]!;
+    out[kept * 3 + 1] = all[from + 1]!;
+    out[kept * 3 + 2] = all[from + 2]!;
+  }
+  return out;
 }
 
 /**

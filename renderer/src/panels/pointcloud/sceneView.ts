@@ -52,6 +52,8 @@ const PATH_COLOUR = 0xb083f0;
 const MAX_PATH_POINTS = 256;
 /** The predicted path floats a little above the floor. */
 const PATH_HEIGHT_M = 0.02;
+/** New data is drawn at most this often (about 15 Hz): the sensors' own pace, one render for all of them. */
+const MIN_DATA_RENDER_MS = 66;
 /** The map sits just under the grid so the two never fight for the same pixels. */
 const MAP_DEPTH_M = -0.005;
 
@@ -94,6 +96,9 @@ export class SceneView {
   #event: SceneEvent | undefined;
   #followed: Vector3 | undefined;
   #frameRequest = 0;
+  #urgent = false;
+  #following = false;
+  #renderedAtMs = Number.NEGATIVE_INFINITY;
 
   /** Throws when WebGL cannot start (no GPU and no software fallback): the panel says so instead. */
   constructor(canvas: HTMLCanvasElement) {
@@ -142,7 +147,7 @@ export class SceneView {
     // Orbiting never goes under the floor.
     this.#controls.maxPolarAngle = Math.PI / 2 - 0.02;
     this.#controls.update();
-    this.#controls.addEventListener('change', this.#requestRender);
+    this.#controls.addEventListener('change', this.#onOrbit);
   }
 
   /** Copies the cloud (x, y, z per point, in its own frame) into its geometry; points past the cap are left out. */
@@ -171,12 +176,14 @@ export class SceneView {
   /** The world model's predicted path (x forward, y left, in the robot's frame, from the robot on); empty: none. */
   setPredictedPath(pointsM: ReadonlyArray<readonly [number, number]>): void {
     const count = Math.min(MAX_PATH_POINTS, pointsM.length);
+    const geometry = this.#path.geometry;
+    // No path before and none now: nothing to draw again (the status that carries it comes 10 times a second).
+    if (count === 0 && geometry.drawRange.count === 0) return;
     for (let index = 0; index < count; index++) {
       this.#pathPositions[index * 3] = pointsM[index]![0];
       this.#pathPositions[index * 3 + 1] = pointsM[index]![1];
       this.#pathPositions[index * 3 + 2] = PATH_HEIGHT_M;
     }
-    const geometry = this.#path.geometry;
     const attribute = geometry.getAttribute('position') as BufferAttribute;
     attribute.clearUpdateRanges();
     attribute.addUpdateRange(0, count * 3);
@@ -301,7 +308,7 @@ export class SceneView {
   dispose(): void {
     if (this.#frameRequest !== 0) cancelAnimationFrame(this.#frameRequest);
     this.#frameRequest = 0;
-    this.#controls.removeEventListener('change', this.#requestRender);
+    this.#controls.removeEventListener('change', this.#onOrbit);
     this.#controls.dispose();
     this.#disposeRobot();
     this.#disposeMap();
@@ -352,13 +359,19 @@ export class SceneView {
       const moved = at.clone().sub(this.#followed);
       this.#camera.position.add(moved);
       this.#controls.target.add(moved);
-      this.#controls.update();
+      this.#updateFollowing();
     } else {
       this.#controls.target.set(at.x, at.y, at.z + 0.2);
       this.#camera.position.set(at.x - 4, at.y - 3, at.z + 3.5);
-      this.#controls.update();
+      this.#updateFollowing();
     }
     this.#followed = at;
+  }
+
+  #updateFollowing(): void {
+    this.#following = true;
+    this.#controls.update();
+    this.#following = false;
   }
 
   #frameGroup(name: string): Group {
@@ -397,12 +410,28 @@ export class SceneView {
     this.#map = undefined;
   }
 
-  readonly #requestRender = (): void => {
+  /** The operator orbits or zooms: drawn at once (the view following the robot is drawn with the data). */
+  readonly #onOrbit = (): void => this.#requestRender(!this.#following);
+
+  /**
+   * Draws on the next animation frame. New data (cloud, scan, TF, path: each about 10 Hz, none in step)
+   * is drawn at most every MIN_DATA_RENDER_MS, so that one render serves them all; the operator's
+   * orbiting and zooming (`immediate`) is drawn on the very next frame.
+   */
+  readonly #requestRender = (immediate = false): void => {
+    if (immediate) this.#urgent = true;
     if (this.#frameRequest !== 0) return;
-    this.#frameRequest = requestAnimationFrame(() => {
+    const onFrame = (frameMs: number): void => {
+      if (!this.#urgent && frameMs - this.#renderedAtMs < MIN_DATA_RENDER_MS) {
+        this.#frameRequest = requestAnimationFrame(onFrame);
+        return;
+      }
       this.#frameRequest = 0;
+      this.#urgent = false;
+      this.#renderedAtMs = frameMs;
       this.#renderer.render(this.#three, this.#camera);
-    });
+    };
+    this.#frameRequest = requestAnimationFrame(onFrame);
   };
 }
 
