@@ -159,6 +159,8 @@ describe('the robot in its scene', () => {
     const page = await reviewLastSession(dataHome);
     await expectRobotInItsScene(page, false);
     await cockpit!.screenshot('scene-review-ros2');
+    expect(await cockpit!.close()).toBe(0);
+    cockpit = undefined;
   }, 120_000);
 
   it('says in words what it cannot draw of a robot model, and draws the rest of the scene', async () => {

@@ -52,8 +52,8 @@ const PATH_COLOUR = 0xb083f0;
 const MAX_PATH_POINTS = 256;
 /** The predicted path floats a little above the floor. */
 const PATH_HEIGHT_M = 0.02;
-/** New data is drawn at most this often (about 15 Hz): the sensors' own pace, one render for all of them. */
-const MIN_DATA_RENDER_MS = 66;
+/** New data is drawn at most this often (10 Hz): the sensors' own pace, one render for all of them. */
+const MIN_DATA_RENDER_MS = 100;
 /** The map sits just under the grid so the two never fight for the same pixels. */
 const MAP_DEPTH_M = -0.005;
 
@@ -97,11 +97,17 @@ export class SceneView {
   #followed: Vector3 | undefined;
   #frameRequest = 0;
   #urgent = false;
+  /** A cloud was set since the last render; clouds drawn so far. */
+  #cloudPending = false;
+  #cloudsDrawn = 0;
+  readonly #onCloudsDrawn: (count: number) => void;
   #following = false;
   #renderedAtMs = Number.NEGATIVE_INFINITY;
 
   /** Throws when WebGL cannot start (no GPU and no software fallback): the panel says so instead. */
-  constructor(canvas: HTMLCanvasElement) {
+  /** `onCloudsDrawn`: told, after each render that drew a new cloud, how many clouds have been drawn (for tests and benches). */
+  constructor(canvas: HTMLCanvasElement, onCloudsDrawn: (count: number) => void = () => {}) {
+    this.#onCloudsDrawn = onCloudsDrawn;
     this.#renderer = new WebGLRenderer({ canvas, antialias: false, powerPreference: 'low-power' });
     this.#renderer.setClearColor(BACKGROUND);
     this.#camera.up.set(0, 0, 1);
@@ -152,8 +158,10 @@ export class SceneView {
 
   /** Copies the cloud (x, y, z per point, in its own frame) into its geometry; points past the cap are left out. */
   setCloud(xyzM: Float32Array): void {
+    this.#cloudPending = true;
     this.#cloud.fill(xyzM, Math.floor(xyzM.length / 3));
-    this.#requestRender();
+    // Every cloud is drawn (the frame after it came); the other data rides along with it or waits its turn.
+    this.#requestRender(true);
   }
 
   /** Draws the scan's hits (finite ranges under the range maximum) in the scan's frame. */
@@ -414,9 +422,9 @@ export class SceneView {
   readonly #onOrbit = (): void => this.#requestRender(!this.#following);
 
   /**
-   * Draws on the next animation frame. New data (cloud, scan, TF, path: each about 10 Hz, none in step)
-   * is drawn at most every MIN_DATA_RENDER_MS, so that one render serves them all; the operator's
-   * orbiting and zooming (`immediate`) is drawn on the very next frame.
+   * Draws on the next animation frame. A new cloud and the operator's orbiting and zooming
+   * (`immediate`) are drawn on the very next frame; other new data (scan, TF, path: each about 10 Hz,
+   * none in step) at most every MIN_DATA_RENDER_MS, so that one render serves them all.
    */
   readonly #requestRender = (immediate = false): void => {
     if (immediate) this.#urgent = true;
@@ -430,6 +438,10 @@ export class SceneView {
       this.#urgent = false;
       this.#renderedAtMs = frameMs;
       this.#renderer.render(this.#three, this.#camera);
+      if (this.#cloudPending) {
+        this.#cloudPending = false;
+        this.#onCloudsDrawn(++this.#cloudsDrawn);
+      }
     };
     this.#frameRequest = requestAnimationFrame(onFrame);
   };
