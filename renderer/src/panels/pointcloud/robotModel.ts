@@ -2,7 +2,7 @@
 // no route to the robot's package files, so a model that names meshes is drawn with its simple shapes
 // and a note says how many meshes were left out. A URDF that does not parse, or has no <robot>, is
 // refused with the reason in words; the scene carries on without a model.
-import type { Object3D } from 'three';
+import { Color, Mesh, MeshBasicMaterial, type Material, type Object3D } from 'three';
 import URDFLoader, { type URDFRobot } from 'urdf-loader';
 
 export type RobotModelResult = { ok: true; robot: URDFRobot; rootLink: string; notes: string[] } | { ok: false; problem: string };
@@ -40,9 +40,24 @@ export function parseRobotModel(urdf: string, source: string): RobotModelResult 
   } finally {
     console.error = consoleError;
   }
+  flatten(robot);
   if (meshes > 0)
     notes.push(
       `${meshes} mesh${meshes === 1 ? '' : 'es'} of the robot model not drawn: the cockpit cannot fetch the robot's package files; its simple shapes are shown`,
     );
   return { ok: true, robot, rootLink: robot.urdfName || robot.name, notes };
+}
+
+/**
+ * The model's lit materials become flat ones of the same colour: no lighting shader to compile (a
+ * software renderer compiles one for hundreds of milliseconds on the page's main thread, long enough to
+ * miss the drive heartbeat) and a cheaper draw; the shapes' colours are what the operator reads.
+ */
+function flatten(robot: URDFRobot): void {
+  robot.traverse((object) => {
+    if (!(object instanceof Mesh)) return;
+    const lit = object.material as Material & { color?: Color; opacity?: number; transparent?: boolean };
+    object.material = new MeshBasicMaterial({ color: lit.color ?? new Color(0xd8dde6), transparent: lit.transparent ?? false, opacity: lit.opacity ?? 1 });
+    lit.dispose();
+  });
 }

@@ -8,13 +8,11 @@
 // Points geometries are refilled in place; a frame is drawn on the next animation frame only when
 // something changed.
 import {
-  AmbientLight,
   ArrowHelper,
   BufferAttribute,
   BufferGeometry,
   CylinderGeometry,
   DataTexture,
-  DirectionalLight,
   DoubleSide,
   DynamicDrawUsage,
   GridHelper,
@@ -113,10 +111,6 @@ export class SceneView {
     this.#camera.up.set(0, 0, 1);
     this.#camera.position.set(-4, -3, 3.5);
     this.#three.add(this.#world);
-    // The robot model's materials are lit (URDF colours on Phong materials): soft light all round, a sun from above.
-    const sun = new DirectionalLight(0xffffff, 1.6);
-    sun.position.set(-3, -2, 6);
-    this.#three.add(new AmbientLight(0xffffff, 1.2), sun);
 
     this.#cloud = new PointBuffer(MAX_PREVIEW_POINTS, new PointsMaterial({ size: 2, sizeAttenuation: false, vertexColors: true }), true);
     this.#scan = new PointBuffer(MAX_SCAN_POINTS, new PointsMaterial({ size: 3, sizeAttenuation: false, color: SCAN_COLOUR }), false);
