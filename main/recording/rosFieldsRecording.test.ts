@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ScriptedLink } from '../../test/fakes/scriptedLink.ts';
 import { compileFieldPath } from '../core/fieldPath.ts';
+import { fullRos2MessageDefinition } from '../core/rosMessageDefinitions.ts';
 import type { Received, RosFields } from '../core/messages.ts';
 import { ReplayLink } from '../links/replay/replayLink.ts';
 import { readFieldSeries } from './fieldSeries.ts';
@@ -18,36 +19,7 @@ import type { ReviewableLog } from './reviewLog.ts';
 import { startSessionRecording } from './sessionRecording.ts';
 
 /** tf2_msgs/msg/TFMessage as a ROS 2 rosapi's topics_and_raw_types gives it. */
-const TF_ROS2 = `geometry_msgs/TransformStamped[] transforms
-================================================================================
-MSG: geometry_msgs/TransformStamped
-std_msgs/Header header
-string child_frame_id
-geometry_msgs/Transform transform
-================================================================================
-MSG: std_msgs/Header
-builtin_interfaces/Time stamp
-string frame_id
-================================================================================
-MSG: builtin_interfaces/Time
-int32 sec
-uint32 nanosec
-================================================================================
-MSG: geometry_msgs/Transform
-geometry_msgs/Vector3 translation
-geometry_msgs/Quaternion rotation
-================================================================================
-MSG: geometry_msgs/Vector3
-float64 x
-float64 y
-float64 z
-================================================================================
-MSG: geometry_msgs/Quaternion
-float64 x
-float64 y
-float64 z
-float64 w
-`;
+const TF_ROS2 = fullRos2MessageDefinition('tf2_msgs/msg/TFMessage');
 const STRING_ROS2 = 'string data\n';
 
 const T0_MS = 1_700_000_000_000;
