@@ -227,8 +227,9 @@ describe('reviewing a recorded session', () => {
     const plot = panel()
       .getByRole('img', { name: /^Speed over the whole log/ })
       .locator('.u-over');
-    const box = (await plot.boundingBox())!;
-    await plot.click({ position: { x: box.width / 2, y: box.height / 2 } });
+    // Playwright clicks the element's centre once it is visible and stable (a bounding box read first could
+    // meet the plot between layouts and come back empty, as it did once in CI).
+    await plot.click();
     const { endMs } = await reviewState();
     await expect.poll(async () => Math.abs((await reviewState()).positionMs - (startMs + endMs) / 2), { timeout: 5000 }).toBeLessThan(POSITION_TOLERANCE_MS);
   }, 30_000);
