@@ -1,4 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { chooseOpenblasCore } from './main/worldmodel/backend/openblasCore.ts';
+
+// The tests' processes run OpenBLAS on the kernels `reins` runs it on (the variable reaches them as they start).
+chooseOpenblasCore();
 
 export default defineConfig({
   test: {

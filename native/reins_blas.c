@@ -15,6 +15,7 @@
 // Declared again because a non-OpenBLAS cblas.h (the reference one) lacks them; we link -lopenblas.
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
+char *openblas_get_corename(void);
 
 #define MAX_THREADS 1024
 
@@ -196,6 +197,14 @@ static napi_value sgemm_batched(napi_env env, napi_callback_info info) {
     gemm(&s, a.data + i * a_stride, b.data + i * b_stride, c.data + i * c_stride, (float)beta);
   }
   return NULL;
+}
+
+// The kernels OpenBLAS chose for this CPU (e.g. "SkylakeX", "Haswell"; "Prescott" is its SSE3 fallback).
+static napi_value openblas_core(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value result;
+  napi_create_string_utf8(env, openblas_get_corename(), NAPI_AUTO_LENGTH, &result);
+  return result;
 }
 
 static napi_value openblas_threads(napi_env env, napi_callback_info info) {
@@ -442,6 +451,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"sgemm", NULL, sgemm, NULL, NULL, NULL, napi_enumerable, NULL},
       {"sgemmBatched", NULL, sgemm_batched, NULL, NULL, NULL, napi_enumerable, NULL},
       {"openblasThreads", NULL, openblas_threads, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"openblasCore", NULL, openblas_core, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setOpenblasThreads", NULL, set_openblas_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"gruCell", NULL, gru_cell, NULL, NULL, NULL, napi_enumerable, NULL},
       {"layerNormSilu", NULL, layer_norm_silu, NULL, NULL, NULL, napi_enumerable, NULL},

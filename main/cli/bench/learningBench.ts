@@ -350,6 +350,7 @@ function hyperparameters(options: LearningBenchSettings): Record<string, unknown
       startArgs: ['--robot', 'sim', '--no-record', '--memory', '<stream folder>/memory', ...options.startArgs],
       rateHz: streamArgs.rateHz,
       worldModel: streamArgs.worldModel.preset === undefined ? 'off' : streamArgs.worldModel,
+      openblasCore: process.env.OPENBLAS_CORETYPE ?? 'OpenBLAS’s own choice (openblasCore.ts named none)',
       encoders: streamArgs.encoders ?? 'reins start’s default manifest',
       autoPromote: 'on (the simulated robot)',
       demoSimMinutes: options.demoSimMinutes,

@@ -25,6 +25,8 @@ export interface NativeBlas {
     beta?: number,
   ): void;
   openblasThreads(): number;
+  /** The kernels OpenBLAS runs on this CPU (openblasCore.ts picks them where it would guess too low). */
+  openblasCore(): string;
   setOpenblasThreads(threads: number): void;
   // The RSSM sequence kernel's element-wise forward steps (reins_blas.c says what each computes).
   gruCell(
@@ -100,6 +102,7 @@ const REQUIRED_FUNCTIONS = [
   'sgemm',
   'sgemmBatched',
   'openblasThreads',
+  'openblasCore',
   'setOpenblasThreads',
   'gruCell',
   'layerNormSilu',

@@ -9,14 +9,16 @@ const LEARNER_BLAS_THREADS = 1;
 export interface LearnerBackend extends BackendSelection {
   /** OpenBLAS's thread count after pinning; undefined when the native backend is not in use. */
   openblasThreads: number | undefined;
+  /** The kernels OpenBLAS runs (openblasCore.ts); undefined when the native backend is not in use. */
+  openblasCore: string | undefined;
 }
 
 export async function loadLearnerBackend(preference: readonly BackendName[] = BACKEND_PREFERENCE): Promise<LearnerBackend> {
   const selection = await selectWorldModelBackend(preference);
-  if (selection.backend !== 'native') return { ...selection, openblasThreads: undefined };
+  if (selection.backend !== 'native') return { ...selection, openblasThreads: undefined, openblasCore: undefined };
   // Loaded once per path: this is the addon the native backend already runs on.
   const native = loadNativeBlas();
-  if (!native.loaded) return { ...selection, openblasThreads: undefined };
+  if (!native.loaded) return { ...selection, openblasThreads: undefined, openblasCore: undefined };
   native.blas.setOpenblasThreads(LEARNER_BLAS_THREADS);
-  return { ...selection, openblasThreads: native.blas.openblasThreads() };
+  return { ...selection, openblasThreads: native.blas.openblasThreads(), openblasCore: native.blas.openblasCore() };
 }

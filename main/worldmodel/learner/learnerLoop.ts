@@ -108,6 +108,7 @@ export class LearnerLoop {
         backend: backend.backend,
         backendsTried: backend.tried,
         openblasThreads: backend.openblasThreads,
+        openblasCore: backend.openblasCore,
         parameterCount: parameterCount(model.rssm.weights),
         resumedFrom: restored?.from,
         checkpointsRefused: refused,

@@ -87,6 +87,7 @@ export const fromLearnerSchema = z.discriminatedUnion('type', [
     backendsTried: z.array(z.object({ backend: backendNameSchema, reason: z.string() })),
     /** OpenBLAS threads after pinning; absent when the native backend is not in use. */
     openblasThreads: z.number().int().optional(),
+    openblasCore: z.string().optional(),
     parameterCount: z.number().int(),
     /** The checkpoint training continues from; absent when training starts fresh. */
     resumedFrom: z.object({ version: z.string(), path: z.string(), step: z.number().int() }).optional(),
