@@ -64,7 +64,7 @@ buildAddon({
   name: 'reins_blas',
   fallback: 'the world model falls back to the wasm or cpu backend',
   includes: [nodeInclude, { dir: cblasHeaders(), why: 'no cblas.h; install libopenblas-dev' }],
-  libraries: ['-lopenblas'],
+  libraries: ['-lopenblas', '-lm'],
   explain: (stderr) => {
     if (/cannot find -lopenblas/.test(stderr)) return 'libopenblas not found; install libopenblas-dev';
     if (/cblas\.h/.test(stderr)) return 'cblas.h not found; install libopenblas-dev';

@@ -104,11 +104,16 @@ static bool need_length(napi_env env, const char *fn, const char *name, const Fl
 }
 
 // BLAS gives no meaning to an output that shares memory with an input.
-static bool need_disjoint(napi_env env, const char *fn, const char *name, const float *c, uint64_t c_len, const float *x, uint64_t x_len) {
+static bool need_disjoint_named(napi_env env, const char *fn, const char *out_name, const char *name, const float *c, uint64_t c_len, const float *x,
+                                uint64_t x_len) {
   if (c_len == 0 || x_len == 0 || c + c_len <= x || x + x_len <= c) return true;
   char what[128];
-  snprintf(what, sizeof what, "c must not share memory with %s", name);
+  snprintf(what, sizeof what, "%s must not share memory with %s", out_name, name);
   return fail_range(env, fn, what);
+}
+
+static bool need_disjoint(napi_env env, const char *fn, const char *name, const float *c, uint64_t c_len, const float *x, uint64_t x_len) {
+  return need_disjoint_named(env, fn, "c", name, c, c_len, x, x_len);
 }
 
 // Extent of `batch` matrices of `size` elements laid `stride` apart (stride 0: one shared matrix).
@@ -446,6 +451,169 @@ static napi_value adam_update(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+// ---- Element-wise ops for the 'native' backend (main/worldmodel/backend/fastElementwiseKernels.ts) --
+// Each output element is computed in double from the float32 inputs and rounded once, as the cpu
+// backend's JavaScript loops do (so +, −, ×, ÷ give the same floats, the others within an ulp).
+
+enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX, OP_MIN, OP_SQUARED_DIFFERENCE, BINARY_OP_COUNT };
+// How an operand's index follows the output's i: the same i, one value, a row of `size` repeated
+// (i mod size), or a column where each value repeats `size` times along the last axis (i / size).
+enum { LAYOUT_SAME, LAYOUT_SCALAR, LAYOUT_ROW, LAYOUT_COLUMN, LAYOUT_COUNT };
+
+static inline double binary_value(int op, double x, double y) {
+  switch (op) {
+    case OP_ADD: return x + y;
+    case OP_SUB: return x - y;
+    case OP_MUL: return x * y;
+    case OP_DIV: return x / y;
+    // Math.max/min: NaN wins, and +0 is above −0.
+    case OP_MAX: return isnan(x) || isnan(y) ? NAN : x == y ? (signbit(x) ? y : x) : x > y ? x : y;
+    case OP_MIN: return isnan(x) || isnan(y) ? NAN : x == y ? (signbit(x) ? x : y) : x < y ? x : y;
+    default: return (x - y) * (x - y);
+  }
+}
+
+// One loop per op with the op fixed, so the compiler keeps the arithmetic inline.
+#define BINARY_LOOP(OP)                                                                                  \
+  static void binary_loop_##OP(const float *a, int a_layout, uint64_t a_size, const float *b, int b_layout, uint64_t b_size, float *out, \
+                               uint64_t n) {                                                               \
+    if (a_layout == LAYOUT_SAME && b_layout == LAYOUT_SAME) {                                           \
+      for (uint64_t i = 0; i < n; i++) out[i] = (float)binary_value(OP, a[i], b[i]);                     \
+    } else if (a_layout == LAYOUT_SAME && b_layout == LAYOUT_SCALAR) {                                  \
+      const double y = b[0];                                                                              \
+      for (uint64_t i = 0; i < n; i++) out[i] = (float)binary_value(OP, a[i], y);                        \
+    } else if (a_layout == LAYOUT_SCALAR && b_layout == LAYOUT_SAME) {                                  \
+      const double x = a[0];                                                                              \
+      for (uint64_t i = 0; i < n; i++) out[i] = (float)binary_value(OP, x, b[i]);                        \
+    } else if (a_layout == LAYOUT_SAME && b_layout == LAYOUT_ROW) {                                     \
+      for (uint64_t start = 0; start < n; start += b_size)                                               \
+        for (uint64_t j = 0; j < b_size; j++) out[start + j] = (float)binary_value(OP, a[start + j], b[j]); \
+    } else if (a_layout == LAYOUT_ROW && b_layout == LAYOUT_SAME) {                                     \
+      for (uint64_t start = 0; start < n; start += a_size)                                               \
+        for (uint64_t j = 0; j < a_size; j++) out[start + j] = (float)binary_value(OP, a[j], b[start + j]); \
+    } else if (a_layout == LAYOUT_SAME && b_layout == LAYOUT_COLUMN) {                                  \
+      for (uint64_t row = 0, start = 0; start < n; row++, start += b_size) {                             \
+        const double y = b[row];                                                                          \
+        for (uint64_t j = 0; j < b_size; j++) out[start + j] = (float)binary_value(OP, a[start + j], y); \
+      }                                                                                                   \
+    } else if (a_layout == LAYOUT_COLUMN && b_layout == LAYOUT_SAME) {                                  \
+      for (uint64_t row = 0, start = 0; start < n; row++, start += a_size) {                             \
+        const double x = a[row];                                                                          \
+        for (uint64_t j = 0; j < a_size; j++) out[start + j] = (float)binary_value(OP, x, b[start + j]); \
+      }                                                                                                   \
+    } else {                                                                                              \
+      for (uint64_t i = 0; i < n; i++) {                                                                 \
+        const uint64_t ai = a_layout == LAYOUT_SAME ? i : a_layout == LAYOUT_SCALAR ? 0 : a_layout == LAYOUT_ROW ? i % a_size : i / a_size; \
+        const uint64_t bi = b_layout == LAYOUT_SAME ? i : b_layout == LAYOUT_SCALAR ? 0 : b_layout == LAYOUT_ROW ? i % b_size : i / b_size; \
+        out[i] = (float)binary_value(OP, a[ai], b[bi]);                                                  \
+      }                                                                                                   \
+    }                                                                                                     \
+  }
+BINARY_LOOP(OP_ADD)
+BINARY_LOOP(OP_SUB)
+BINARY_LOOP(OP_MUL)
+BINARY_LOOP(OP_DIV)
+BINARY_LOOP(OP_MAX)
+BINARY_LOOP(OP_MIN)
+BINARY_LOOP(OP_SQUARED_DIFFERENCE)
+
+typedef void (*BinaryLoop)(const float *, int, uint64_t, const float *, int, uint64_t, float *, uint64_t);
+static const BinaryLoop BINARY_LOOPS[BINARY_OP_COUNT] = {binary_loop_OP_ADD, binary_loop_OP_SUB, binary_loop_OP_MUL, binary_loop_OP_DIV,
+                                                        binary_loop_OP_MAX, binary_loop_OP_MIN, binary_loop_OP_SQUARED_DIFFERENCE};
+
+// The elements an operand of this layout needs for an output of n, or false (after throwing) when the
+// layout cannot map onto n.
+static bool operand_extent(napi_env env, const char *fn, const char *name, int64_t layout, int64_t size, uint64_t n, uint64_t *needed) {
+  char what[160];
+  switch (layout) {
+    case LAYOUT_SAME: *needed = n; return true;
+    case LAYOUT_SCALAR: *needed = n > 0 ? 1 : 0; return true;
+    case LAYOUT_ROW:
+    case LAYOUT_COLUMN:
+      if (size < 1 || n % (uint64_t)size != 0) {
+        snprintf(what, sizeof what, "%sSize must be ≥ 1 and divide the output's %llu elements, got %lld", name, (unsigned long long)n, (long long)size);
+        return fail_range(env, fn, what);
+      }
+      *needed = layout == LAYOUT_ROW ? (n > 0 ? (uint64_t)size : 0) : n / (uint64_t)size;
+      return true;
+    default:
+      snprintf(what, sizeof what, "%sLayout must be 0–%d, got %lld", name, LAYOUT_COUNT - 1, (long long)layout);
+      return fail_range(env, fn, what);
+  }
+}
+
+// elementwiseBinary(op, a, aLayout, aSize, b, bLayout, bSize, out): out[i] = op(a[·], b[·]) for every i of out.
+static napi_value elementwise_binary(napi_env env, napi_callback_info info) {
+  const char *fn = "elementwiseBinary";
+  napi_value argv[8];
+  size_t argc;
+  int64_t op, a_layout, a_size, b_layout, b_size;
+  FloatView a, b, out;
+  uint64_t a_needed, b_needed;
+  if (!read_args(env, info, fn, 8, 8, argv, &argc) || !read_int(env, fn, "op", argv[0], 0, BINARY_OP_COUNT - 1, &op)) return NULL;
+  if (!read_floats(env, fn, "a", argv[1], &a) || !read_int(env, fn, "aLayout", argv[2], INT_MIN, INT_MAX, &a_layout) ||
+      !read_int(env, fn, "aSize", argv[3], 0, INT64_C(1) << 52, &a_size) || !read_floats(env, fn, "b", argv[4], &b) ||
+      !read_int(env, fn, "bLayout", argv[5], INT_MIN, INT_MAX, &b_layout) || !read_int(env, fn, "bSize", argv[6], 0, INT64_C(1) << 52, &b_size) ||
+      !read_floats(env, fn, "out", argv[7], &out)) return NULL;
+  const uint64_t n = out.length;
+  if (!operand_extent(env, fn, "a", a_layout, a_size, n, &a_needed) || !operand_extent(env, fn, "b", b_layout, b_size, n, &b_needed)) return NULL;
+  if (!need_length(env, fn, "a", &a, a_needed) || !need_length(env, fn, "b", &b, b_needed)) return NULL;
+  if (!need_disjoint_named(env, fn, "out", "a", out.data, n, a.data, a_needed) || !need_disjoint_named(env, fn, "out", "b", out.data, n, b.data, b_needed))
+    return NULL;
+  BINARY_LOOPS[op](a.data, (int)a_layout, (uint64_t)a_size, b.data, (int)b_layout, (uint64_t)b_size, out.data, n);
+  return NULL;
+}
+
+enum { OP_ABS, OP_EXP, OP_EXPM1, OP_LOG, OP_LOG1P, OP_NEG, OP_RSQRT, OP_SIGMOID, OP_SIGN, OP_SQRT, OP_SQUARE, OP_TANH, UNARY_OP_COUNT };
+
+#define UNARY_LOOP(OP, EXPRESSION)                                                        \
+  static void unary_loop_##OP(const float *input, float *out, uint64_t n) {               \
+    for (uint64_t i = 0; i < n; i++) {                                                    \
+      const double x = input[i];                                                          \
+      out[i] = (float)(EXPRESSION);                                                       \
+    }                                                                                     \
+  }
+UNARY_LOOP(OP_ABS, fabs(x))
+UNARY_LOOP(OP_EXP, exp(x))
+UNARY_LOOP(OP_EXPM1, expm1(x))
+UNARY_LOOP(OP_LOG, log(x))
+UNARY_LOOP(OP_LOG1P, log1p(x))
+UNARY_LOOP(OP_NEG, -x)
+UNARY_LOOP(OP_RSQRT, 1.0 / sqrt(x))
+UNARY_LOOP(OP_SIGMOID, 1.0 / (1.0 + exp(-x)))
+UNARY_LOOP(OP_SIGN, x < 0 ? -1.0 : x > 0 ? 1.0 : 0.0)
+UNARY_LOOP(OP_SQRT, sqrt(x))
+UNARY_LOOP(OP_SQUARE, x * x)
+// From exp(−2|x|) (glibc's tanh took twice as long), with the series below 1e-4 where 1 − e would cancel.
+static inline double fast_tanh(double x) {
+  const double magnitude = fabs(x);
+  if (magnitude < 1e-4) return x - x * x * x / 3.0;
+  const double e = exp(-2.0 * magnitude);
+  return copysign((1.0 - e) / (1.0 + e), x);
+}
+UNARY_LOOP(OP_TANH, fast_tanh(x))
+
+typedef void (*UnaryLoop)(const float *, float *, uint64_t);
+static const UnaryLoop UNARY_LOOPS[UNARY_OP_COUNT] = {unary_loop_OP_ABS,  unary_loop_OP_EXP,  unary_loop_OP_EXPM1,  unary_loop_OP_LOG,
+                                                      unary_loop_OP_LOG1P, unary_loop_OP_NEG,  unary_loop_OP_RSQRT,  unary_loop_OP_SIGMOID,
+                                                      unary_loop_OP_SIGN, unary_loop_OP_SQRT, unary_loop_OP_SQUARE, unary_loop_OP_TANH};
+
+// elementwiseUnary(op, input, out): out[i] = op(input[i]) for every i of out.
+static napi_value elementwise_unary(napi_env env, napi_callback_info info) {
+  const char *fn = "elementwiseUnary";
+  napi_value argv[3];
+  size_t argc;
+  int64_t op;
+  FloatView input, out;
+  if (!read_args(env, info, fn, 3, 3, argv, &argc) || !read_int(env, fn, "op", argv[0], 0, UNARY_OP_COUNT - 1, &op)) return NULL;
+  if (!read_floats(env, fn, "input", argv[1], &input) || !read_floats(env, fn, "out", argv[2], &out)) return NULL;
+  if (!need_length(env, fn, "input", &input, out.length)) return NULL;
+  // In place is fine element by element; a partial overlap is not.
+  if (input.data != out.data && !need_disjoint_named(env, fn, "out", "input", out.data, out.length, input.data, out.length)) return NULL;
+  UNARY_LOOPS[op](input.data, out.data, out.length);
+  return NULL;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor methods[] = {
       {"sgemm", NULL, sgemm, NULL, NULL, NULL, napi_enumerable, NULL},
@@ -459,6 +627,8 @@ static napi_value init(napi_env env, napi_value exports) {
       {"layerNormSiluBackward", NULL, layer_norm_silu_backward, NULL, NULL, NULL, napi_enumerable, NULL},
       {"sumOfSquares", NULL, sum_of_squares, NULL, NULL, NULL, napi_enumerable, NULL},
       {"adamUpdate", NULL, adam_update, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"elementwiseBinary", NULL, elementwise_binary, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"elementwiseUnary", NULL, elementwise_unary, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_define_properties(env, exports, sizeof methods / sizeof methods[0], methods);
   return exports;

@@ -45,8 +45,7 @@ export function actorMode(weights: readonly tf.Tensor[], features: tf.Tensor2D):
  * Weighted negative log-likelihood of demonstrated actions (in [−1, 1]) under the actor, in the
  * pre-tanh space (the tanh's Jacobian does not depend on the weights), per action dimension.
  */
-export function behaviourCloningLoss(weights: readonly tf.Tensor[], features: tf.Tensor2D, actions: tf.Tensor2D, rowWeights: tf.Tensor1D): tf.Scalar {
-  const { mean, logStd } = actorOutput(weights, features);
+export function behaviourCloningLoss({ mean, logStd }: ActorOutput, actions: tf.Tensor2D, rowWeights: tf.Tensor1D): tf.Scalar {
   const edge = tf.clipByValue(actions, -ACTION_EDGE, ACTION_EDGE);
   const unsquashed = tf.atanh(edge);
   const z = tf.div(tf.sub(unsquashed, mean), tf.exp(logStd));

@@ -154,9 +154,11 @@ export class ActorTrainer {
   step(batch: WeightedSlots, features: (slots: readonly number[]) => tf.Tensor2D): number {
     return this.minimise(() => {
       const x = features(batch.slots);
-      const bc = behaviourCloningLoss(this.weights, x, this.scaledActions(batch.slots), tf.tensor1d(batch.weights));
+      // One forward pass serves both terms.
+      const output = actorOutput(this.weights, x);
+      const bc = behaviourCloningLoss(output, this.scaledActions(batch.slots), tf.tensor1d(batch.weights));
       if (this.options.method !== 'reins' || this.reference === undefined) return bc;
-      const mean = actorOutput(this.weights, x).mean;
+      const mean = output.mean;
       const referenceMean = actorOutput(this.reference, x).mean;
       const toReference = tf.mean(tf.square(tf.sub(tf.tanh(mean), tf.tanh(referenceMean))));
       return tf.add(bc, tf.mul(this.options.referenceWeight, toReference)) as tf.Scalar;

@@ -4,6 +4,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 // The gradients of every op: tfjs-core's Node bundle leaves them to the umbrella package.
 import '@tensorflow/tfjs';
+import { FusedAdam } from '../worldmodel/backend/fusedAdam.ts';
 
 export interface MlpShape {
   inputs: number;
@@ -85,37 +86,61 @@ export function frozenWeights(shape: MlpShape, values: readonly Float32Array[]):
   return shapes.map((dims, index) => tf.tensor(values[index]!, dims));
 }
 
-/** Adam on a set of variables, with the gradient clipped by its global norm; a non-finite gradient skips the step. */
+/**
+ * Adam on a set of variables, with the gradient clipped by its global norm; a non-finite gradient skips
+ * the step. On the 'native' backend the norm, clip and update run in one addon pass per weight (the
+ * world model's FusedAdam: the same floats as tf.train.adam, without a dozen kernels per weight).
+ */
 export class ClippedAdamStep {
-  private readonly adam: tf.AdamOptimizer;
+  private readonly fused: FusedAdam | undefined;
+  private readonly adam: tf.AdamOptimizer | undefined;
+  /** Which step runs: the addon's fused one (the 'native' backend) or tf.train.adam's kernels. */
+  readonly path: 'fused' | 'tf.train.adam';
 
   constructor(
     readonly variables: tf.Variable[],
     learningRate: number,
     private readonly clipNorm = 100,
   ) {
-    this.adam = tf.train.adam(learningRate, 0.9, 0.999, 1e-8);
+    const settings = { learningRate, beta1: 0.9, beta2: 0.999, epsilon: 1e-8 };
+    this.fused = FusedAdam.forCurrentBackend(settings);
+    this.adam = this.fused ? undefined : tf.train.adam(settings.learningRate, settings.beta1, settings.beta2, settings.epsilon);
+    this.path = this.fused ? 'fused' : 'tf.train.adam';
   }
 
   /** Minimises `loss()`; returns its value, or NaN when the step was skipped for a non-finite gradient. */
   minimise(loss: () => tf.Scalar): number {
     const { value, grads } = tf.variableGrads(loss, this.variables);
     const lossValue = value.dataSync()[0]!;
-    const applied = tf.tidy(() => {
-      const complete = this.variables.map((variable) => grads[variable.name] ?? tf.zerosLike(variable));
-      const norm = tf.sqrt(tf.addN(complete.map((gradient) => tf.sum(tf.square(gradient))))).dataSync()[0]!;
-      if (!Number.isFinite(norm) || !Number.isFinite(lossValue)) return false;
-      const scale = norm > this.clipNorm ? this.clipNorm / norm : 1;
-      this.adam.applyGradients(
-        this.variables.map((variable, index) => ({ name: variable.name, tensor: scale === 1 ? complete[index]! : tf.mul(complete[index]!, scale) })),
-      );
-      return true;
-    });
+    const applied = Number.isFinite(lossValue) && (this.fused ? this.fusedStep(grads) : this.tfStep(grads));
     tf.dispose([value, ...Object.values(grads)]);
     return applied ? lossValue : Number.NaN;
   }
 
+  private fusedStep(grads: tf.NamedTensorMap): boolean {
+    const norm = this.fused!.step(
+      this.variables,
+      this.variables.map((variable) => grads[variable.name]),
+      this.clipNorm,
+    );
+    return Number.isFinite(norm);
+  }
+
+  private tfStep(grads: tf.NamedTensorMap): boolean {
+    return tf.tidy(() => {
+      const complete = this.variables.map((variable) => grads[variable.name] ?? tf.zerosLike(variable));
+      const norm = tf.sqrt(tf.addN(complete.map((gradient) => tf.sum(tf.square(gradient))))).dataSync()[0]!;
+      if (!Number.isFinite(norm)) return false;
+      const scale = norm > this.clipNorm ? this.clipNorm / norm : 1;
+      this.adam!.applyGradients(
+        this.variables.map((variable, index) => ({ name: variable.name, tensor: scale === 1 ? complete[index]! : tf.mul(complete[index]!, scale) })),
+      );
+      return true;
+    });
+  }
+
   dispose(): void {
-    this.adam.dispose();
+    this.fused?.dispose();
+    this.adam?.dispose();
   }
 }

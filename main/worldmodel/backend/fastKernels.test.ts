@@ -83,7 +83,7 @@ describe.skipIf(blas === undefined)('the native backend’s own element-wise and
 
   it('unary ops match, NaN and infinities included', async () => {
     const { cpu, native: ours } = await onBoth(() => {
-      const x = tf.concat([random([50], 3), tf.tensor1d([0, -0, NaN, Infinity, -Infinity, 1e-30, 40, -40])]);
+      const x = tf.concat([random([50], 3), tf.tensor1d([0, -0, NaN, Infinity, -Infinity, 1e-30, 3e-5, -9.9e-5, 1e-4, 0.5, -2, 40, -40])]);
       const positive = tf.abs(x);
       return [
         tf.abs(x),

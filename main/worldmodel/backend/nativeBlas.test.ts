@@ -145,6 +145,39 @@ describe.skipIf(!blas)('the OpenBLAS addon', () => {
       RangeError,
       /aStride must be a whole number/,
     ],
+    [
+      'an element-wise op out of range',
+      () => native.elementwiseUnary(12, new Float32Array(2), new Float32Array(2)),
+      RangeError,
+      /elementwiseUnary: op must be a whole number in \[0, 11\]/,
+    ],
+    [
+      'a row that does not divide the output',
+      () => native.elementwiseBinary(0, new Float32Array(6), 0, 0, new Float32Array(4), 2, 4, new Float32Array(6)),
+      RangeError,
+      /elementwiseBinary: bSize must be ≥ 1 and divide the output's 6 elements, got 4/,
+    ],
+    [
+      'a column operand too short',
+      () => native.elementwiseBinary(1, new Float32Array(6), 0, 0, new Float32Array(1), 3, 3, new Float32Array(6)),
+      RangeError,
+      /elementwiseBinary: b has 1 elements but the shapes need at least 2/,
+    ],
+    [
+      'an unknown layout',
+      () => native.elementwiseBinary(2, new Float32Array(2), 7, 0, new Float32Array(2), 0, 0, new Float32Array(2)),
+      RangeError,
+      /elementwiseBinary: aLayout must be 0–3, got 7/,
+    ],
+    [
+      'an element-wise output overlapping its input',
+      () => {
+        const shared = new Float32Array(8);
+        native.elementwiseUnary(1, shared.subarray(0, 4), shared.subarray(2, 6));
+      },
+      RangeError,
+      /elementwiseUnary: out must not share memory with input/,
+    ],
     ['zero threads', () => native.setOpenblasThreads(0), RangeError, /setOpenblasThreads: threads must be a whole number in \[1, 1024\]/],
   ])('throws a clear error for %s', (_case, call, errorType, message) => {
     expect(call).toThrow(errorType);

@@ -75,6 +75,11 @@ export interface NativeBlas {
     dGain: Float32Array,
     dShift: Float32Array,
   ): void;
+  // Element-wise ops (fastElementwiseKernels.ts numbers the ops and layouts).
+  /** out[i] = op(a[·], b[·]); each operand's layout: 0 same, 1 scalar, 2 a row of size repeated, 3 a column each value repeated size times. */
+  elementwiseBinary(op: number, a: Float32Array, aLayout: number, aSize: number, b: Float32Array, bLayout: number, bSize: number, out: Float32Array): void;
+  /** out[i] = op(input[i]). */
+  elementwiseUnary(op: number, input: Float32Array, out: Float32Array): void;
   // The fused Adam step (fusedAdam.ts).
   /** Σ values², in double. */
   sumOfSquares(values: Float32Array): number;
@@ -110,6 +115,8 @@ const REQUIRED_FUNCTIONS = [
   'layerNormSiluBackward',
   'sumOfSquares',
   'adamUpdate',
+  'elementwiseBinary',
+  'elementwiseUnary',
 ] as const;
 const loads = new Map<string, NativeBlasLoad>();
 
