@@ -3,11 +3,9 @@
 // and never hands the loop a command that is not a finite number within them (the safety filter
 // downstream clamps again: this is the policy's own manners, not the safety layer).
 import type { Policy, PolicyInput } from '../core/policy.ts';
-import * as tf from '@tensorflow/tfjs-core';
 import type { DriveCommand } from '../core/messages.ts';
-import { actorMode } from './actor.ts';
 import { standardise, type FeatureNorm } from '../core/util/featureNorm.ts';
-import { frozenWeights, type MlpShape } from './networks.ts';
+import { applyMlpToRow, checkMlpWeights, type MlpShape } from './networks.ts';
 
 export interface ActorSnapshot {
   version: string;
@@ -20,7 +18,7 @@ export interface ActorSnapshot {
 
 export class LearnedPolicy implements Policy {
   readonly version: string;
-  private readonly weights: tf.Tensor[];
+  private readonly weights: Float32Array[];
   private readonly features: Float32Array;
   /** Ticks at which the network gave something that is not a finite number (held at zero instead). */
   nonFiniteOutputs = 0;
@@ -31,7 +29,9 @@ export class LearnedPolicy implements Policy {
         `policy ${snapshot.version}: feature statistics for ${snapshot.norm.mean.length} inputs, the network reads ${snapshot.shape.inputs}`,
       );
     this.version = snapshot.version;
-    this.weights = frozenWeights(snapshot.shape, snapshot.weights);
+    checkMlpWeights(snapshot.shape, snapshot.weights);
+    // Its own copy: a snapshot's arrays may be handed on (and their buffers transferred) after this.
+    this.weights = snapshot.weights.map((values) => Float32Array.from(values));
     this.features = new Float32Array(snapshot.shape.inputs);
   }
 
@@ -39,8 +39,9 @@ export class LearnedPolicy implements Policy {
     if (embedding.values.length !== this.features.length) return { linearMps: 0, angularRadps: 0 };
     this.features.set(embedding.values);
     standardise(this.snapshot.norm, this.features);
-    const [forward, turn] = tf.tidy(() => actorMode(this.weights, tf.tensor2d(this.features, [1, this.features.length])).dataSync());
-    return this.command(forward!, turn!);
+    // The mode, tanh(mean): the network's first two outputs are the mean's [forward, turn] (actor.ts).
+    const out = applyMlpToRow(this.snapshot.shape, this.weights, this.features);
+    return this.command(Math.tanh(out[0]!), Math.tanh(out[1]!));
   }
 
   /** An action in [−1, 1]² as a command within the limits; anything not finite is a stop. */
@@ -54,7 +55,7 @@ export class LearnedPolicy implements Policy {
   }
 
   dispose(): void {
-    tf.dispose(this.weights);
+    // Holds no tensors (the weights are arrays of its own).
   }
 }
 

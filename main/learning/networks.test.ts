@@ -5,7 +5,7 @@ import '@tensorflow/tfjs-backend-cpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nativeBlasForTests, seededFloats } from '../../test/support/nativeBlasForTests.ts';
 import { NATIVE_BACKEND_NAME, registerNativeBackend } from '../worldmodel/backend/nativeBackend.ts';
-import { applyMlp, ClippedAdamStep, initialMlpWeights, readWeights, type MlpShape } from './networks.ts';
+import { applyMlp, applyMlpToRow, ClippedAdamStep, initialMlpWeights, readWeights, type MlpShape } from './networks.ts';
 
 const blas = nativeBlasForTests();
 const SHAPE: MlpShape = { inputs: 6, hidden: 8, layers: 2, outputs: 2 };
@@ -61,5 +61,27 @@ describe.skipIf(blas === undefined)('ClippedAdamStep on the native backend', () 
     expect(readWeights(weights)).toEqual(start);
     optimiser.dispose();
     tf.dispose([...weights, inputs]);
+  });
+});
+
+describe('applyMlpToRow (the policy’s per-tick forward pass)', () => {
+  it('gives applyMlp’s outputs for each row, within float rounding', async () => {
+    await tf.setBackend('cpu');
+    for (const shape of [SHAPE, { inputs: 256, hidden: 128, layers: 2, outputs: 4 }, { inputs: 5, hidden: 7, layers: 1, outputs: 3 }]) {
+      const weights = initialMlpWeights(shape, 9);
+      // Gains and shifts away from 1 and 0, so that the layer norm's affine part is exercised.
+      weights.forEach((weight, index) => {
+        if (weight.rank === 1) weight.assign(tf.tensor(seededFloats(weight.size, 40 + index).map((v) => 1 + v)));
+      });
+      const values = readWeights(weights);
+      const inputs = seededFloats(ROWS * shape.inputs, 7).map((v) => 4 * v);
+      const expected = tf.tidy(() => applyMlp(weights, tf.tensor2d(inputs, [ROWS, shape.inputs])).arraySync());
+      for (let row = 0; row < ROWS; row++) {
+        const got = applyMlpToRow(shape, values, inputs.subarray(row * shape.inputs, (row + 1) * shape.inputs));
+        expect(got).toHaveLength(shape.outputs);
+        got.forEach((value, j) => expect(Math.abs(value - expected[row]![j]!)).toBeLessThan(1e-4 * Math.max(1, Math.abs(value))));
+      }
+      tf.dispose(weights);
+    }
   });
 });
