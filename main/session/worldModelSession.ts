@@ -98,7 +98,10 @@ export function startWorldModelLearning(
       refusedNote = `Checkpoint refused, training started fresh: ${ready.checkpointsRefused[0]}`;
       log.warn({ refused: ready.checkpointsRefused }, 'world-model checkpoints refused; training starts fresh');
     }
-    log.info({ backend: ready.backend, openblasCore: ready.openblasCore, parameters: ready.parameterCount, resumedFrom: ready.resumedFrom?.version }, 'world-model learner ready');
+    log.info(
+      { backend: ready.backend, openblasCore: ready.openblasCore, parameters: ready.parameterCount, resumedFrom: ready.resumedFrom?.version },
+      'world-model learner ready',
+    );
   });
   learner.on('problem', (message) => log.warn({ message }, 'world-model learner'));
   const paths = new PathPredictions(live, loop.rateHz);
