@@ -206,9 +206,16 @@ export interface LearningSelection {
   jobs: number | undefined;
   /** `reins start` arguments for every core of the run (e.g. `--no-world-model`). */
   startArgs: string[];
+  /** `--learner JSON`: the policy learner's settings for Reins' streams (checked by the bench, which knows them). */
+  learner: Record<string, unknown> | undefined;
+  /** `reins bench critic`: a stream's ticks and feedback saved to / read from this file. */
+  saveTo: string | undefined;
+  readFrom: string | undefined;
 }
 
-const LEARNING_OPTIONS = ['methods', 'task', 'operator', 'seeds', 'budgets', 'jobs', 'no-world-model'] as const;
+const LEARNING_OPTIONS = ['methods', 'task', 'operator', 'seeds', 'budgets', 'jobs', 'no-world-model', 'learner'] as const;
+/** Suites that take the learning bench's selection. */
+const LEARNING_SUITES = ['learning', 'critic'];
 
 export function parseBenchArgs(args: string[]): BenchArgs {
   const { values, positionals } = parseArgs({
@@ -226,14 +233,19 @@ export function parseBenchArgs(args: string[]): BenchArgs {
       budgets: { type: 'string' },
       jobs: { type: 'string' },
       'no-world-model': { type: 'boolean', default: false },
+      learner: { type: 'string' },
+      save: { type: 'string' },
+      from: { type: 'string' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('reins bench takes exactly one SUITE');
   const suite = positionals[0]!;
-  if (suite !== 'learning') {
+  if (!LEARNING_SUITES.includes(suite)) {
     const given = LEARNING_OPTIONS.filter((name) => values[name] !== undefined && values[name] !== false);
-    if (given.length > 0) throw new UsageError(`${given.map((name) => `--${name}`).join(', ')} apply only to reins bench learning`);
+    if (given.length > 0) throw new UsageError(`${given.map((name) => `--${name}`).join(', ')} apply only to reins bench learning and critic`);
   }
+  if (suite !== 'critic' && (values.save !== undefined || values.from !== undefined))
+    throw new UsageError('--save and --from apply only to reins bench critic');
   return {
     suite,
     jsonPath: values.json,
@@ -246,8 +258,24 @@ export function parseBenchArgs(args: string[]): BenchArgs {
       budgets: positiveNumbers('--budgets', values.budgets),
       jobs: oneWholeNumber('--jobs', values.jobs),
       startArgs: values['no-world-model'] ? ['--no-world-model'] : [],
+      learner: jsonObject('--learner', values.learner),
+      saveTo: values.save,
+      readFrom: values.from,
     },
   };
+}
+
+/** A JSON object given on the command line; its fields are checked by whoever reads them. */
+function jsonObject(option: string, text: string | undefined): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${option} takes a JSON object: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${option} takes a JSON object, got ${text}`);
+  return value as Record<string, unknown>;
 }
 
 /** A comma-separated list of names; the names themselves are checked by the bench, which knows them. */

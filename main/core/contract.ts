@@ -456,6 +456,9 @@ export const PolicyVersionStatus = z.object({
   /** Interventions per minute of policy driving; absent until it has driven long enough to tell. */
   interventionRatePerMin: z.number().nonnegative().optional(),
   interventions: z.number().int().nonnegative(),
+  /** Median seconds to the goal over the latest episodes it drove alone start to end (no takeover), and how many; absent before one. */
+  goalSecs: z.number().nonnegative().optional(),
+  goalEpisodes: z.number().int().positive().optional(),
   good: z.number().int().nonnegative(),
   bad: z.number().int().nonnegative(),
   driving: z.boolean(),
@@ -507,6 +510,11 @@ export const LearningStatus = z.object({
   rewardDrift: z
     .object({ recentSpread: z.number().nonnegative(), taughtSpread: z.number().positive(), drifting: z.boolean(), sinceMs: z.number().optional() })
     .optional(),
+  /**
+   * The off-policy critics' value of the moment on screen (the latest tick and the command in effect):
+   * their mean and their spread across critics; absent while the critics are off or not yet trained.
+   */
+  critic: z.object({ value: z.number(), spread: z.number().nonnegative() }).optional(),
   /** The slow path: retraining from the whole memory; absent when the session has none (no memory). */
   slowPath: z
     .object({

@@ -152,17 +152,21 @@ export class ActorTrainer {
 
   /** One step of (a)–(c) on a batch whose features `features` reads; the loss. */
   step(batch: WeightedSlots, features: (slots: readonly number[]) => tf.Tensor2D): number {
-    return this.minimise(() => {
-      const x = features(batch.slots);
-      // One forward pass serves both terms.
-      const output = actorOutput(this.weights, x);
-      const bc = behaviourCloningLoss(output, this.scaledActions(batch.slots), tf.tensor1d(batch.weights));
-      if (this.options.method !== 'reins' || this.reference === undefined) return bc;
-      const mean = output.mean;
-      const referenceMean = actorOutput(this.reference, x).mean;
-      const toReference = tf.mean(tf.square(tf.sub(tf.tanh(mean), tf.tanh(referenceMean))));
-      return tf.add(bc, tf.mul(this.options.referenceWeight, toReference)) as tf.Scalar;
-    });
+    return this.minimise(() => this.imitationLoss(batch, features(batch.slots)));
+  }
+
+  /**
+   * (a) and (c) on a batch whose features are `x`: the weighted behaviour cloning, plus the pull toward
+   * the reference (reins only). For use inside a step (its tensors are the step's to tidy).
+   */
+  imitationLoss(batch: WeightedSlots, x: tf.Tensor2D): tf.Scalar {
+    // One forward pass serves both terms.
+    const output = actorOutput(this.weights, x);
+    const bc = behaviourCloningLoss(output, this.scaledActions(batch.slots), tf.tensor1d(batch.weights));
+    if (this.options.method !== 'reins' || this.reference === undefined) return bc;
+    const referenceMean = actorOutput(this.reference, x).mean;
+    const toReference = tf.mean(tf.square(tf.sub(tf.tanh(output.mean), tf.tanh(referenceMean))));
+    return tf.add(bc, tf.mul(this.options.referenceWeight, toReference)) as tf.Scalar;
   }
 
   /** One optimiser step on `loss` of the actor's weights (its tensors are tidied); the loss. */
@@ -176,13 +180,18 @@ export class ActorTrainer {
   }
 
   /** The demonstrated commands in the actor's units: each limit is ±1. */
-  private scaledActions(slots: readonly number[]): tf.Tensor2D {
-    const [maxForward, maxTurn] = this.options.limits;
-    const values = new Float32Array(slots.length * 2);
-    slots.forEach((slot, row) => {
-      values[row * 2] = this.buffer.actions[slot * 2]! / maxForward;
-      values[row * 2 + 1] = this.buffer.actions[slot * 2 + 1]! / maxTurn;
-    });
-    return tf.tensor2d(values, [slots.length, 2]);
+  scaledActions(slots: readonly number[]): tf.Tensor2D {
+    return tf.tensor2d(actorUnitCommands(this.buffer, slots, this.options.limits), [slots.length, 2]);
   }
+}
+
+/** The commands in effect after the ticks at `slots`, in the actor's units (each limit ±1), row after row. */
+export function actorUnitCommands(buffer: TickBuffer, slots: readonly number[], limits: readonly [number, number]): Float32Array {
+  const [maxForward, maxTurn] = limits;
+  const values = new Float32Array(slots.length * 2);
+  slots.forEach((slot, row) => {
+    values[row * 2] = buffer.actions[slot * 2]! / maxForward;
+    values[row * 2 + 1] = buffer.actions[slot * 2 + 1]! / maxTurn;
+  });
+  return values;
 }

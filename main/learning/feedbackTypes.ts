@@ -41,10 +41,18 @@ export interface RatingSignal {
   rating: 1 | -1;
 }
 
+/** An episode the operator ended, and how (the `end-episode` request). */
+export interface EpisodeEndSignal {
+  episodeId: string;
+  outcome: 'reached-goal' | 'failed';
+}
+
 export interface FeedbackSignals {
   interventions: readonly InterventionSignal[];
   preferences: readonly PreferenceSignal[];
   ratings: readonly RatingSignal[];
+  /** The episodes the operator has ended (the off-policy critics' terminal ticks); none where unknown. */
+  episodes?: readonly EpisodeEndSignal[];
 }
 
 export const NO_FEEDBACK: FeedbackSignals = Object.freeze({ interventions: [], preferences: [], ratings: [] });

@@ -325,4 +325,54 @@ describe('LearningSession', () => {
     expect(session.status().rewardDrift).toBeUndefined();
     expect(session.alerts()).toEqual([]);
   });
+
+  it('times a version to the goal only over episodes it drove alone, and tells the learner how each episode ended', () => {
+    const { loop, tick } = loopForTest();
+    const improver = new VersionPerIntervention();
+    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver, episodeId: 'e', autoPromote: true });
+    tick('policy', 30);
+    session.endEpisode({ index: 0, step: 29 }, 'reached-goal');
+    const v1 = session.status().versions.find((version) => version.number === 1)!;
+    expect(v1.goalSecs).toBeCloseTo(2.9, 6);
+    expect(v1.goalEpisodes).toBe(1);
+    expect(improver.seen.at(-1)!.episodes).toEqual([{ episodeId: 'e', outcome: 'reached-goal' }]);
+  });
+
+  it('does not time an episode the operator took part in', () => {
+    const { loop, tick } = loopForTest();
+    const session = new LearningSession({
+      loop,
+      initialPolicy: new ReactiveBaselinePolicy(),
+      improver: new VersionPerIntervention(),
+      episodeId: 'e',
+      autoPromote: true,
+    });
+    tick('policy', 10);
+    tick('operator', 1);
+    tick('policy', 10);
+    session.endEpisode({ index: 0, step: 20 }, 'reached-goal');
+    expect(session.status().versions.find((version) => version.number === 1)!.goalSecs).toBeUndefined();
+  });
+
+  it("shows the critics' value and spread of the moment on screen, and nothing from a learner without critics", () => {
+    const { loop, tick } = loopForTest();
+    class WithCritics extends VersionPerIntervention {
+      criticEstimate(embedding: Float32Array): { value: number; spread: number } {
+        return { value: embedding[0]!, spread: embedding[1]! };
+      }
+    }
+    const session = new LearningSession({ loop, initialPolicy: new ReactiveBaselinePolicy(), improver: new WithCritics(), episodeId: 'e', autoPromote: true });
+    tick('policy', 1, [2.5, 0.25]);
+    expect(session.status().critic).toEqual({ value: 2.5, spread: 0.25 });
+    const { loop: other, tick: otherTick } = loopForTest();
+    const without = new LearningSession({
+      loop: other,
+      initialPolicy: new ReactiveBaselinePolicy(),
+      improver: new VersionPerIntervention(),
+      episodeId: 'e',
+      autoPromote: true,
+    });
+    otherTick('policy', 1, [2.5, 0.25]);
+    expect(without.status().critic).toBeUndefined();
+  });
 });

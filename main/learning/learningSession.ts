@@ -68,6 +68,21 @@ export class LearningSession {
   private clipCache: { questionId: string; clips: Promise<{ left: Clip; right: Clip }> } | undefined;
   /** An operator's tick waiting for the next one, which carries the operator's response to it (see onTick). */
   private awaitingResponse: { tick: LearningTick; episodeId: string } | undefined;
+  /** Who drove the current episode: the one version, if the policy alone drove every tick of it. */
+  private episodeDriving: { episodeId: string; firstMs: number; lastMs: number; version: number | undefined; unaided: boolean } | undefined;
+
+  private noteEpisodeTick(tick: LedgerTick): void {
+    let driving = this.episodeDriving;
+    if (driving?.episodeId !== tick.episodeId) {
+      driving = { episodeId: tick.episodeId, firstMs: tick.timeMs, lastMs: tick.timeMs, version: tick.drivingVersion, unaided: tick.step === 0 };
+      this.episodeDriving = driving;
+    }
+    driving.lastMs = tick.timeMs;
+    if (tick.driver !== 'policy' || tick.drivingVersion !== driving.version) driving.unaided = false;
+  }
+
+  /** The off-policy critics' value of the latest tick and the command in effect, and their spread. */
+  private criticNow: { value: number; spread: number } | undefined;
   private readonly episodeEnds: Array<{ episodeId: string; outcome: EpisodeOutcome; steps: number; atMs: number }> = [];
   private lastMessage: LearningStatus['lastMessage'];
   private messageSeq = 0;
@@ -168,7 +183,14 @@ export class LearningSession {
    */
   endEpisode(ended: TickEpisode, outcome: EpisodeOutcome): LearningResult {
     const episodeId = episodeIdOf(this.options.episodeId, ended.index);
-    this.episodeEnds.push({ episodeId, outcome, steps: ended.step, atMs: this.clock() });
+    const atMs = this.clock();
+    const driven = this.episodeDriving;
+    // An episode the policy drove to the goal alone, start to end, times the version that drove it.
+    if (outcome === 'reached-goal' && driven?.episodeId === episodeId && driven.unaided && driven.version !== undefined)
+      this.versions.noteGoalReached(driven.version, (driven.lastMs - driven.firstMs) / 1000);
+    this.episodeDriving = undefined;
+    this.episodeEnds.push({ episodeId, outcome, steps: ended.step, atMs });
+    this.tellImprover();
     return this.accepted(`Episode ${ended.index + 1} ended: ${outcome === 'reached-goal' ? 'goal reached' : 'failed'} after ${ended.step} ticks`);
   }
 
@@ -237,6 +259,7 @@ export class LearningSession {
         })),
       },
       ...(drift ? { rewardDrift: drift } : {}),
+      ...(this.criticNow ? { critic: { ...this.criticNow } } : {}),
       ...(this.options.slowPath ? { slowPath: this.options.slowPath.status() } : {}),
       ...(this.lastMessage ? { lastMessage: this.lastMessage } : {}),
     };
@@ -281,6 +304,7 @@ export class LearningSession {
     };
     this.ledger.noteTick(tick);
     this.versions.noteTick(timeMs, report.driver === 'policy', tick.drivingVersion);
+    this.noteEpisodeTick(tick);
     this.picker.noteTick(tick);
     if (report.driver === 'operator') this.options.slowPath?.noteNew();
     if (!improver) return;
@@ -304,6 +328,9 @@ export class LearningSession {
       if (waiting !== undefined) improver.observe(respondedTo(waiting.tick, report, tick.episodeId));
       if (report.driver === 'operator') this.awaitingResponse = { tick: learningTick, episodeId: tick.episodeId };
       else improver.observe(learningTick);
+    });
+    this.guard('critic', () => {
+      this.criticNow = improver.criticEstimate?.(report.embedding.values, learningTick.action);
     });
     this.guard('reward-drift', () => {
       // Scored only while the policy drives: that is where the warning means something.
@@ -332,7 +359,10 @@ export class LearningSession {
 
   private tellImprover(): void {
     const improver = this.options.improver;
-    if (improver) this.guard('feedback', () => improver.feedbackChanged(this.ledger.signals()));
+    if (improver)
+      this.guard('feedback', () =>
+        improver.feedbackChanged({ ...this.ledger.signals(), episodes: this.episodeEnds.map(({ episodeId, outcome }) => ({ episodeId, outcome })) }),
+      );
   }
 
   private announce({ version, promoted }: { version: PolicyVersion; promoted: boolean }): void {
@@ -376,6 +406,7 @@ export class LearningSession {
 
   private versionStatus(version: PolicyVersion, driving: PolicyVersion): PolicyVersionStatus {
     const rate = this.versions.interventionRatePerMin(version);
+    const goalSecs = this.versions.medianGoalSecs(version);
     return {
       number: version.number,
       name: version.name,
@@ -384,6 +415,7 @@ export class LearningSession {
       policyDrivingSecs: version.policyDrivingMs / 1000,
       ...(rate === undefined ? {} : { interventionRatePerMin: rate }),
       interventions: version.interventions,
+      ...(goalSecs === undefined ? {} : { goalSecs, goalEpisodes: version.goalSecs.length }),
       good: version.good,
       bad: version.bad,
       driving: version === driving,

@@ -11,6 +11,10 @@ import * as tf from '@tensorflow/tfjs-core';
 import { NO_FEEDBACK, type FeedbackSignals, type Segment } from './feedbackTypes.ts';
 import { standardise, type FeatureNorm } from '../core/util/featureNorm.ts';
 import { LearnedPolicy } from './learnedPolicy.ts';
+import { ACTION_SIZE } from './actor.ts';
+import { DEFAULT_CRITIC_OPTIONS } from './criticEnsemble.ts';
+import { applyMlpToRow, checkMlpWeights, type MlpShape } from './networks.ts';
+import type { DriveCommand } from '../core/messages.ts';
 import type { MemoryTeaching } from './memoryTeaching.ts';
 import { newestPolicyCheckpoint, writePolicyCheckpoint } from './policyCheckpoints.ts';
 import { DEFAULT_POLICY_LEARNER_OPTIONS, type PolicyLearnerOptions } from './policyLearner.ts';
@@ -83,6 +87,9 @@ export class OnlineImprover implements PolicyImprover {
   private rewardVersion = 0;
   private taughtSpread: number | undefined;
   private lastScored: { embedding: Float32Array; rewardVersion: number; score: { mean: number; spread: number } | undefined } | undefined;
+  /** The newest candidate's critics, frozen, for the value the cockpit shows (undefined while they are off). */
+  private critics: { weights: Float32Array[][]; shape: MlpShape; actionRepeat: number } | undefined;
+  private readonly criticInput: Float32Array | undefined;
   /** The last round's failure, if it failed; the next round tries again. */
   lastError: string | undefined;
   /** Why the last round gave no candidate, if it gave none. */
@@ -94,6 +101,8 @@ export class OnlineImprover implements PolicyImprover {
     if (!(Number.isInteger(this.options.stepsPerUpdate) && this.options.stepsPerUpdate >= 1))
       throw new RangeError(`stepsPerUpdate must be a whole number ≥ 1, got ${this.options.stepsPerUpdate}`);
     this.buffer = new TickBuffer(this.options.capacityTicks, this.options.embeddingSize);
+    const criticSettings = { ...DEFAULT_CRITIC_OPTIONS, ...this.options.learner.critic };
+    if (criticSettings.critics > 0) this.criticInput = new Float32Array(this.options.embeddingSize + ACTION_SIZE * criticSettings.actionRepeat);
     const learner: Partial<PolicyLearnerOptions> = { ...this.options.learner, limits: this.options.limits };
     this.reward = new RewardEnsemble(this.options.embeddingSize, { seed: learner.seed ?? DEFAULT_POLICY_LEARNER_OPTIONS.seed, ...learner.reward });
     this.worker = new Worker(WORKER_BOOTSTRAP);
@@ -188,6 +197,48 @@ export class OnlineImprover implements PolicyImprover {
     }
     this.lastScored = { embedding: embedding.slice(), rewardVersion: this.rewardVersion, score };
     return score;
+  }
+
+  /**
+   * Copies of what it learns from now — the held ticks, oldest first, and the feedback — with the frozen
+   * reward ensemble's members (undefined before it has learned): for benches that measure the learner's
+   * parts on a stream (`reins bench critic`).
+   */
+  heldTeaching(): { ticks: BufferedTick[]; signals: FeedbackSignals; reward: Float32Array[][] | undefined; rewardShape: { members: number; hidden: number } } {
+    const ticks = this.buffer
+      .slotsWhere(() => true)
+      .map((slot) => ({
+        episodeId: this.buffer.episodeIds[slot]!,
+        step: this.buffer.steps[slot]!,
+        embedding: this.buffer.embeddings.slice(slot * this.options.embeddingSize, (slot + 1) * this.options.embeddingSize),
+        action: this.buffer.commandAt(slot),
+        driver: this.buffer.drivers[slot]!,
+      }));
+    return {
+      ticks,
+      signals: structuredClone(this.signals),
+      reward: this.reward.trained ? this.reward.memberWeights() : undefined,
+      rewardShape: { members: this.reward.options.members, hidden: this.reward.options.hidden },
+    };
+  }
+
+  criticEstimate(embedding: Float32Array, action: DriveCommand): { value: number; spread: number } | undefined {
+    const critics = this.critics;
+    const input = this.criticInput;
+    if (critics === undefined || input === undefined || this.norm === undefined || embedding.length !== this.options.embeddingSize) return undefined;
+    input.set(embedding);
+    standardise(this.norm, input.subarray(0, embedding.length));
+    const [maxForward, maxTurn] = this.options.limits;
+    const forward = Math.max(-1, Math.min(1, action.linearMps / maxForward));
+    const turn = Math.max(-1, Math.min(1, action.angularRadps / maxTurn));
+    for (let copy = 0; copy < critics.actionRepeat; copy++) {
+      input[embedding.length + copy * 2] = forward;
+      input[embedding.length + copy * 2 + 1] = turn;
+    }
+    const values = critics.weights.map((weights) => applyMlpToRow(critics.shape, weights, input)[0]!);
+    const value = values.reduce((a, b) => a + b, 0) / values.length;
+    const spread = Math.sqrt(values.reduce((sum, v) => sum + (v - value) ** 2, 0) / values.length);
+    return Number.isFinite(value) && Number.isFinite(spread) ? { value, spread } : undefined;
   }
 
   /** The ensemble's spread where the feedback taught it, as the last round measured it. */
@@ -348,6 +399,7 @@ export class OnlineImprover implements PolicyImprover {
     this.versions++;
     this.norm = result.snapshot.norm;
     if (result.reward !== undefined) this.reward.load(result.reward);
+    this.holdCritics(result.critics);
     this.rewardVersion++;
     this.taughtSpread = result.taughtRewardSpread;
     this.lastError = undefined;
@@ -355,6 +407,19 @@ export class OnlineImprover implements PolicyImprover {
     const candidate: PolicyCandidate = { policy, trainedOn };
     this.save(result, candidate.trainedOn);
     for (const listener of this.listeners) listener(candidate);
+  }
+
+  private holdCritics(weights: Float32Array[][] | undefined): void {
+    if (weights === undefined || this.criticInput === undefined) return;
+    const settings = { ...DEFAULT_CRITIC_OPTIONS, ...this.options.learner.critic };
+    const shape: MlpShape = { inputs: this.criticInput.length, hidden: settings.hidden, layers: settings.layers, outputs: 1 };
+    try {
+      for (const critic of weights) checkMlpWeights(shape, critic);
+    } catch {
+      // Critics that do not fit (or hold a value that is not finite) are not shown: the last good ones stay.
+      return;
+    }
+    this.critics = { weights, shape, actionRepeat: settings.actionRepeat };
   }
 
   /**
@@ -372,9 +437,10 @@ export class OnlineImprover implements PolicyImprover {
     if (checkpoint === undefined) return { restored: undefined, refused };
     await this.ready;
     const policy = new LearnedPolicy(checkpoint.snapshot);
-    this.post({ type: 'restore', snapshot: checkpoint.snapshot, reward: checkpoint.reward });
+    this.post({ type: 'restore', snapshot: checkpoint.snapshot, reward: checkpoint.reward, critics: checkpoint.critics });
     this.norm = checkpoint.snapshot.norm;
     if (checkpoint.reward !== undefined) this.reward.load(checkpoint.reward);
+    this.holdCritics(checkpoint.critics);
     // Where the restored ensemble was taught is not known here: the next round measures it.
     this.rewardVersion++;
     this.taughtSpread = undefined;
@@ -393,6 +459,7 @@ export class OnlineImprover implements PolicyImprover {
         writePolicyCheckpoint(where.folder, {
           snapshot: result.snapshot,
           reward: result.reward,
+          critics: result.critics,
           encoderVersion: where.encoderVersion,
           createdAtMs: Date.now(),
           trainedOn,

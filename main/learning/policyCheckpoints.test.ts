@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { actorShape } from './actor.ts';
 import { mlpWeightShapes } from './networks.ts';
+import { writeTensorFile } from '../worldmodel/checkpointFile.ts';
 import {
   KEPT_POLICY_CHECKPOINTS,
   newestPolicyCheckpoint,
@@ -39,6 +40,43 @@ function checkpoint(version: string, createdAtMs: number, inputs = 6): PolicyChe
 }
 
 describe('policy checkpoints', () => {
+  it('carry the off-policy critics, critic by critic', async () => {
+    const dir = folder();
+    const written = { ...checkpoint('learned-8', 1000), critics: [0, 1, 2].map((c) => [Float32Array.of(c, 1), Float32Array.of(2, 3, c)]) };
+    expect(await readPolicyCheckpoint(await writePolicyCheckpoint(dir, written))).toEqual(written);
+  });
+
+  it('read a file from before the critics (no critic group, no count in the header)', async () => {
+    const dir = folder();
+    const old = checkpoint('learned-3', 1000);
+    const shapes = mlpWeightShapes(old.snapshot.shape);
+    await writeTensorFile(
+      join(dir, 'learned-3.policy'),
+      'REINS-POLICY\n',
+      {
+        format: 1,
+        version: 'learned-3',
+        encoderVersion: 'enc-1',
+        shape: old.snapshot.shape,
+        limits: [0.5, 1.5],
+        createdAtMs: 1000,
+        trainedOn: old.trainedOn,
+        rewardMembers: 2,
+      },
+      {
+        actor: old.snapshot.weights.map((values, index) => ({ name: `actor.${index}`, shape: shapes[index]!, values })),
+        norm: [
+          { name: 'norm.mean', shape: [6], values: old.snapshot.norm.mean },
+          { name: 'norm.scale', shape: [6], values: old.snapshot.norm.scale },
+        ],
+        reward: old.reward!.flatMap((member, m) => member.map((values, index) => ({ name: `reward.${m}.${index}`, shape: [values.length], values }))),
+      },
+    );
+    const read = await readPolicyCheckpoint(join(dir, 'learned-3.policy'));
+    expect(read).toEqual(old);
+    expect(read.critics).toBeUndefined();
+  });
+
   it('reads back what it wrote', async () => {
     const dir = folder();
     const written = checkpoint('learned-7', 1000);

@@ -30,6 +30,8 @@ const headerSchema = z.object({
   }),
   /** Members of the reward ensemble stored (0 when it had learned nothing). */
   rewardMembers: z.number().int().min(0),
+  /** Off-policy critics stored (absent in files from before them, and 0 when they were off). */
+  critics: z.number().int().min(0).optional(),
 });
 
 /** Where a session's policies are kept: one folder per encoder version under Reins' data folder. */
@@ -40,6 +42,8 @@ export function policyCheckpointFolder(dataFolder: string, encoderVersion: strin
 export interface PolicyCheckpoint {
   snapshot: ActorSnapshot;
   reward: Float32Array[][] | undefined;
+  /** The off-policy critics, critic by critic; undefined when they were off (or the file is older). */
+  critics?: Float32Array[][] | undefined;
   encoderVersion: string;
   createdAtMs: number;
   trainedOn: PolicyCandidate['trainedOn'];
@@ -71,19 +75,26 @@ export async function writePolicyCheckpoint(folder: string, checkpoint: PolicyCh
       createdAtMs: checkpoint.createdAtMs,
       trainedOn: checkpoint.trainedOn,
       rewardMembers: reward?.length ?? 0,
+      critics: checkpoint.critics?.length ?? 0,
     },
-    { actor, norm, reward: rewardArrays },
+    {
+      actor,
+      norm,
+      reward: rewardArrays,
+      critic: (checkpoint.critics ?? []).flatMap((critic, c) =>
+        critic.map((values, index) => ({ name: `critic.${c}.${index}`, shape: [values.length], values })),
+      ),
+    },
   );
   await prune(folder);
   return path;
 }
 
 export async function readPolicyCheckpoint(path: string): Promise<PolicyCheckpoint> {
-  const { header, groups } = await readTensorFile(
-    path,
-    { magic: MAGIC, kind: 'policy checkpoint', format: POLICY_CHECKPOINT_FORMAT, groups: ['actor', 'norm', 'reward'] },
-    headerSchema,
-  );
+  const expected = { magic: MAGIC, kind: 'policy checkpoint', format: POLICY_CHECKPOINT_FORMAT, groups: ['actor', 'norm', 'reward'] };
+  let { header, groups } = await readTensorFile(path, expected, headerSchema);
+  // Files from before the critics have no critic group: read it only where the header says it is there.
+  if ((header.critics ?? 0) > 0) ({ header, groups } = await readTensorFile(path, { ...expected, groups: [...expected.groups, 'critic'] }, headerSchema));
   const shapes = mlpWeightShapes(header.shape);
   const actor = groups.actor!;
   if (actor.length !== shapes.length || actor.some((array, index) => array.values.length !== shapes[index]!.reduce((a, b) => a * b, 1)))
@@ -101,7 +112,17 @@ export async function readPolicyCheckpoint(path: string): Promise<PolicyCheckpoi
           rewardArrays.slice(m * perMember, (m + 1) * perMember).map((array) => Float32Array.from(array.values)),
         )
       : undefined;
+  const criticCount = header.critics ?? 0;
+  const criticArrays = groups.critic ?? [];
+  if (criticCount > 0 && criticArrays.length % criticCount !== 0)
+    throw new CheckpointError(`${path}: the critics' weights do not split into ${criticCount} critics`);
+  const perCritic = criticCount > 0 ? criticArrays.length / criticCount : 0;
+  const critics =
+    criticCount > 0
+      ? Array.from({ length: criticCount }, (_, c) => criticArrays.slice(c * perCritic, (c + 1) * perCritic).map((array) => Float32Array.from(array.values)))
+      : undefined;
   return {
+    critics,
     snapshot: {
       version: header.version,
       shape: header.shape,

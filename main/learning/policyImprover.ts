@@ -43,6 +43,11 @@ export interface PolicyImprover {
   rewardEstimate(embedding: Float32Array): number | undefined;
   /** Its mean and spread (members' standard deviation) for a tick's embedding; undefined before it has learned anything. */
   rewardUncertainty?(embedding: Float32Array): { mean: number; spread: number } | undefined;
+  /**
+   * The off-policy critics' value of a tick's embedding and the command in effect: their mean and spread
+   * (standard deviation across critics); undefined while they are off or have not been offered yet.
+   */
+  criticEstimate?(embedding: Float32Array, action: DriveCommand): { value: number; spread: number } | undefined;
   /** Its spread where the operator's feedback taught it (its upper quartile); undefined until a round has measured it. */
   taughtRewardSpread?(): number | undefined;
   /** The feedback as it stands now (new, or with something undone): learn from it. */

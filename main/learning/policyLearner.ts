@@ -6,6 +6,10 @@
 //   actorTraining.ts  — (a) behaviour cloning, (b) reward-weighted imitation and (c) the pull toward
 //                       the driving version, on real ticks; with `method: 'bc'` (a) alone, uniformly
 //                       weighted: the HG-DAgger baseline, same network and gradient budget;
+//   offPolicyUpdates.ts — the soft actor-critic on real transitions with an ensemble of critics
+//                       (criticEnsemble.ts, transitions.ts), RLPD's recipe sized for two cores, and
+//                       behaviour cloning filtered by the critics. Off by default (`critic.critics` 0)
+//                       until the learning bench shows it helps (docs/learning.md);
 //   imaginedUpdates.ts — (b') the actor-critic on rollouts imagined in the world model
 //                       (imaginedCritic.ts), once the policy worker holds its weights. Off by default
 //                       (`imagination.rollouts` 0) until the learning bench shows it helps.
@@ -28,6 +32,8 @@ import { LearnedPolicy, type ActorSnapshot } from './learnedPolicy.ts';
 import { readWeights, frozenWeights, type MlpShape } from './networks.ts';
 import { ImaginedCritic, percentile, type ImaginationOptions } from './imaginedCritic.ts';
 import { ImaginedUpdates } from './imaginedUpdates.ts';
+import { checkCriticOptions, CriticEnsemble, DEFAULT_CRITIC_OPTIONS, type CriticOptions } from './criticEnsemble.ts';
+import { OffPolicyUpdates, type OffPolicyRound } from './offPolicyUpdates.ts';
 import type { Rssm } from '../worldmodel/rssm.ts';
 import { rewardBatch } from './rewardBatch.ts';
 import { RewardEnsemble, type RewardEnsembleOptions } from './rewardEnsemble.ts';
@@ -47,6 +53,8 @@ export interface PolicyLearnerOptions extends ActorTrainingOptions, TakeoverWind
   seed: number;
   reward: Partial<RewardEnsembleOptions>;
   imagination: Partial<ImaginationOptions>;
+  /** The off-policy critics and the actor's soft actor-critic term (reins only); `critics` 0: off. */
+  critic: Partial<CriticOptions>;
   /** How much each kind of feedback weighs as the reward ensemble's labels; unset ones keep DEFAULT_LABEL_WEIGHTS. */
   labels: Partial<LabelWeights>;
 }
@@ -74,6 +82,7 @@ export const DEFAULT_POLICY_LEARNER_OPTIONS: Readonly<PolicyLearnerOptions> = Ob
   seed: 1,
   reward: {},
   imagination: {},
+  critic: {},
   labels: DEFAULT_LABEL_WEIGHTS,
 });
 
@@ -87,6 +96,10 @@ export interface TrainReport {
   /** Imagined updates of the actor (and critic), and the mean reward the last one's rollouts earned. */
   imaginedSteps: number;
   imaginedReward: number;
+  /** Critic updates this round, the critics' last TD loss, and actor steps that followed the critics. */
+  criticUpdates: number;
+  criticLoss: number;
+  actorCriticSteps: number;
 }
 
 /** One round of training, stepped in slices so that a live loop is never held up for long. */
@@ -105,6 +118,9 @@ function emptyReport(): TrainReport {
     policyTicksImitated: 0,
     imaginedSteps: 0,
     imaginedReward: Number.NaN,
+    criticUpdates: 0,
+    criticLoss: Number.NaN,
+    actorCriticSteps: 0,
   };
 }
 
@@ -119,6 +135,7 @@ export class PolicyLearner {
   private rewardCredit = 0;
   private readonly imagination: ImaginedUpdates | undefined;
   private worldModel: Rssm | undefined;
+  readonly offPolicy: OffPolicyUpdates | undefined;
 
   constructor(
     readonly buffer: TickBuffer,
@@ -134,6 +151,15 @@ export class PolicyLearner {
     const critic = this.options.method === 'reins' ? new ImaginedCritic(buffer.embeddingSize, this.options.imagination, this.options.seed) : undefined;
     if (critic?.enabled) this.imagination = new ImaginedUpdates(critic, buffer, this.random, this.options.limits);
     else critic?.dispose();
+    const criticOptions = { ...DEFAULT_CRITIC_OPTIONS, ...this.options.critic };
+    if (this.options.method === 'reins' && criticOptions.critics > 0) {
+      this.offPolicy = new OffPolicyUpdates(
+        new CriticEnsemble(buffer.embeddingSize, criticOptions, this.options.seed),
+        buffer,
+        this.random,
+        this.options.limits,
+      );
+    }
   }
 
   /**
@@ -178,15 +204,28 @@ export class PolicyLearner {
 
   /**
    * Carries on from a saved version: its actor weights and feature statistics (which must fit this
-   * learner's network), and the reward ensemble's weights when there are any.
+   * learner's network), the reward ensemble's weights when there are any, and the critics' when they
+   * were saved and fit this learner's (critics of another size start afresh rather than fail the restore).
    */
-  restore(snapshot: ActorSnapshot, reward: readonly (readonly Float32Array[])[] | undefined): void {
+  restore(snapshot: ActorSnapshot, reward: readonly (readonly Float32Array[])[] | undefined, critics?: readonly (readonly Float32Array[])[]): void {
     const fits = (['inputs', 'hidden', 'layers', 'outputs'] as const).every((key) => snapshot.shape[key] === this.shape[key]);
     if (!fits)
       throw new RangeError(`policy ${snapshot.version}: its network (${JSON.stringify(snapshot.shape)}) is not this learner's (${JSON.stringify(this.shape)})`);
     this.actor.load(frozenWeights(this.shape, snapshot.weights));
     this.norm = { mean: snapshot.norm.mean.slice(), scale: snapshot.norm.scale.slice() };
     if (reward !== undefined) this.reward?.load(reward);
+    if (critics !== undefined && this.offPolicy !== undefined) {
+      try {
+        this.offPolicy.critics.load(critics);
+      } catch {
+        // Saved with other critic settings: these critics learn anew.
+      }
+    }
+  }
+
+  /** The off-policy critics' weights, critic by critic; undefined when they are off. */
+  criticWeights(): Float32Array[][] | undefined {
+    return this.offPolicy?.critics.weightsOf();
   }
 
   /** The reward ensemble's weights, member by member; undefined for `bc` or before it has learned. */
@@ -226,6 +265,11 @@ export class PolicyLearner {
     const features = (slots: readonly number[]) => tf.tensor2d(standardise(norm, this.buffer.gather(slots)), [slots.length, this.buffer.embeddingSize]);
     let advantage: WeightedSlots | undefined;
     let advantageScored = false;
+    const offPolicy = this.offPolicy;
+    const offRound: OffPolicyRound | undefined =
+      offPolicy === undefined
+        ? undefined
+        : { index: offPolicy.begin(held, signals), beforeTakeover: marks.beforeTakeover, features, current, reward: this.reward, learnedRewards: new Map() };
     const round: TrainingRound = {
       report,
       steps: (count: number) => {
@@ -245,9 +289,18 @@ export class PolicyLearner {
         }
         if (pools.operatorSlots.length === 0 && advantage === undefined) return;
         for (let step = 0; step < count; step++) {
+          if (offPolicy !== undefined && offRound !== undefined) {
+            for (let update = offPolicy.dueNow(count - step); update > 0; update--) {
+              if (!offPolicy.criticStep(offRound, this.actor.weights)) break;
+              report.criticUpdates++;
+            }
+            report.criticLoss = offPolicy.figures().loss;
+          }
           const batch = this.actor.batch(pools, advantage, current);
           if (batch.slots.length === 0) continue;
-          const loss = this.actor.step(batch, features);
+          const followsCritics = offPolicy !== undefined && offRound !== undefined && offPolicy.trusted;
+          const loss = followsCritics ? offPolicy.actorStep(offRound, this.actor, batch) : this.actor.step(batch, features);
+          if (followsCritics) report.actorCriticSteps++;
           if (Number.isFinite(loss)) report.bcLoss = loss;
           report.actorSteps++;
           if (report.actorSteps % (this.imagination?.everyActorSteps ?? 1) === 0) this.imaginedStep(held, norm, current, report);
@@ -317,6 +370,7 @@ export class PolicyLearner {
     this.actor.dispose();
     this.reward?.dispose();
     this.imagination?.dispose();
+    this.offPolicy?.dispose();
   }
 
   /** The reward ensemble's share of `count` actor steps, on batches sampled from the round's items. */
@@ -353,4 +407,28 @@ export class PolicyLearner {
     report.imaginedSteps++;
     report.imaginedReward = meanReward;
   }
+}
+
+/**
+ * Settings given from outside (the bench's `--learner JSON`) as the learner's options: every key must be
+ * one of its options, and each value of the default's kind; the critics' settings are checked whole.
+ */
+export function learnerOverrides(given: Record<string, unknown>): Partial<PolicyLearnerOptions> {
+  const defaults = DEFAULT_POLICY_LEARNER_OPTIONS as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(given)) {
+    if (!(key in defaults)) throw new RangeError(`learner: unknown setting "${key}"; settings: ${Object.keys(defaults).join(', ')}`);
+    const expected = Array.isArray(defaults[key]) ? 'array' : typeof defaults[key];
+    const actual = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+    if (actual !== expected)
+      throw new RangeError(`learner: ${key} must be a${expected === 'object' || expected === 'array' ? 'n' : ''} ${expected}, got ${JSON.stringify(value)}`);
+  }
+  const critic = (given.critic ?? {}) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(critic)) {
+    if (!(key in DEFAULT_CRITIC_OPTIONS))
+      throw new RangeError(`learner: unknown critic setting "${key}"; settings: ${Object.keys(DEFAULT_CRITIC_OPTIONS).join(', ')}`);
+    if (typeof value !== 'number' && typeof value !== 'boolean')
+      throw new RangeError(`learner: critic.${key} must be a number or true/false, got ${JSON.stringify(value)}`);
+  }
+  checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, ...(critic as Partial<CriticOptions>) });
+  return given as Partial<PolicyLearnerOptions>;
 }

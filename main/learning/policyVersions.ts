@@ -21,7 +21,12 @@ export interface PolicyVersion {
   interventions: number;
   good: number;
   bad: number;
+  /** Seconds to the goal of the latest episodes it drove to the goal alone (no takeover), oldest first. */
+  goalSecs: number[];
 }
+
+/** Episodes kept per version for its time-to-goal. */
+const KEPT_GOAL_EPISODES = 50;
 
 export interface PolicyVersionsOptions {
   autoPromote: boolean;
@@ -157,6 +162,22 @@ export class PolicyVersions {
     this.trend.noteIntervention(drivingNumber);
   }
 
+  /** An episode the version drove to the goal with no takeover, in `secs`. */
+  noteGoalReached(drivingNumber: number, secs: number): void {
+    const version = this.get(drivingNumber);
+    if (!version || !(Number.isFinite(secs) && secs >= 0)) return;
+    version.goalSecs.push(secs);
+    if (version.goalSecs.length > KEPT_GOAL_EPISODES) version.goalSecs.shift();
+  }
+
+  /** The median seconds to the goal of its unaided episodes; undefined before it has finished one. */
+  medianGoalSecs(version: PolicyVersion): number | undefined {
+    if (version.goalSecs.length === 0) return undefined;
+    const sorted = [...version.goalSecs].sort((a, b) => a - b);
+    const middle = sorted.length / 2;
+    return sorted.length % 2 === 1 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  }
+
   /** A rating of a moment the version drove; `withdrawn` takes one back (undo). */
   noteRating(drivingNumber: number, rating: 1 | -1, withdrawn = false): void {
     const version = this.get(drivingNumber);
@@ -200,5 +221,5 @@ export class PolicyVersions {
 }
 
 function newVersion(number: number, policy: Policy, createdAtMs: number, trainedOn: PolicyCandidate['trainedOn'] | undefined): PolicyVersion {
-  return { number, name: policy.version, policy, createdAtMs, trainedOn, policyDrivingMs: 0, interventions: 0, good: 0, bad: 0 };
+  return { number, name: policy.version, policy, createdAtMs, trainedOn, policyDrivingMs: 0, interventions: 0, good: 0, bad: 0, goalSecs: [] };
 }

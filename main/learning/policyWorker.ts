@@ -45,7 +45,7 @@ async function handle(message: ToPolicyWorker): Promise<void> {
       return;
     case 'restore':
       if (learner === undefined) throw new Error('a restore before init');
-      learner.restore(message.snapshot, message.reward);
+      learner.restore(message.snapshot, message.reward, message.critics);
       return;
     case 'round': {
       if (learner === undefined) throw new Error('a round before init');
@@ -64,7 +64,7 @@ async function handle(message: ToPolicyWorker): Promise<void> {
       send({
         type: 'round-done',
         id: message.id,
-        candidate: { snapshot, reward: learner.rewardWeights(), operatorTicks: report.operatorTicks, taughtRewardSpread },
+        candidate: { snapshot, reward: learner.rewardWeights(), critics: learner.criticWeights(), operatorTicks: report.operatorTicks, taughtRewardSpread },
         reason: undefined,
       });
       return;
@@ -89,6 +89,29 @@ async function handle(message: ToPolicyWorker): Promise<void> {
     }
     case 'retrain': {
       if (learner === undefined) throw new Error('a retrain before init');
+      // With the off-policy critics on, the slow path fine-tunes: a long round of the live learner (its
+      // actor, critics and reward ensemble go on from where they are; a fresh actor would throw away what
+      // the critics taught it) on the ticks it holds, with every standing correction the memory keeps.
+      if (learner.offPolicy !== undefined) {
+        const report = learner.train(message.steps, message.signals);
+        if (report.actorSteps === 0) {
+          send({ type: 'round-done', id: message.id, candidate: undefined, reason: 'there are too few driven ticks' });
+          return;
+        }
+        send({
+          type: 'round-done',
+          id: message.id,
+          candidate: {
+            snapshot: learner.publish(message.version),
+            reward: learner.rewardWeights(),
+            critics: learner.criticWeights(),
+            operatorTicks: report.operatorTicks,
+            taughtRewardSpread: learner.taughtRewardSpread(message.signals),
+          },
+          reason: undefined,
+        });
+        return;
+      }
       // The slow path, trained in one go (the core starts no fast round meanwhile); the fast path then
       // carries on from its weights.
       const retrained = retrainFresh(bufferOf(message.ticks), learnerOptions, message.signals, message.steps, message.version, worldModel);

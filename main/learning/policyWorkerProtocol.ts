@@ -14,7 +14,7 @@ export type ToPolicyWorker =
   | { type: 'init'; embeddingSize: number; capacityTicks: number; learner: Partial<PolicyLearnerOptions> }
   | { type: 'ticks'; ticks: BufferedTick[] }
   | { type: 'round'; id: number; signals: FeedbackSignals; steps: number; version: string }
-  | { type: 'restore'; snapshot: ActorSnapshot; reward: Float32Array[][] | undefined }
+  | { type: 'restore'; snapshot: ActorSnapshot; reward: Float32Array[][] | undefined; critics: Float32Array[][] | undefined }
   | { type: 'retrain'; id: number; ticks: PackedTicks; signals: FeedbackSignals; steps: number; version: string }
   /** The world model's newest weights, for imagined rollouts (namedWeights order). */
   | { type: 'world-model'; config: WorldModelConfig; weights: NamedArray[]; version: string };
@@ -23,6 +23,8 @@ export interface RoundCandidate {
   snapshot: ActorSnapshot;
   /** The reward ensemble's weights member by member; undefined before it has learned anything. */
   reward: Float32Array[][] | undefined;
+  /** The off-policy critics' weights critic by critic (checkpoints carry them); undefined when they are off. */
+  critics?: Float32Array[][] | undefined;
   operatorTicks: number;
   /**
    * The reward ensemble's spread where its feedback taught it (PolicyLearner.taughtRewardSpread), for

@@ -62,6 +62,8 @@ export interface CoreSession {
   cockpit: CockpitService;
   /** Training steps taken so far: the policy learner's actor steps (rounds and retrains) and the world model's. */
   learnerSteps(): { policy: number; worldModel: number };
+  /** What the policy learner learns from now, copied (benches measure its parts on it). */
+  learnerTeaching(): ReturnType<OnlineImprover['heldTeaching']>;
   /**
    * Stops the robot first (the loop's last zero is sent before anything awaits), then closes each part;
    * `beforeLink` parts (the API server) close after the stores and before the robot's link.
@@ -167,6 +169,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
     teaching,
     cockpit,
     learnerSteps: () => ({ policy: improver.stepsTaken(), worldModel: learning?.status().trainSteps ?? 0 }),
+    learnerTeaching: () => improver.heldTeaching(),
     shutdown(beforeLink = []) {
       // The robot's stop comes first and must succeed (it is sent before close() first awaits); after it,
       // a part that fails to close is reported and the rest still close.

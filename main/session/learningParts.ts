@@ -3,7 +3,8 @@
 // the live improver hands its worker), the slow path's fresh retrain, and the "reward unknown here" watch.
 import type { FeedbackSignals } from '../learning/feedbackTypes.ts';
 import { DEFAULT_IMAGINATION_OPTIONS, type ImaginationOptions } from '../learning/imaginedCritic.ts';
-import { DEFAULT_POLICY_LEARNER_OPTIONS, PolicyLearner, type PolicyLearnerOptions } from '../learning/policyLearner.ts';
+import { DEFAULT_POLICY_LEARNER_OPTIONS, learnerOverrides, PolicyLearner, type PolicyLearnerOptions } from '../learning/policyLearner.ts';
+import { probeCritics, type CriticProbeFigures, type CriticProbeInput } from '../learning/criticProbe.ts';
 import { retrainFresh, type RetrainResult } from '../learning/retrainFresh.ts';
 import { RewardDriftWatch } from '../learning/rewardDrift.ts';
 import { TickBuffer } from '../learning/tickBuffer.ts';
@@ -12,6 +13,9 @@ import { SESSION_SPEED_LIMITS } from './safetyParts.ts';
 
 export type { FeedbackSignals, InterventionSignal, PreferenceSignal, Segment } from '../learning/feedbackTypes.ts';
 export type { LearnedPolicy } from '../learning/learnedPolicy.ts';
+export type { ActorSnapshot } from '../learning/learnedPolicy.ts';
+/** `--learner JSON` checked against the learner's settings; the critics measured on a recorded stream (`reins bench critic`). */
+export { learnerOverrides, probeCritics, type CriticProbeFigures, type CriticProbeInput };
 export type { LearningMethod } from '../learning/policyLearner.ts';
 export type { ImaginationOptions, PolicyLearner, PolicyLearnerOptions, RetrainResult, RewardDriftWatch, TickBuffer };
 

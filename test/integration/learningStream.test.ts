@@ -321,6 +321,10 @@ describe('reins bench learning refuses bad options, naming them', () => {
     [['--budgets', '10,5'], /--budgets must rise/],
     [['--jobs', '0'], /--jobs .*"0"/],
     [['--jobs', '1.5'], /--jobs .*"1.5"/],
+    [['--learner', '{"critic":'], /--learner takes a JSON object/],
+    [['--learner', '[1]'], /--learner takes a JSON object/],
+    [['--learner', '{"critc":{}}'], /unknown setting "critc"/],
+    [['--learner', '{"critic":{"critics":1}}'], /at least 2 critics/],
   ])('%j', (args, message) => {
     expect(() => options(...args)).toThrow(UsageError);
     expect(() => options(...args)).toThrow(message);
@@ -328,6 +332,8 @@ describe('reins bench learning refuses bad options, naming them', () => {
 
   it('keeps the learning options to the learning bench, and takes a good selection', () => {
     expect(() => parseBenchArgs(['tick', '--task', 'dock'])).toThrow(/--task apply only to reins bench learning/);
+    expect(() => parseBenchArgs(['learning', '--save', 'x.v8'])).toThrow(/--save and --from apply only to reins bench critic/);
+    expect(options('--learner', '{"critic":{"critics":2}}').learner).toEqual({ critic: { critics: 2 } });
     expect(options('--task', 'dock,corridor', '--seeds', '3', '--budgets', '5,7.5', '--jobs', '3')).toMatchObject({
       tasks: ['dock', 'corridor'],
       seeds: [3],

@@ -21,6 +21,7 @@ import { isSimTaskName, SIM_TASKS, type SimTaskName } from '../../sim/tasks/task
 import { median, pairedTimeToGoal, type EvaluationOutcome } from './learningEvaluation.ts';
 import { describeJob, runJobProcess, stopJobProcesses, type LearningJob, type StreamFigures } from './learningJobs.ts';
 import type { BenchRow } from './report.ts';
+import { learnerOverrides, type PolicyLearnerOptions } from '../../session/learningParts.ts';
 
 export const LEARNING_METHODS = ['reins', 'bc', 'none'] as const;
 export type BenchMethod = (typeof LEARNING_METHODS)[number];
@@ -47,6 +48,8 @@ export interface LearningBenchSettings {
   encoders: string | undefined;
   /** Jobs (an evaluation, or a stream with its evaluations) run at once, each in a process of its own. */
   jobs: number;
+  /** The policy learner's settings for Reins' streams beyond its defaults (`--learner JSON`; listed in the hyperparameters). */
+  learner: Partial<PolicyLearnerOptions>;
 }
 
 export interface LearningBenchOptions extends LearningBenchSettings {
@@ -66,6 +69,7 @@ export const DEFAULT_LEARNING_BENCH_OPTIONS: Readonly<LearningBenchSettings> = O
   episodesPerArena: 4,
   demoSimMinutes: 3,
   startArgs: [],
+  learner: {},
   encoders: undefined,
   // One job a core: a stream's learner keeps one busy and its loop waits on it (docs/learning.md).
   jobs: availableParallelism(),
@@ -329,6 +333,7 @@ export function checkLearningOptions(options: LearningBenchSettings): void {
     if (!(Number.isInteger(value) && value >= 1)) throw new RangeError(`${name} must be a whole number ≥ 1, got ${value}`);
   }
   if (options.evaluationArenas.length === 0) throw new RangeError('the evaluation needs at least one arena');
+  learnerOverrides(options.learner as Record<string, unknown>);
 }
 
 function hyperparameters(options: LearningBenchSettings): Record<string, unknown> {
@@ -356,6 +361,7 @@ function hyperparameters(options: LearningBenchSettings): Record<string, unknown
       demoSimMinutes: options.demoSimMinutes,
       trainingArenasPerSeed: options.trainingArenasPerSeed,
       episodesPerArena: options.episodesPerArena,
+      learner: { ...options.learner },
       bc: 'the same core, actor, steps and slow path with the learner’s method set to bc (cloning of every operator tick, HG-DAgger); the operator turns questions off',
     },
     evaluation: {

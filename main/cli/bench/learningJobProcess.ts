@@ -50,6 +50,7 @@ async function run(job: LearningJob, options: LearningBenchSettings): Promise<vo
     episodesPerArena: options.episodesPerArena,
     demoSimMinutes: options.demoSimMinutes,
     args: (folder) => startArgsFor(options, folder),
+    learner: options.learner,
     log,
   });
   closeOpenStream = () => stream.close();

@@ -19,6 +19,7 @@ import { deriveSeed } from '../../sim/random.ts';
 import type { GroundTruth } from '../../sim/simRobot.ts';
 import type { Arena } from '../../sim/arena.ts';
 import type { SimTaskName } from '../../sim/tasks/taskNames.ts';
+import type { PolicyLearnerOptions } from '../../session/learningParts.ts';
 
 export type StreamMethod = 'reins' | 'bc';
 
@@ -36,6 +37,8 @@ export interface StreamSettings {
   /** `reins start`'s arguments for the stream's core (memory in the stream's temporary folder, no recording). */
   args: (folder: string) => StartArgs;
   log: Logger;
+  /** The policy learner's settings beyond its defaults (Reins' streams; `bc` sets its method over them). */
+  learner?: Partial<PolicyLearnerOptions>;
   /** Makes the operator for an arena; default: the named operator (tests script their own). */
   makeOperator?: (arena: Arena, seed: number) => SimOperator;
 }
@@ -130,7 +133,7 @@ export class TrainingStream {
         dataFolder: join(folder, 'data'),
         log: settings.log,
         // `bc` differs from Reins in its training signal only: the same core, actor, steps and slow path.
-        ...(settings.method === 'bc' ? { learner: { method: 'bc' as const } } : {}),
+        ...(settings.method === 'bc' ? { learner: { method: 'bc' as const } } : settings.learner ? { learner: settings.learner } : {}),
       });
       const stream = new TrainingStream(settings, lockstep, folder);
       stream.request({ type: 'heartbeat', sentAtMs: lockstep.now() });

@@ -17,9 +17,19 @@ import {
 } from './learningBench.ts';
 import { machineFacts, writeJson, writeReport, type BenchRow } from './report.ts';
 import { runSimBench } from './simBench.ts';
+import { runCriticBench } from './criticBench.ts';
 import { runTickBench } from './tickBench.ts';
 import { runUiBench } from './uiBench.ts';
 import { runWorldModelBench } from './worldModelBench.ts';
+
+/** `reins bench critic` records one stream by default: reins, realistic, reach, seed 1, 10 simulated minutes. */
+const CRITIC_BENCH_DEFAULTS: LearningBenchSettings = {
+  ...DEFAULT_LEARNING_BENCH_OPTIONS,
+  methods: ['reins'],
+  tasks: ['reach'],
+  seeds: [1],
+  budgetsSimMinutes: [10],
+};
 
 const SUITES: Record<string, (args: BenchArgs) => Promise<BenchRow[]> | BenchRow[]> = {
   tick: (args) => runTickBench({ ...encodersOf(args) }),
@@ -60,18 +70,29 @@ export async function runBench(args: BenchArgs): Promise<number> {
     writeReport(report(outcome), args.jsonPath, formatLearningTable(outcome));
     return 0;
   }
+  if (args.suite === 'critic') {
+    const options = learningOptions(args, CRITIC_BENCH_DEFAULTS);
+    try {
+      const { rows, figures, stream } = await runCriticBench({ settings: options, saveTo: args.learning.saveTo, readFrom: args.learning.readFrom });
+      writeReport({ suite: args.suite, machine: machineFacts(), results: rows, stream, figures }, args.jsonPath);
+    } catch (error) {
+      if (error instanceof RangeError) throw new UsageError(error.message);
+      throw error;
+    }
+    return 0;
+  }
   const suite = SUITES[args.suite];
-  if (!suite) throw new UsageError(`unknown bench suite "${args.suite}"; suites: ${[...Object.keys(SUITES), 'learning'].join(', ')}`);
+  if (!suite) throw new UsageError(`unknown bench suite "${args.suite}"; suites: ${[...Object.keys(SUITES), 'learning', 'critic'].join(', ')}`);
   const results = await suite(args);
   writeReport({ suite: args.suite, machine: machineFacts(), results }, args.jsonPath);
   return 0;
 }
 
 /** The learning bench's selection over its default matrix, checked before anything runs (a bad name or number is a UsageError). */
-export function learningOptions(args: BenchArgs): LearningBenchSettings {
+export function learningOptions(args: BenchArgs, defaults: LearningBenchSettings = DEFAULT_LEARNING_BENCH_OPTIONS): LearningBenchSettings {
   const { learning } = args;
   const options = {
-    ...DEFAULT_LEARNING_BENCH_OPTIONS,
+    ...defaults,
     ...(learning.methods ? { methods: learning.methods as LearningBenchOptions['methods'] } : {}),
     ...(learning.tasks ? { tasks: learning.tasks as LearningBenchOptions['tasks'] } : {}),
     ...(learning.operators ? { operators: learning.operators as LearningBenchOptions['operators'] } : {}),
@@ -80,6 +101,7 @@ export function learningOptions(args: BenchArgs): LearningBenchSettings {
     ...(learning.jobs ? { jobs: learning.jobs } : {}),
     ...(args.encoders === undefined ? {} : { encoders: args.encoders }),
     startArgs: learning.startArgs,
+    ...(learning.learner ? { learner: learning.learner as LearningBenchSettings['learner'] } : {}),
   };
   try {
     checkLearningOptions(options);

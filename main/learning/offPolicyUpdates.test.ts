@@ -1,0 +1,140 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SeededRandom } from '../core/util/seededRandom.ts';
+import { ActorTrainer } from './actorTraining.ts';
+import { CriticEnsemble, checkCriticOptions, DEFAULT_CRITIC_OPTIONS, type CriticOptions } from './criticEnsemble.ts';
+import { NO_FEEDBACK, type FeedbackSignals } from './feedbackTypes.ts';
+import { OffPolicyUpdates, type OffPolicyRound } from './offPolicyUpdates.ts';
+import { DEFAULT_POLICY_LEARNER_OPTIONS, learnerOverrides } from './policyLearner.ts';
+import { TickBuffer } from './tickBuffer.ts';
+
+const STEPS = 3;
+const LIMITS = [0.5, 1.5] as const;
+
+/** Episodes of three ticks, each tick's embedding one-hot in its step, every one ending with the goal reached. */
+function chain(episodes: number): { buffer: TickBuffer; signals: FeedbackSignals } {
+  const buffer = new TickBuffer(episodes * STEPS, STEPS);
+  const ends: NonNullable<FeedbackSignals['episodes']>[number][] = [];
+  for (let episode = 0; episode < episodes; episode++) {
+    for (let step = 0; step < STEPS; step++) {
+      const embedding = new Float32Array(STEPS);
+      embedding[step] = 1;
+      buffer.add({
+        episodeId: `e${episode}`,
+        step,
+        embedding,
+        action: { linearMps: 0.25, angularRadps: 0 },
+        driver: episode % 2 === 0 ? 'operator' : 'policy',
+      });
+    }
+    ends.push({ episodeId: `e${episode}`, outcome: 'reached-goal' });
+  }
+  return { buffer, signals: { ...NO_FEEDBACK, episodes: ends } };
+}
+
+const CHAIN_CRITICS: CriticOptions = {
+  ...DEFAULT_CRITIC_OPTIONS,
+  critics: 2,
+  hidden: 32,
+  actionRepeat: 2,
+  learningRate: 1e-2,
+  discount: 0.9,
+  nStep: 1,
+  targetRate: 0.2,
+  batch: 32,
+  rewardWeight: 0,
+  successReward: 1,
+  initialTemperature: 1e-4,
+};
+
+function roundOf(updates: OffPolicyUpdates, buffer: TickBuffer, signals: FeedbackSignals): OffPolicyRound {
+  return {
+    index: updates.begin(
+      buffer.slotsWhere(() => true),
+      signals,
+    ),
+    beforeTakeover: new Set(),
+    features: (slots) => tf.tensor2d(buffer.gather(slots), [slots.length, buffer.embeddingSize]),
+    current: () => true,
+    reward: undefined,
+    learnedRewards: new Map(),
+  };
+}
+
+describe('the off-policy critics', () => {
+  const { buffer, signals } = chain(20);
+  const random = new SeededRandom(5);
+  const actor = new ActorTrainer(buffer, { ...DEFAULT_POLICY_LEARNER_OPTIONS, limits: LIMITS }, 1, random);
+  const updates = new OffPolicyUpdates(new CriticEnsemble(STEPS, CHAIN_CRITICS, 1), buffer, random, LIMITS);
+  afterAll(() => {
+    updates.dispose();
+    actor.dispose();
+  });
+
+  it('learn the discounted value of reaching the goal, step by step (γ^(2−k))', () => {
+    const round = roundOf(updates, buffer, signals);
+    for (let update = 0; update < 400; update++) updates.criticStep(round, actor.weights);
+    const slots = Array.from({ length: STEPS }, (_, step) => buffer.slotOf('e0', step)!);
+    const values = tf.tidy(() => Array.from(updates.critics.minimum(round.features(slots), updates.actionsAt(slots)).dataSync()));
+    values.forEach((value, step) => expect(value).toBeCloseTo(0.9 ** (STEPS - 1 - step), 1));
+    expect(updates.critics.updates).toBe(400);
+  });
+
+  it('owe one update per new transition, spread over the round', () => {
+    const fresh = new OffPolicyUpdates(new CriticEnsemble(STEPS, { ...CHAIN_CRITICS, updatesPerTransition: 0.5 }, 2), buffer, new SeededRandom(1), LIMITS);
+    try {
+      fresh.begin(
+        buffer.slotsWhere(() => true),
+        signals,
+      );
+      // 60 ticks at ½ an update each: 30 owed, over 10 actor steps.
+      expect(fresh.dueNow(10)).toBe(3);
+      expect(fresh.dueNow(0)).toBe(0);
+      fresh.begin(
+        buffer.slotsWhere(() => true),
+        signals,
+      );
+      expect(fresh.dueNow(1)).toBe(30);
+    } finally {
+      fresh.dispose();
+    }
+  });
+
+  it('a critic holding NaN moves nothing: its step and the actor step are skipped, every weight stays finite', () => {
+    const { buffer: ticks, signals: ends } = chain(4);
+    const trainer = new ActorTrainer(ticks, { ...DEFAULT_POLICY_LEARNER_OPTIONS, limits: LIMITS }, 2, new SeededRandom(2));
+    const broken = new OffPolicyUpdates(new CriticEnsemble(STEPS, { ...CHAIN_CRITICS, warmupUpdates: 0 }, 3), ticks, new SeededRandom(3), LIMITS);
+    try {
+      tf.tidy(() => broken.critics.online[0]![0]!.assign(tf.fill(broken.critics.online[0]![0]!.shape, Number.NaN)));
+      const before = trainer.weights.map((weight) => Array.from(weight.dataSync()));
+      const round = roundOf(broken, ticks, ends);
+      broken.criticStep(round, trainer.weights);
+      expect(broken.figures().loss).toBeNaN();
+      const operatorSlots = ticks.slotsWhere((driver) => driver === 'operator');
+      const loss = broken.actorStep(round, trainer, { slots: operatorSlots, weights: operatorSlots.map(() => 1) });
+      expect(loss).toBeNaN();
+      trainer.weights.forEach((weight, index) => expect(Array.from(weight.dataSync())).toEqual(before[index]));
+      for (const weight of broken.critics.online[1]!) expect(weight.dataSync().every(Number.isFinite)).toBe(true);
+    } finally {
+      broken.dispose();
+      trainer.dispose();
+    }
+  });
+});
+
+describe('critic settings', () => {
+  it('refuse one critic, a discount of 1, a negative cost and a fraction of a critic, naming the setting', () => {
+    expect(() => checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, critics: 1 })).toThrow(/at least 2 critics/);
+    expect(() => checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, discount: 1 })).toThrow(/discount/);
+    expect(() => checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, interventionCost: -1 })).toThrow(/interventionCost/);
+    expect(() => checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, critics: 2.5 })).toThrow(/critics must be a whole number/);
+  });
+
+  it('--learner: an unknown setting, a value of the wrong kind and a bad critic setting are refused', () => {
+    expect(() => learnerOverrides({ critc: {} })).toThrow(/unknown setting "critc"/);
+    expect(() => learnerOverrides({ hidden: '128' })).toThrow(/hidden must be a number/);
+    expect(() => learnerOverrides({ critic: { critics: 3, nStep: 0 } })).toThrow(/nStep/);
+    expect(() => learnerOverrides({ critic: { cost: 1 } })).toThrow(/unknown critic setting "cost"/);
+    expect(learnerOverrides({ critic: { critics: 2 }, referenceWeight: 0 })).toEqual({ critic: { critics: 2 }, referenceWeight: 0 });
+  });
+});
