@@ -459,6 +459,8 @@ export const PolicyVersionStatus = z.object({
   /** Median seconds to the goal over the latest episodes it drove alone start to end (no takeover), and how many; absent before one. */
   goalSecs: z.number().nonnegative().optional(),
   goalEpisodes: z.number().int().positive().optional(),
+  /** The promotion gate's verdict on it as a candidate (the off-policy critics' evaluation), and why. */
+  evaluation: z.object({ verdict: z.enum(['promote', 'refuse', 'blocked']), reason: z.string() }).optional(),
   good: z.number().int().nonnegative(),
   bad: z.number().int().nonnegative(),
   driving: z.boolean(),

@@ -119,6 +119,7 @@ export function sampleWithLogProb(actor: readonly tf.Tensor[], features: tf.Tens
 }
 
 export class CriticEnsemble {
+  readonly options: CriticOptions;
   readonly shape: MlpShape;
   readonly online: tf.Variable[][];
   private readonly target: tf.Variable[][];
@@ -128,14 +129,17 @@ export class CriticEnsemble {
   private readonly temperatureOptimiser: tf.Optimizer;
   updates = 0;
 
-  constructor(
-    featureSize: number,
-    readonly options: CriticOptions,
-    seed: number,
-  ) {
+  /**
+   * `evaluation`: one critic that judges candidates and never trains the actor (the promotion gate's
+   * fitted-Q evaluation); it learns from the same transitions with targets of its own.
+   */
+  constructor(featureSize: number, options: CriticOptions, seed: number, role: 'actor' | 'evaluation' = 'actor') {
     checkCriticOptions(options);
+    if (role === 'evaluation') options = { ...options, critics: 1 };
+    this.options = options;
     this.shape = { inputs: featureSize + ACTION_SIZE * options.actionRepeat, hidden: options.hidden, layers: options.layers, outputs: 1 };
-    this.online = Array.from({ length: options.critics }, (_, critic) => initialMlpWeights(this.shape, seed * 1000 + 500 + critic));
+    const firstSeed = seed * 1000 + (role === 'evaluation' ? 900 : 500);
+    this.online = Array.from({ length: options.critics }, (_, critic) => initialMlpWeights(this.shape, firstSeed + critic));
     this.target = this.online.map((weights) => weights.map((weight) => tf.variable(weight.clone(), false)));
     this.optimisers = this.online.map((weights) => new ClippedAdamStep(weights, options.learningRate, 10));
     this.logTemperature = tf.variable(tf.scalar(Math.log(options.initialTemperature)));

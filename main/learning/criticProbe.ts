@@ -88,7 +88,13 @@ export function probeCritics(input: CriticProbeInput, options: Partial<CriticPro
   const reward = input.reward === undefined ? undefined : new RewardEnsemble(embeddingSize, { members: input.rewardMembers, hidden: input.rewardHidden });
   if (reward !== undefined) reward.load(input.reward!);
   const random = new SeededRandom(settings.seed * 13 + 5);
-  const updates = new OffPolicyUpdates(new CriticEnsemble(embeddingSize, critic, settings.seed), train, random, snapshot.limits);
+  const updates = new OffPolicyUpdates(
+    new CriticEnsemble(embeddingSize, critic, settings.seed),
+    new CriticEnsemble(embeddingSize, critic, settings.seed, 'evaluation'),
+    train,
+    random,
+    snapshot.limits,
+  );
   try {
     const trainRound = roundOf(train, input.signals, snapshot.norm, reward, updates);
     const started = performance.now();

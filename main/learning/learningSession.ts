@@ -100,7 +100,10 @@ export class LearningSession {
     this.rewardDrift = new RewardDriftWatch(options.rewardDrift);
     this.stops.push(
       options.loop.onTick((report) => this.onTick(report)),
-      this.versions.onDrivingChange((_version, policy) => options.loop.setPolicy(policy)),
+      this.versions.onDrivingChange((_version, policy) => {
+        options.loop.setPolicy(policy);
+        this.guard('driving', () => options.improver?.drivingChanged?.(policy.version));
+      }),
       this.ledger.onIntervention((_signal, drivingVersion) => this.versions.noteIntervention(drivingVersion)),
       this.ledger.onChange(() => {
         options.slowPath?.noteNew();
@@ -366,6 +369,12 @@ export class LearningSession {
   }
 
   private announce({ version, promoted }: { version: PolicyVersion; promoted: boolean }): void {
+    const verdict = version.evaluation;
+    if (!promoted && verdict !== undefined && verdict.verdict !== 'promote') {
+      const what = verdict.verdict === 'blocked' ? 'promotion is blocked' : 'it was not promoted';
+      this.accepted(`v${version.number} is ready but ${what}: ${verdict.reason}. You can still promote it by hand.`);
+      return;
+    }
     this.accepted(promoted ? `v${version.number} is ready and drives now (auto-promote)` : `v${version.number} is ready: promote it to let it drive`);
   }
 
@@ -416,6 +425,7 @@ export class LearningSession {
       ...(rate === undefined ? {} : { interventionRatePerMin: rate }),
       interventions: version.interventions,
       ...(goalSecs === undefined ? {} : { goalSecs, goalEpisodes: version.goalSecs.length }),
+      ...(version.evaluation ? { evaluation: { ...version.evaluation } } : {}),
       good: version.good,
       bad: version.bad,
       driving: version === driving,

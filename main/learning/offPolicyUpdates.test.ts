@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadLearnerBackend } from '../worldmodel/learner/learnerBackend.ts';
 import { SeededRandom } from '../core/util/seededRandom.ts';
 import { ActorTrainer } from './actorTraining.ts';
 import { CriticEnsemble, checkCriticOptions, DEFAULT_CRITIC_OPTIONS, type CriticOptions } from './criticEnsemble.ts';
@@ -61,11 +62,22 @@ function roundOf(updates: OffPolicyUpdates, buffer: TickBuffer, signals: Feedbac
   };
 }
 
+// The policy worker's backend (the native one where it loads): 400 updates take seconds there, not half a minute.
+beforeAll(async () => {
+  await loadLearnerBackend();
+});
+
 describe('the off-policy critics', () => {
   const { buffer, signals } = chain(20);
   const random = new SeededRandom(5);
   const actor = new ActorTrainer(buffer, { ...DEFAULT_POLICY_LEARNER_OPTIONS, limits: LIMITS }, 1, random);
-  const updates = new OffPolicyUpdates(new CriticEnsemble(STEPS, CHAIN_CRITICS, 1), buffer, random, LIMITS);
+  const updates = new OffPolicyUpdates(
+    new CriticEnsemble(STEPS, CHAIN_CRITICS, 1),
+    new CriticEnsemble(STEPS, CHAIN_CRITICS, 1, 'evaluation'),
+    buffer,
+    random,
+    LIMITS,
+  );
   afterAll(() => {
     updates.dispose();
     actor.dispose();
@@ -78,10 +90,16 @@ describe('the off-policy critics', () => {
     const values = tf.tidy(() => Array.from(updates.critics.minimum(round.features(slots), updates.actionsAt(slots)).dataSync()));
     values.forEach((value, step) => expect(value).toBeCloseTo(0.9 ** (STEPS - 1 - step), 1));
     expect(updates.critics.updates).toBe(400);
-  });
+  }, 60_000);
 
   it('owe one update per new transition, spread over the round', () => {
-    const fresh = new OffPolicyUpdates(new CriticEnsemble(STEPS, { ...CHAIN_CRITICS, updatesPerTransition: 0.5 }, 2), buffer, new SeededRandom(1), LIMITS);
+    const fresh = new OffPolicyUpdates(
+      new CriticEnsemble(STEPS, { ...CHAIN_CRITICS, updatesPerTransition: 0.5 }, 2),
+      new CriticEnsemble(STEPS, CHAIN_CRITICS, 2, 'evaluation'),
+      buffer,
+      new SeededRandom(1),
+      LIMITS,
+    );
     try {
       fresh.begin(
         buffer.slotsWhere(() => true),
@@ -103,7 +121,13 @@ describe('the off-policy critics', () => {
   it('a critic holding NaN moves nothing: its step and the actor step are skipped, every weight stays finite', () => {
     const { buffer: ticks, signals: ends } = chain(4);
     const trainer = new ActorTrainer(ticks, { ...DEFAULT_POLICY_LEARNER_OPTIONS, limits: LIMITS }, 2, new SeededRandom(2));
-    const broken = new OffPolicyUpdates(new CriticEnsemble(STEPS, { ...CHAIN_CRITICS, warmupUpdates: 0 }, 3), ticks, new SeededRandom(3), LIMITS);
+    const broken = new OffPolicyUpdates(
+      new CriticEnsemble(STEPS, { ...CHAIN_CRITICS, warmupUpdates: 0 }, 3),
+      new CriticEnsemble(STEPS, CHAIN_CRITICS, 3, 'evaluation'),
+      ticks,
+      new SeededRandom(3),
+      LIMITS,
+    );
     try {
       tf.tidy(() => broken.critics.online[0]![0]!.assign(tf.fill(broken.critics.online[0]![0]!.shape, Number.NaN)));
       const before = trainer.weights.map((weight) => Array.from(weight.dataSync()));

@@ -52,6 +52,8 @@ export class OffPolicyUpdates {
 
   constructor(
     readonly critics: CriticEnsemble,
+    /** The promotion gate's critic (promotionGate.ts): trained on the same transitions, never on the actor's loss. */
+    readonly evaluator: CriticEnsemble,
     private readonly buffer: TickBuffer,
     private readonly random: SeededRandom,
     /** The robot's largest forward speed (m/s) and turn rate (rad/s): the actor's ±1. */
@@ -93,23 +95,31 @@ export class OffPolicyUpdates {
     const batch = drawTransitions(round.index, size, nStep, discount, this.random, round.current);
     this.credit = Math.max(0, this.credit - 1);
     if (batch.starts.length === 0) return false;
-    const targets = tf.tidy(() => this.targets(batch, round, actor));
+    const returns = this.returns(batch, round);
+    const targets = tf.tidy(() => this.targets(batch, round, actor, this.critics, returns));
+    const evaluatorTargets = tf.tidy(() => this.targets(batch, round, actor, this.evaluator, returns));
     const x = round.features(batch.starts);
     const actions = this.actionsAt(batch.starts);
     try {
       this.lastLoss = this.critics.update(x, actions, targets);
+      this.evaluator.update(x, actions, evaluatorTargets);
     } finally {
-      tf.dispose([x, actions, targets]);
+      tf.dispose([x, actions, targets, evaluatorTargets]);
     }
     return true;
   }
 
   /** Each row's TD target: its relabelled n-step return plus the discounted soft value where it bootstraps. [batch] */
-  targets(batch: TransitionBatch, round: OffPolicyRound, actor: readonly tf.Tensor[]): tf.Tensor1D {
-    const returns = this.returns(batch, round);
+  targets(
+    batch: TransitionBatch,
+    round: OffPolicyRound,
+    actor: readonly tf.Tensor[],
+    critics: CriticEnsemble = this.critics,
+    returns: Float32Array = this.returns(batch, round),
+  ): tf.Tensor1D {
     const bootstrapSlots = batch.bootstrap.map((slot, row) => (slot >= 0 ? slot : batch.starts[row]!));
     const next = round.features(bootstrapSlots);
-    const value = this.critics.targetValue(actor, next, this.random);
+    const value = critics.targetValue(actor, next, this.random);
     return tf.add(tf.tensor1d(returns), tf.mul(tf.tensor1d(batch.bootstrapDiscount), value)) as tf.Tensor1D;
   }
 
@@ -157,6 +167,7 @@ export class OffPolicyUpdates {
 
   dispose(): void {
     this.critics.dispose();
+    this.evaluator.dispose();
   }
 
   /**

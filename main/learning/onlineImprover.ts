@@ -256,6 +256,10 @@ export class OnlineImprover implements PolicyImprover {
     this.post({ type: 'world-model', config, weights: [...weights], version });
   }
 
+  drivingChanged(version: string): void {
+    if (!this.closed) this.post({ type: 'driving', version });
+  }
+
   feedbackChanged(signals: FeedbackSignals): void {
     this.signals = signals;
     this.somethingNew = true;
@@ -404,7 +408,11 @@ export class OnlineImprover implements PolicyImprover {
     this.taughtSpread = result.taughtRewardSpread;
     this.lastError = undefined;
     this.lastReason = undefined;
-    const candidate: PolicyCandidate = { policy, trainedOn };
+    const candidate: PolicyCandidate = {
+      policy,
+      trainedOn,
+      ...(result.evaluation ? { evaluation: { verdict: result.evaluation.verdict, reason: result.evaluation.reason } } : {}),
+    };
     this.save(result, candidate.trainedOn);
     for (const listener of this.listeners) listener(candidate);
   }

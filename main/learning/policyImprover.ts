@@ -25,6 +25,8 @@ export interface PolicyCandidate {
   policy: Policy;
   /** What the update learned from, for the versions table. */
   trainedOn: { interventions: number; preferences: number; ratings: number; operatorTicks: number; fromMemory?: boolean };
+  /** The promotion gate's verdict (promotionGate.ts), where the learner has one: auto-promote follows it. */
+  evaluation?: { verdict: 'promote' | 'refuse' | 'blocked'; reason: string };
 }
 
 /** What a retrain from memory did: the version it offered, or why there is none. */
@@ -54,6 +56,8 @@ export interface PolicyImprover {
   feedbackChanged(signals: FeedbackSignals): void;
   /** What stops it learning now, in words for the operator (a failed round, a dead thread); undefined when all is well. */
   problem?(): string | undefined;
+  /** The version that drives now changed (its policy's version string): candidates are judged against it. */
+  drivingChanged?(version: string): void;
   /** Called when the improver has a new candidate policy ready. Returns a function that stops the calls. */
   onCandidate(listener: (candidate: PolicyCandidate) => void): () => void;
   /** The slow path: a fresh policy trained on what `read` finds in the memory, offered as a candidate. */

@@ -34,6 +34,7 @@ import { ImaginedCritic, percentile, type ImaginationOptions } from './imaginedC
 import { ImaginedUpdates } from './imaginedUpdates.ts';
 import { checkCriticOptions, CriticEnsemble, DEFAULT_CRITIC_OPTIONS, type CriticOptions } from './criticEnsemble.ts';
 import { OffPolicyUpdates, type OffPolicyRound } from './offPolicyUpdates.ts';
+import { evaluateCandidate, type CandidateEvaluation } from './promotionGate.ts';
 import type { Rssm } from '../worldmodel/rssm.ts';
 import { rewardBatch } from './rewardBatch.ts';
 import { RewardEnsemble, type RewardEnsembleOptions } from './rewardEnsemble.ts';
@@ -155,6 +156,7 @@ export class PolicyLearner {
     if (this.options.method === 'reins' && criticOptions.critics > 0) {
       this.offPolicy = new OffPolicyUpdates(
         new CriticEnsemble(buffer.embeddingSize, criticOptions, this.options.seed),
+        new CriticEnsemble(buffer.embeddingSize, criticOptions, this.options.seed, 'evaluation'),
         buffer,
         this.random,
         this.options.limits,
@@ -260,7 +262,10 @@ export class PolicyLearner {
     const pools = this.actor.pools(held, marks);
     const report = emptyReport();
     report.operatorTicks = pools.operatorSlots.length;
-    const items: RewardItems = this.reward === undefined ? { pairs: [], labels: [] } : rewardItems(this.buffer, signals, held, marks, this.labelWeights);
+    // With the critics on, some answers are kept from the reward ensemble: the promotion gate checks it on them.
+    const taught =
+      this.offPolicy === undefined ? signals : { ...signals, preferences: signals.preferences.filter((preference) => !isHeldOutAnswer(preference.id)) };
+    const items: RewardItems = this.reward === undefined ? { pairs: [], labels: [] } : rewardItems(this.buffer, taught, held, marks, this.labelWeights);
     const current = (slot: number) => this.buffer.unchangedSince(slot, asOf);
     const features = (slots: readonly number[]) => tf.tensor2d(standardise(norm, this.buffer.gather(slots)), [slots.length, this.buffer.embeddingSize]);
     let advantage: WeightedSlots | undefined;
@@ -308,6 +313,49 @@ export class PolicyLearner {
       },
     };
     return round;
+  }
+
+  /**
+   * The promotion gate's verdict on the current weights as a candidate (promotionGate.ts), against the
+   * driving version's actor weights where it is a learned version of this shape; undefined without critics.
+   */
+  evaluateCandidate(driving: readonly tf.Tensor[] | undefined, signals: FeedbackSignals, recentTicks = 1000): CandidateEvaluation | undefined {
+    const offPolicy = this.offPolicy;
+    if (offPolicy === undefined || this.norm === undefined) return undefined;
+    const slots = this.buffer.slotsWhere((driver) => driver === 'policy' || driver === 'operator').slice(-recentTicks);
+    if (slots.length === 0) return undefined;
+    const features = tf.tensor2d(standardise(this.norm, this.buffer.gather(slots)), [slots.length, this.buffer.embeddingSize]);
+    try {
+      return evaluateCandidate({
+        evaluator: offPolicy.evaluator,
+        critics: offPolicy.critics,
+        features,
+        candidate: this.actor.weights,
+        driving,
+        heldOutAnswers: this.heldOutAnswers(signals),
+      });
+    } finally {
+      features.dispose();
+    }
+  }
+
+  /** How many of the answers kept from the reward ensemble (not "equal", both clips still held) it gets right. */
+  heldOutAnswers(signals: FeedbackSignals): { right: number; judged: number } {
+    const result = { right: 0, judged: 0 };
+    if (this.reward === undefined || !this.reward.trained || this.norm === undefined) return result;
+    for (const preference of signals.preferences) {
+      if (!isHeldOutAnswer(preference.id) || preference.answer === 'equal') continue;
+      const first = this.buffer.segmentSlots(preference.first);
+      const second = this.buffer.segmentSlots(preference.second);
+      if (first === undefined || second === undefined || first.length === 0 || second.length === 0) continue;
+      const statistics = this.rewardStatistics(this.buffer.gather([...first, ...second]), first.length + second.length);
+      if (statistics === undefined) continue;
+      const average = (from: number, to: number) => statistics.mean.slice(from, to).reduce((a, b) => a + b, 0) / (to - from);
+      const firstBetter = average(0, first.length) > average(first.length, first.length + second.length);
+      result.judged++;
+      if (firstBetter === (preference.answer === 'first')) result.right++;
+    }
+    return result;
   }
 
   /** The reward ensemble's mean and spread for each embedding (rows of `embeddings`); undefined before it has learned. */
@@ -431,4 +479,11 @@ export function learnerOverrides(given: Record<string, unknown>): Partial<Policy
   }
   checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, ...(critic as Partial<CriticOptions>) });
   return given as Partial<PolicyLearnerOptions>;
+}
+
+/** One answer in five (by its id) is kept from the reward ensemble when the critics are on: the promotion gate checks the ensemble on them. */
+export function isHeldOutAnswer(id: string): boolean {
+  let hash = 2166136261;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 16777619);
+  return (hash >>> 0) % 5 === 0;
 }

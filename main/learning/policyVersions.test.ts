@@ -28,6 +28,20 @@ describe('PolicyVersions', () => {
     expect(versions.rollback()).toMatchObject({ ok: false, message: expect.stringMatching(/Nothing to roll back/) });
   });
 
+  it('keeps auto-promote from a candidate the promotion gate refused or blocked; the operator can still promote it', () => {
+    const versions = new PolicyVersions(policy('base'), { autoPromote: true });
+    const refused = { verdict: 'refuse' as const, reason: 'possibly worse' };
+    expect(versions.add({ policy: policy('a'), trainedOn, evaluation: refused })).toMatchObject({
+      version: { number: 2, evaluation: refused },
+      promoted: false,
+    });
+    expect(versions.add({ policy: policy('b'), trainedOn, evaluation: { verdict: 'blocked', reason: 'diverged' } })).toMatchObject({ promoted: false });
+    expect(versions.driving().number).toBe(1);
+    expect(versions.add({ policy: policy('c'), trainedOn, evaluation: { verdict: 'promote', reason: 'not worse' } })).toMatchObject({ promoted: true });
+    expect(versions.promote(2)).toMatchObject({ ok: true });
+    expect(versions.driving().number).toBe(2);
+  });
+
   it('refuses version changes while held', () => {
     const versions = new PolicyVersions(policy('base'));
     versions.add({ policy: policy('a'), trainedOn });

@@ -21,6 +21,8 @@ export interface PolicyVersion {
   interventions: number;
   good: number;
   bad: number;
+  /** The promotion gate's verdict on it as a candidate, where the learner gave one. */
+  evaluation?: PolicyCandidate['evaluation'];
   /** Seconds to the goal of the latest episodes it drove to the goal alone (no takeover), oldest first. */
   goalSecs: number[];
 }
@@ -102,7 +104,9 @@ export class PolicyVersions {
   add(candidate: PolicyCandidate): { version: PolicyVersion; promoted: boolean } {
     const version = newVersion(this.versions.length + 1, candidate.policy, this.options.clock(), candidate.trainedOn);
     this.versions.push(version);
-    const promoted = this.options.autoPromote && !this.held;
+    version.evaluation = candidate.evaluation;
+    // The promotion gate's refusal holds auto-promote back; the operator can still promote it by hand.
+    const promoted = this.options.autoPromote && !this.held && (candidate.evaluation === undefined || candidate.evaluation.verdict === 'promote');
     if (promoted) this.drive(version.number, true);
     this.releaseUnreachable();
     return { version, promoted };

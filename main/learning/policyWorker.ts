@@ -1,6 +1,9 @@
 // The policy learner's worker thread: it holds the ticks and the networks and trains them when the
 // core asks for a round, so that the control loop never waits for a gradient step (DESIGN §1).
 import { parentPort } from 'node:worker_threads';
+import * as tf from '@tensorflow/tfjs-core';
+import type { ActorSnapshot } from './learnedPolicy.ts';
+import { frozenWeights } from './networks.ts';
 import { runBehindTheLoop } from '../core/runtime/backgroundPriority.ts';
 import { loadLearnerBackend } from '../worldmodel/learner/learnerBackend.ts';
 import type { PackedTicks } from './memoryTeaching.ts';
@@ -22,6 +25,31 @@ let learnerOptions: Partial<PolicyLearnerOptions> = {};
 /** The world model imagined rollouts run in: the world-model learner's weights as the core last passed them. */
 let worldModel: Rssm | undefined;
 const send = (message: FromPolicyWorker) => port.postMessage(message);
+/** The versions this worker has published, newest last (a few), and the one that drives: the gate compares with it. */
+const published = new Map<string, tf.Tensor[]>();
+const KEPT_PUBLISHED = 12;
+let drivingVersion: string | undefined;
+
+/** Publishes the learner's weights as `version`, kept to compare later candidates with. */
+function publish(version: string): ActorSnapshot {
+  const snapshot = learner!.publish(version);
+  keepPublished(version, frozenWeights(snapshot.shape, snapshot.weights));
+  return snapshot;
+}
+
+function keepPublished(version: string, weights: tf.Tensor[]): void {
+  const before = published.get(version);
+  if (before !== undefined) tf.dispose(before);
+  published.delete(version);
+  published.set(version, weights);
+  // The oldest go first; the driving version stays whatever its age.
+  for (const [name, weights] of published) {
+    if (published.size <= KEPT_PUBLISHED) break;
+    if (name === drivingVersion) continue;
+    tf.dispose(weights);
+    published.delete(name);
+  }
+}
 
 port.on('message', (message: ToPolicyWorker) => {
   void handle(message).catch((error: unknown) =>
@@ -46,6 +74,10 @@ async function handle(message: ToPolicyWorker): Promise<void> {
     case 'restore':
       if (learner === undefined) throw new Error('a restore before init');
       learner.restore(message.snapshot, message.reward, message.critics);
+      keepPublished(message.snapshot.version, frozenWeights(message.snapshot.shape, message.snapshot.weights));
+      return;
+    case 'driving':
+      drivingVersion = message.version;
       return;
     case 'round': {
       if (learner === undefined) throw new Error('a round before init');
@@ -59,12 +91,20 @@ async function handle(message: ToPolicyWorker): Promise<void> {
         });
         return;
       }
-      const snapshot = learner.publish(message.version);
+      const evaluation = learner.evaluateCandidate(drivingVersion === undefined ? undefined : published.get(drivingVersion), message.signals);
+      const snapshot = publish(message.version);
       const taughtRewardSpread = learner.taughtRewardSpread(message.signals);
       send({
         type: 'round-done',
         id: message.id,
-        candidate: { snapshot, reward: learner.rewardWeights(), critics: learner.criticWeights(), operatorTicks: report.operatorTicks, taughtRewardSpread },
+        candidate: {
+          snapshot,
+          reward: learner.rewardWeights(),
+          critics: learner.criticWeights(),
+          evaluation,
+          operatorTicks: report.operatorTicks,
+          taughtRewardSpread,
+        },
         reason: undefined,
       });
       return;
@@ -94,6 +134,7 @@ async function handle(message: ToPolicyWorker): Promise<void> {
       // the critics taught it) on the ticks it holds, with every standing correction the memory keeps.
       if (learner.offPolicy !== undefined) {
         const report = learner.train(message.steps, message.signals);
+        const evaluation = learner.evaluateCandidate(drivingVersion === undefined ? undefined : published.get(drivingVersion), message.signals);
         if (report.actorSteps === 0) {
           send({ type: 'round-done', id: message.id, candidate: undefined, reason: 'there are too few driven ticks' });
           return;
@@ -102,9 +143,10 @@ async function handle(message: ToPolicyWorker): Promise<void> {
           type: 'round-done',
           id: message.id,
           candidate: {
-            snapshot: learner.publish(message.version),
+            snapshot: publish(message.version),
             reward: learner.rewardWeights(),
             critics: learner.criticWeights(),
+            evaluation,
             operatorTicks: report.operatorTicks,
             taughtRewardSpread: learner.taughtRewardSpread(message.signals),
           },
@@ -120,6 +162,7 @@ async function handle(message: ToPolicyWorker): Promise<void> {
         return;
       }
       learner.restore(retrained.snapshot, retrained.reward);
+      keepPublished(retrained.snapshot.version, frozenWeights(retrained.snapshot.shape, retrained.snapshot.weights));
       // Measured on the live ticks this learner holds: where the memory's feedback reaches them.
       const taughtRewardSpread = learner.taughtRewardSpread(message.signals);
       send({

@@ -6,6 +6,7 @@ import type { FeedbackSignals } from './feedbackTypes.ts';
 import type { ActorSnapshot } from './learnedPolicy.ts';
 import type { PackedTicks } from './memoryTeaching.ts';
 import type { PolicyLearnerOptions } from './policyLearner.ts';
+import type { CandidateEvaluation } from './promotionGate.ts';
 import type { BufferedTick } from './tickBuffer.ts';
 import type { NamedArray } from '../worldmodel/checkpointFile.ts';
 import type { WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
@@ -16,6 +17,8 @@ export type ToPolicyWorker =
   | { type: 'round'; id: number; signals: FeedbackSignals; steps: number; version: string }
   | { type: 'restore'; snapshot: ActorSnapshot; reward: Float32Array[][] | undefined; critics: Float32Array[][] | undefined }
   | { type: 'retrain'; id: number; ticks: PackedTicks; signals: FeedbackSignals; steps: number; version: string }
+  /** The version that drives now (its name): the promotion gate compares each candidate with it. */
+  | { type: 'driving'; version: string }
   /** The world model's newest weights, for imagined rollouts (namedWeights order). */
   | { type: 'world-model'; config: WorldModelConfig; weights: NamedArray[]; version: string };
 
@@ -25,6 +28,8 @@ export interface RoundCandidate {
   reward: Float32Array[][] | undefined;
   /** The off-policy critics' weights critic by critic (checkpoints carry them); undefined when they are off. */
   critics?: Float32Array[][] | undefined;
+  /** The promotion gate's verdict (with the critics on): whether it may drive, and why. */
+  evaluation?: CandidateEvaluation | undefined;
   operatorTicks: number;
   /**
    * The reward ensemble's spread where its feedback taught it (PolicyLearner.taughtRewardSpread), for
