@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FeedbackSignals } from './feedbackTypes.ts';
 import { NO_FEEDBACK } from './feedbackTypes.ts';
 import { DEFAULT_LABEL_WEIGHTS, type LabelWeights } from './feedbackLabels.ts';
-import { PolicyLearner } from './policyLearner.ts';
+import { isHeldOutAnswer, PolicyLearner } from './policyLearner.ts';
 import { DEFAULT_REWARD_DRIFT_OPTIONS } from './rewardDrift.ts';
 import { TickBuffer } from './tickBuffer.ts';
 import { Rssm } from '../worldmodel/rssm.ts';
@@ -295,4 +295,62 @@ describe('PolicyLearner', () => {
       disposeWeights(rssm.weights);
     }
   });
+
+  it("blocks promotion once the operator's answers turn wrong: the reward ensemble then fails the earlier answers it was kept from", () => {
+    // Feature 0 is the progress the operator judges by. Segments of 5 ticks, one episode each.
+    const buffer = new TickBuffer(800, SIZE);
+    for (let segment = 0; segment < 160; segment++) {
+      const progress = (segment % 16) / 8 - 1;
+      for (let step = 0; step < 5; step++) {
+        const embedding = new Float32Array(SIZE);
+        embedding[0] = progress;
+        embedding[1 + (segment % 7)] = 0.5;
+        buffer.add({
+          episodeId: `s${segment}`,
+          step,
+          embedding,
+          action: { linearMps: 0.2, angularRadps: 0 },
+          driver: segment % 2 === 0 ? 'operator' : 'policy',
+        });
+      }
+    }
+    const segmentOf = (index: number) => ({ episodeId: `s${index}`, startStep: 0, endStep: 4 });
+    // Each answer compares a segment with the one 3 further on (higher progress, except across the wrap).
+    const answers = (right: boolean) =>
+      Array.from({ length: 150 }, (_, i) => {
+        const firstBetter = (i % 16) + 3 < 16 ? false : true;
+        return { id: `answer-${i}`, first: segmentOf(i), second: segmentOf(i + 3), answer: (firstBetter === right ? 'first' : 'second') as 'first' | 'second' };
+      });
+    const rightOnes = answers(true);
+    const wrongOnes = answers(false);
+    const heldOut = rightOnes.filter((answer) => isHeldOutAnswer(answer.id));
+    expect(heldOut.length).toBeGreaterThanOrEqual(5);
+    const options = {
+      hidden: 16,
+      layers: 1,
+      operatorBatch: 16,
+      minTicksToFit: 50,
+      seed: 2,
+      rewardStepsPerActorStep: 3,
+      reward: { members: 3, hidden: 16 },
+      critic: { critics: 2, hidden: 8, updatesPerTransition: 0.02, warmupUpdates: 1000 },
+    };
+    // Earlier answers (right) were kept from the ensemble; the stretch it learned from is all wrong.
+    const misled = new PolicyLearner(buffer, options);
+    learners.push(misled);
+    const misleading: FeedbackSignals = {
+      ...NO_FEEDBACK,
+      preferences: wrongOnes.map((answer) => (isHeldOutAnswer(answer.id) ? rightOnes.find((r) => r.id === answer.id)! : answer)),
+    };
+    misled.train(20, misleading);
+    expect(misled.heldOutAnswers(misleading).right / misled.heldOutAnswers(misleading).judged).toBeLessThan(0.6);
+    expect(misled.evaluateCandidate(undefined, misleading)).toMatchObject({ verdict: 'blocked', reason: expect.stringMatching(/earlier answers right/) });
+    // The same feedback, right throughout: nothing blocks.
+    const taught = new PolicyLearner(buffer, options);
+    learners.push(taught);
+    const honest: FeedbackSignals = { ...NO_FEEDBACK, preferences: rightOnes };
+    taught.train(20, honest);
+    expect(taught.heldOutAnswers(honest).right / taught.heldOutAnswers(honest).judged).toBeGreaterThanOrEqual(0.6);
+    expect(taught.evaluateCandidate(undefined, honest)?.verdict).toBe('promote');
+  }, 120_000);
 });
