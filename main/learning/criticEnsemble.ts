@@ -7,7 +7,7 @@
 // samples, with its entropy.
 import * as tf from '@tensorflow/tfjs-core';
 import { ACTION_SIZE, actorOutput } from './actor.ts';
-import { applyMlp, ClippedAdamStep, initialMlpWeights, readWeights, frozenWeights, type MlpShape } from './networks.ts';
+import { applyMlp, applyMlpToRow, ClippedAdamStep, initialMlpWeights, readWeights, frozenWeights, type MlpShape } from './networks.ts';
 import { pickIndex } from './randomPick.ts';
 import type { SeededRandom } from '../core/util/seededRandom.ts';
 
@@ -116,6 +116,30 @@ export function sampleWithLogProb(actor: readonly tf.Tensor[], features: tf.Tens
   const { mean, logStd } = actorOutput(actor, features);
   const unsquashed = tf.add(mean, tf.mul(tf.exp(logStd), noise)) as tf.Tensor2D;
   return { action: tf.tanh(unsquashed) as tf.Tensor2D, logProb: squashedLogProb(logStd, noise, unsquashed) };
+}
+
+/**
+ * The critics' mean and spread for one row of standardised features and an action in the actor's units,
+ * on the weights' arrays (applyMlpToRow): what the cockpit shows each tick, without TF.js. `input` is
+ * scratch space of the critics' input size.
+ */
+export function criticValueOfRow(
+  critics: readonly (readonly Float32Array[])[],
+  shape: MlpShape,
+  actionRepeat: number,
+  features: Float32Array,
+  action: readonly [number, number],
+  input: Float32Array = new Float32Array(shape.inputs),
+): { value: number; spread: number } {
+  input.set(features);
+  const [forward, turn] = action.map((value) => Math.max(-1, Math.min(1, value)));
+  for (let copy = 0; copy < actionRepeat; copy++) {
+    input[features.length + copy * 2] = forward!;
+    input[features.length + copy * 2 + 1] = turn!;
+  }
+  const values = critics.map((weights) => applyMlpToRow(shape, weights, input)[0]!);
+  const value = values.reduce((a, b) => a + b, 0) / values.length;
+  return { value, spread: Math.sqrt(values.reduce((sum, v) => sum + (v - value) ** 2, 0) / values.length) };
 }
 
 export class CriticEnsemble {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadLearnerBackend } from '../worldmodel/learner/learnerBackend.ts';
 import { SeededRandom } from '../core/util/seededRandom.ts';
 import { ActorTrainer } from './actorTraining.ts';
-import { CriticEnsemble, checkCriticOptions, DEFAULT_CRITIC_OPTIONS, type CriticOptions } from './criticEnsemble.ts';
+import { CriticEnsemble, checkCriticOptions, criticValueOfRow, DEFAULT_CRITIC_OPTIONS, type CriticOptions } from './criticEnsemble.ts';
 import { NO_FEEDBACK, type FeedbackSignals } from './feedbackTypes.ts';
 import { OffPolicyUpdates, type OffPolicyRound } from './offPolicyUpdates.ts';
 import { DEFAULT_POLICY_LEARNER_OPTIONS, learnerOverrides } from './policyLearner.ts';
@@ -142,6 +142,25 @@ describe('the off-policy critics', () => {
     } finally {
       broken.dispose();
       trainer.dispose();
+    }
+  });
+});
+
+describe("the critics' value of one row (what the cockpit shows)", () => {
+  it('equals the ensemble through TF.js: mean and spread of the critics, the action clipped to ±1', () => {
+    const critics = new CriticEnsemble(STEPS, { ...CHAIN_CRITICS, critics: 3 }, 9);
+    try {
+      const features = Float32Array.of(0.3, -1.2, 0.5);
+      const expected = tf.tidy(() =>
+        critics.onlineValues(tf.tensor2d(features, [1, STEPS]), tf.tensor2d([0.4, -1], [1, 2])).map((values) => values.dataSync()[0]!),
+      );
+      const mean = expected.reduce((a, b) => a + b, 0) / 3;
+      const spread = Math.sqrt(expected.reduce((sum, v) => sum + (v - mean) ** 2, 0) / 3);
+      const row = criticValueOfRow(critics.weightsOf(), critics.shape, CHAIN_CRITICS.actionRepeat, features, [0.4, -1.7]);
+      expect(row.value).toBeCloseTo(mean, 4);
+      expect(row.spread).toBeCloseTo(spread, 4);
+    } finally {
+      critics.dispose();
     }
   });
 });

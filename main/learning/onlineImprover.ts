@@ -12,8 +12,8 @@ import { NO_FEEDBACK, type FeedbackSignals, type Segment } from './feedbackTypes
 import { standardise, type FeatureNorm } from '../core/util/featureNorm.ts';
 import { LearnedPolicy } from './learnedPolicy.ts';
 import { ACTION_SIZE } from './actor.ts';
-import { DEFAULT_CRITIC_OPTIONS } from './criticEnsemble.ts';
-import { applyMlpToRow, checkMlpWeights, type MlpShape } from './networks.ts';
+import { criticValueOfRow, DEFAULT_CRITIC_OPTIONS } from './criticEnsemble.ts';
+import { checkMlpWeights, type MlpShape } from './networks.ts';
 import type { DriveCommand } from '../core/messages.ts';
 import type { MemoryTeaching } from './memoryTeaching.ts';
 import { newestPolicyCheckpoint, writePolicyCheckpoint } from './policyCheckpoints.ts';
@@ -226,18 +226,16 @@ export class OnlineImprover implements PolicyImprover {
     const critics = this.critics;
     const input = this.criticInput;
     if (critics === undefined || input === undefined || this.norm === undefined || embedding.length !== this.options.embeddingSize) return undefined;
-    input.set(embedding);
-    standardise(this.norm, input.subarray(0, embedding.length));
+    const features = standardise(this.norm, embedding.slice());
     const [maxForward, maxTurn] = this.options.limits;
-    const forward = Math.max(-1, Math.min(1, action.linearMps / maxForward));
-    const turn = Math.max(-1, Math.min(1, action.angularRadps / maxTurn));
-    for (let copy = 0; copy < critics.actionRepeat; copy++) {
-      input[embedding.length + copy * 2] = forward;
-      input[embedding.length + copy * 2 + 1] = turn;
-    }
-    const values = critics.weights.map((weights) => applyMlpToRow(critics.shape, weights, input)[0]!);
-    const value = values.reduce((a, b) => a + b, 0) / values.length;
-    const spread = Math.sqrt(values.reduce((sum, v) => sum + (v - value) ** 2, 0) / values.length);
+    const { value, spread } = criticValueOfRow(
+      critics.weights,
+      critics.shape,
+      critics.actionRepeat,
+      features,
+      [action.linearMps / maxForward, action.angularRadps / maxTurn],
+      input,
+    );
     return Number.isFinite(value) && Number.isFinite(spread) ? { value, spread } : undefined;
   }
 

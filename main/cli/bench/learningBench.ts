@@ -263,7 +263,7 @@ function runStream(
         `learning: ${method} ${task} ${operator} seed ${seed} at ${simMinutes} sim min: success ${budget.successRate.toFixed(2)} (${budget.collisions} collisions, ${budget.timeouts} timeouts), ` +
           `${budget.interventions} interventions, ${budget.answers} answers of ${budget.questionsAsked} asked, ${budget.ratings} ratings, ` +
           `time-to-goal ${budget.timeToGoal.policySecs?.toFixed(1) ?? '–'} s against the operator's ${budget.timeToGoal.operatorSecs?.toFixed(1) ?? '–'} s (${budget.timeToGoal.episodes} episodes), ` +
-          `${budget.wallMinutes.toFixed(2)} wall min, ${budget.learnerSteps.policy} policy / ${budget.learnerSteps.worldModel} world-model steps, ${budget.policyVersion}`,
+          `${budget.wallMinutes.toFixed(2)} wall min, ${budget.learnerSteps.policy} policy / ${budget.learnerSteps.worldModel} world-model steps, ${budget.policyVersion}${budget.candidatesRefused ? `, ${budget.candidatesRefused} of ${budget.candidates} candidates refused` : ''}`,
       );
     } else if (report.type === 'cross-task') {
       outcome.crossTask.push({ from: task, to: report.to, operator, seed, simMinutes: report.simMinutes, successRate: report.successRate });

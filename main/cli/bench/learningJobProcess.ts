@@ -82,6 +82,8 @@ async function run(job: LearningJob, options: LearningBenchSettings): Promise<vo
           trainingEpisodes: stream.counts.episodes,
           learnerSteps: stream.learnerSteps(),
           policyVersion: `v${driving.version} (${driving.name})`,
+          candidates: stream.candidates().offered,
+          candidatesRefused: stream.candidates().refused,
           refused: stream.counts.refused,
           ...(stream.counts.lastRefusal ? { lastRefusal: stream.counts.lastRefusal } : {}),
         },

@@ -35,6 +35,9 @@ export interface StreamFigures {
   trainingEpisodes: number;
   learnerSteps: { policy: number; worldModel: number };
   policyVersion: string;
+  /** Candidate versions so far, and those the promotion gate refused or blocked (with the off-policy critics on). */
+  candidates?: number;
+  candidatesRefused?: number;
   /** Requests the cockpit refused (none expected), with the last. */
   refused: number;
   lastRefusal?: string;

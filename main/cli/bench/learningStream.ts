@@ -157,6 +157,12 @@ export class TrainingStream {
     return { version: driving.number, name: driving.name, policy: driving.policy };
   }
 
+  /** Candidate versions so far (v1 not counted), and those the promotion gate kept from driving. */
+  candidates(): { offered: number; refused: number } {
+    const all = this.lockstep.core.teaching.session.versions.all().slice(1);
+    return { offered: all.length, refused: all.filter((version) => version.evaluation !== undefined && version.evaluation.verdict !== 'promote').length };
+  }
+
   /** The feedback the core has taken (the cockpit's counts). */
   feedback() {
     return this.lockstep.core.teaching.session.status().counts;
