@@ -208,12 +208,14 @@ export interface LearningSelection {
   startArgs: string[];
   /** `--learner JSON`: the policy learner's settings for Reins' streams (checked by the bench, which knows them). */
   learner: Record<string, unknown> | undefined;
+  /** `--sequence reach,dock`: the tasks each stream teaches in turn. */
+  sequence: string[] | undefined;
   /** `reins bench critic`: a stream's ticks and feedback saved to / read from this file. */
   saveTo: string | undefined;
   readFrom: string | undefined;
 }
 
-const LEARNING_OPTIONS = ['methods', 'task', 'operator', 'seeds', 'budgets', 'jobs', 'no-world-model', 'learner'] as const;
+const LEARNING_OPTIONS = ['methods', 'task', 'operator', 'seeds', 'budgets', 'jobs', 'no-world-model', 'learner', 'sequence'] as const;
 /** Suites that take the learning bench's selection. */
 const LEARNING_SUITES = ['learning', 'critic'];
 
@@ -234,6 +236,7 @@ export function parseBenchArgs(args: string[]): BenchArgs {
       jobs: { type: 'string' },
       'no-world-model': { type: 'boolean', default: false },
       learner: { type: 'string' },
+      sequence: { type: 'string' },
       save: { type: 'string' },
       from: { type: 'string' },
     },
@@ -259,6 +262,7 @@ export function parseBenchArgs(args: string[]): BenchArgs {
       jobs: oneWholeNumber('--jobs', values.jobs),
       startArgs: values['no-world-model'] ? ['--no-world-model'] : [],
       learner: jsonObject('--learner', values.learner),
+      sequence: names('--sequence', values.sequence),
       saveTo: values.save,
       readFrom: values.from,
     },

@@ -302,6 +302,30 @@ describe('the bench runs its jobs in processes of their own, as many at once as 
     expect(liveJobProcesses()).toBe(0);
   });
 
+  it(
+    'teaches a sequence of tasks in one stream with the off-policy critics on, evaluating every task taught so far after each budget',
+    { timeout: 240_000 },
+    async () => {
+      const outcome = await runLearningBench({
+        ...tiny,
+        methods: ['reins'],
+        sequence: ['reach', 'dock'],
+        budgetsSimMinutes: [0.75, 1],
+        learner: { critic: { critics: 2, hidden: 32, warmupUpdates: 0, updatesPerTransition: 0.05, batch: 32 } },
+      });
+      const [sequence] = outcome.sequence!;
+      expect(sequence!.evaluations.map(({ task, simMinutes }) => `${task}@${simMinutes}`)).toEqual(['reach@0.75', 'reach@1', 'dock@1']);
+      expect(sequence!.forgetting).toMatchObject({ task: 'reach', beforeSimMinutes: 0.75, afterSimMinutes: 1, episodes: 2 });
+      expect(Number.isFinite(sequence!.forgetting!.standardError)).toBe(true);
+      const budgets = outcome.methods[0]!.tasks[0]!.operators[0]!.seeds[0]!.budgets;
+      expect(budgets.map((budget) => budget.simMinutes)).toEqual([0.75, 1]);
+      expect(budgets.at(-1)!.learnerSteps.policy).toBeGreaterThan(0);
+      expect(budgets.at(-1)!.candidates).toBeGreaterThan(0);
+      expect(outcome.crossTask).toEqual([]);
+      expect(outcome.hyperparameters).toMatchObject({ streams: { learner: { critic: { critics: 2 } }, sequence: { tasks: ['reach', 'dock'] } } });
+    },
+  );
+
   it('fails naming the job that failed, and leaves no job running', { timeout: 120_000 }, async () => {
     const run = runLearningBench({ ...tiny, encoders: '/nonexistent/encoders.json' });
     await expect(run).rejects.toThrow(/(the expert operator alone|none) on reach failed: .*nonexistent/s);
@@ -325,6 +349,9 @@ describe('reins bench learning refuses bad options, naming them', () => {
     [['--learner', '[1]'], /--learner takes a JSON object/],
     [['--learner', '{"critc":{}}'], /unknown setting "critc"/],
     [['--learner', '{"critic":{"critics":1}}'], /at least 2 critics/],
+    [['--sequence', 'reach'], /at least two different tasks/],
+    [['--sequence', 'reach,nope', '--budgets', '5,10'], /unknown task "nope" in the sequence/],
+    [['--sequence', 'reach,dock', '--budgets', '10'], /needs a budget for each/],
   ])('%j', (args, message) => {
     expect(() => options(...args)).toThrow(UsageError);
     expect(() => options(...args)).toThrow(message);

@@ -48,6 +48,12 @@ export interface LearningBenchSettings {
   encoders: string | undefined;
   /** Jobs (an evaluation, or a stream with its evaluations) run at once, each in a process of its own. */
   jobs: number;
+  /**
+   * `--sequence reach,dock`: each stream teaches these tasks in turn in one session, budget by budget
+   * (the i-th budget ends the i-th task; the last task goes on), and after each budget the driving version
+   * is evaluated on every task taught so far; undefined: one task per stream.
+   */
+  sequence?: readonly SimTaskName[];
   /** The policy learner's settings for Reins' streams beyond its defaults (`--learner JSON`; listed in the hyperparameters). */
   learner: Partial<PolicyLearnerOptions>;
 }
@@ -130,6 +136,29 @@ export interface LearningBenchOutcome {
   operatorsAlone: AloneFigures[];
   crossTask: CrossTaskFigures[];
   hyperparameters: Record<string, unknown>;
+  /** `--sequence`: each stream's evaluations of the tasks taught so far, and the first task's before/after pairing. */
+  sequence?: SequenceFigures[];
+}
+
+export interface SequenceFigures {
+  method: BenchMethod;
+  operator: SimOperatorName;
+  seed: number;
+  evaluations: Array<{ task: SimTaskName; simMinutes: number; successRate: number }>;
+  /**
+   * The first task's success right after it was taught and at the end of the sequence, episode by episode
+   * on the same set (paired): the mean difference (after − before) and its standard error.
+   */
+  forgetting?: {
+    task: SimTaskName;
+    beforeSimMinutes: number;
+    afterSimMinutes: number;
+    before: number;
+    after: number;
+    difference: number;
+    standardError: number;
+    episodes: number;
+  };
 }
 
 export async function runLearningBench(given: Partial<LearningBenchOptions> = {}): Promise<LearningBenchOutcome> {
@@ -220,8 +249,9 @@ export async function runLearningBench(given: Partial<LearningBenchOptions> = {}
         for (const method of options.methods) {
           if (method === 'none') continue;
           const figures = seedFigures(method, task, operator, seed);
-          const job = { kind: 'stream', method, task, operator, seed } as const;
-          work.push(alone.get(operator)!.then((byOperator) => slots(() => runStream(job, settings, byOperator, figures, outcome, progress, log))));
+          const job = { kind: 'stream', method, task, operator, seed, ...(options.sequence ? { sequence: options.sequence } : {}) } as const;
+          const sequence = options.sequence ? sequenceFigures(outcome, method, operator, seed) : undefined;
+          work.push(alone.get(operator)!.then((byOperator) => slots(() => runStream(job, settings, byOperator, figures, outcome, progress, log, sequence))));
         }
   }
   try {
@@ -244,9 +274,21 @@ function runStream(
   outcome: LearningBenchOutcome,
   progress: () => void,
   log: (line: string) => void,
+  sequence?: SequenceFigures,
 ): Promise<void> {
   const { method, task, operator, seed } = job;
+  const sequenceEpisodes = new Map<string, EvaluationOutcome>();
   return runJobProcess(job, settings, (report) => {
+    if (report.type === 'sequence-evaluation' && sequence) {
+      sequence.evaluations.push({ task: report.task, simMinutes: report.simMinutes, successRate: report.evaluation.successRate });
+      sequenceEpisodes.set(`${report.task}@${report.simMinutes}`, report.evaluation);
+      sequence.forgetting = forgettingOf(sequence, sequenceEpisodes, settings);
+      log(
+        `learning: ${method} ${job.sequence!.join(' then ')}, seed ${seed}, at ${report.simMinutes} sim min: ${report.task} success ${report.evaluation.successRate.toFixed(2)}`,
+      );
+      progress();
+      return;
+    }
     if (report.type === 'budget') {
       const { evaluation, simMinutes, wallMinutes, ...counts } = report.budget;
       const budget: BudgetFigures = {
@@ -334,6 +376,16 @@ export function checkLearningOptions(options: LearningBenchSettings): void {
   }
   if (options.evaluationArenas.length === 0) throw new RangeError('the evaluation needs at least one arena');
   learnerOverrides(options.learner as Record<string, unknown>);
+  const sequence = options.sequence;
+  if (sequence !== undefined) {
+    for (const task of sequence) if (!isSimTaskName(task)) throw new RangeError(`unknown task "${task}" in the sequence; tasks: ${SIM_TASKS.join(', ')}`);
+    if (sequence.length < 2 || new Set(sequence).size !== sequence.length)
+      throw new RangeError(`a sequence names at least two different tasks, got ${list(sequence)}`);
+    if (budgets.length < sequence.length)
+      throw new RangeError(`a sequence of ${sequence.length} tasks needs a budget for each (the i-th budget ends the i-th task), got ${list(budgets)}`);
+    if (options.tasks.length !== 1 || options.tasks[0] !== sequence[0])
+      throw new RangeError(`with a sequence the streams start on its first task (${sequence[0]}), not ${list(options.tasks)}`);
+  }
 }
 
 function hyperparameters(options: LearningBenchSettings): Record<string, unknown> {
@@ -362,6 +414,14 @@ function hyperparameters(options: LearningBenchSettings): Record<string, unknown
       trainingArenasPerSeed: options.trainingArenasPerSeed,
       episodesPerArena: options.episodesPerArena,
       learner: { ...options.learner },
+      ...(options.sequence
+        ? {
+            sequence: {
+              tasks: options.sequence,
+              how: 'the i-th budget ends the i-th task; after each, the driving version is evaluated on every task taught so far',
+            },
+          }
+        : {}),
       bc: 'the same core, actor, steps and slow path with the learner’s method set to bc (cloning of every operator tick, HG-DAgger); the operator turns questions off',
     },
     evaluation: {
@@ -490,4 +550,38 @@ export function formatLearningTable(outcome: Pick<LearningBenchOutcome, 'methods
       .join('  ')
       .trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
+}
+
+function sequenceFigures(outcome: LearningBenchOutcome, method: BenchMethod, operator: SimOperatorName, seed: number): SequenceFigures {
+  const figures: SequenceFigures = { method, operator, seed, evaluations: [] };
+  (outcome.sequence ??= []).push(figures);
+  return figures;
+}
+
+/**
+ * The sequence's first task right after its own budget and at the latest budget, paired episode by
+ * episode on the same evaluation set: success after − before, mean and standard error.
+ */
+function forgettingOf(figures: SequenceFigures, episodes: Map<string, EvaluationOutcome>, settings: LearningBenchSettings): SequenceFigures['forgetting'] {
+  const task = settings.sequence![0]!;
+  const beforeSimMinutes = settings.budgetsSimMinutes[0]!;
+  const afterSimMinutes = Math.max(...figures.evaluations.filter((entry) => entry.task === task).map((entry) => entry.simMinutes));
+  const before = episodes.get(`${task}@${beforeSimMinutes}`);
+  const after = episodes.get(`${task}@${afterSimMinutes}`);
+  if (before === undefined || after === undefined || afterSimMinutes === beforeSimMinutes) return undefined;
+  const success = (episode: { outcome: string }) => (episode.outcome === 'reached-goal' ? 1 : 0);
+  const differences = after.episodes.map((episode, index) => success(episode) - success(before.episodes[index]!));
+  const n = differences.length;
+  const mean = differences.reduce((a, b) => a + b, 0) / n;
+  const variance = n > 1 ? differences.reduce((sum, d) => sum + (d - mean) ** 2, 0) / (n - 1) : 0;
+  return {
+    task,
+    beforeSimMinutes,
+    afterSimMinutes,
+    before: before.successRate,
+    after: after.successRate,
+    difference: mean,
+    standardError: Math.sqrt(variance / n),
+    episodes: n,
+  };
 }

@@ -56,12 +56,27 @@ async function run(job: LearningJob, options: LearningBenchSettings): Promise<vo
   closeOpenStream = () => stream.close();
   try {
     let last: { version: number; evaluation: EvaluationOutcome } | undefined;
-    for (const simMinutes of options.budgetsSimMinutes) {
+    for (const [index, simMinutes] of options.budgetsSimMinutes.entries()) {
+      // `--sequence`: budget i teaches the sequence's i-th task (the last goes on to the end).
+      const sequence = job.sequence;
+      if (sequence) stream.switchTask(sequence[Math.min(index, sequence.length - 1)]!);
       await stream.runUntil(simMinutes);
+      const byTask = new Map<string, EvaluationOutcome>();
+      if (sequence) {
+        // Every task taught so far, each on its own set: is what was learned first still done as well?
+        for (const task of sequence.slice(0, Math.min(index, sequence.length - 1) + 1)) {
+          const evaluation = await evaluate(setOf(task), { kind: 'policy', policy: stream.drivingPolicy().policy }, evaluationArgs, log);
+          byTask.set(task, evaluation);
+          await report({ type: 'sequence-evaluation', task, simMinutes, evaluation });
+        }
+      }
       const driving = stream.drivingPolicy();
       // An unchanged driving version is not evaluated twice (the evaluation is deterministic).
       const evaluation =
-        last?.version === driving.version ? last.evaluation : await evaluate(setOf(job.task), { kind: 'policy', policy: driving.policy }, evaluationArgs, log);
+        byTask.get(job.task) ??
+        (last?.version === driving.version
+          ? last.evaluation
+          : await evaluate(setOf(job.task), { kind: 'policy', policy: driving.policy }, evaluationArgs, log));
       last = { version: driving.version, evaluation };
       const counts = stream.feedback();
       const takeovers = stream.takeovers();
@@ -89,7 +104,7 @@ async function run(job: LearningJob, options: LearningBenchSettings): Promise<vo
         },
       });
     }
-    if (job.method === 'reins' && job.task === 'reach') {
+    if (job.method === 'reins' && job.task === 'reach' && !job.sequence) {
       // What a `reach` policy makes of the harder tasks: it should not already solve them.
       for (const other of SIM_TASKS) {
         if (other === 'reach') continue;

@@ -15,7 +15,7 @@ const JOB_BOOTSTRAP = new URL('./learningJobBootstrap.mjs', import.meta.url);
 export type LearningJob =
   | { kind: 'alone'; task: SimTaskName; operator: SimOperatorName; seed: number }
   | { kind: 'none'; task: SimTaskName }
-  | { kind: 'stream'; method: StreamMethod; task: SimTaskName; operator: SimOperatorName; seed: number };
+  | { kind: 'stream'; method: StreamMethod; task: SimTaskName; operator: SimOperatorName; seed: number; sequence?: readonly SimTaskName[] };
 
 /** A stream's figures at the end of a budget, as the core counted them (the cockpit's counts) and as the ground truth has them. */
 export interface StreamFigures {
@@ -52,6 +52,8 @@ export type JobReport =
   | { type: 'evaluated'; evaluation: EvaluationOutcome; wallMinutes: number }
   | { type: 'budget'; budget: StreamBudget }
   | { type: 'cross-task'; to: SimTaskName; simMinutes: number; successRate: number }
+  /** `--sequence`: the driving version on one task of the sequence taught so far, after a budget. */
+  | { type: 'sequence-evaluation'; task: SimTaskName; simMinutes: number; evaluation: EvaluationOutcome }
   | { type: 'done' }
   | { type: 'failed'; message: string };
 
@@ -68,7 +70,7 @@ export function describeJob(job: LearningJob): string {
     case 'none':
       return `none on ${job.task}`;
     case 'stream':
-      return `the ${job.method} stream on ${job.task} with the ${job.operator} operator, seed ${job.seed}`;
+      return `the ${job.method} stream on ${job.sequence ? job.sequence.join(' then ') : job.task} with the ${job.operator} operator, seed ${job.seed}`;
   }
 }
 

@@ -96,6 +96,8 @@ export class TrainingStream {
   private earlierTakeovers = { takeovers: 0, followedByCollision: 0 };
   /** Ground truth by tick, oldest first (a Map keeps insertion order): the oldest is dropped past the bound. */
   private readonly truths = new Map<string, TickTruth>();
+  /** The task it trains on now (`switchTask` moves it on to another, as one session teaches several in turn). */
+  private task: SimTaskName;
   private arenaIndex = 0;
   private episodeInArena = 0;
   private episodeSeedCount = 0;
@@ -111,6 +113,7 @@ export class TrainingStream {
     readonly lockstep: LockstepCore,
     private readonly folder: string,
   ) {
+    this.task = settings.task;
     this.operator = this.operatorFor(lockstep.link.robot.arena, 0);
     this.periodMs = 1000 / lockstep.core.loop.rateHz;
     this.collisionsAtStart = lockstep.link.robot.groundTruth().collisionCount;
@@ -185,6 +188,28 @@ export class TrainingStream {
     return this.lockstep.core.stores.memory?.writtenTicks() ?? 0;
   }
 
+  /**
+   * Carries the robot to the first training arena of `task` and teaches that from now on: the episode
+   * under way is ended as failed (the operator moves on), the learner and its memory go on.
+   */
+  switchTask(task: SimTaskName): void {
+    if (task === this.task) return;
+    const { link } = this.lockstep;
+    if (this.holding) this.request({ type: 'hand-back' });
+    this.holding = false;
+    this.request({ type: 'end-episode', outcome: 'failed' });
+    this.counts.collisions += link.robot.groundTruth().collisionCount - this.collisionsAtStart;
+    this.task = task;
+    this.arenaIndex = 0;
+    this.episodeInArena = 0;
+    const episodeSeed = deriveSeed('stream-episode', this.settings.seed, ++this.episodeSeedCount);
+    const carried = createSimLink({ task, arenaSeed: this.settings.trainingArenas[0]!, episodeSeed, autoReset: false, epochMs: 0 });
+    link.relocate(carried.robot);
+    this.collisionsAtStart = link.robot.groundTruth().collisionCount;
+    this.earlierTakeovers = this.takeovers();
+    this.operator = this.operatorFor(link.robot.arena, 0);
+  }
+
   /** Runs the stream until `simMinutes` of it have passed. */
   async runUntil(simMinutes: number): Promise<void> {
     const startedMs = performance.now();
@@ -243,7 +268,7 @@ export class TrainingStream {
       this.episodeInArena = 0;
       this.arenaIndex = (this.arenaIndex + 1) % this.settings.trainingArenas.length;
       const arenaSeed = this.settings.trainingArenas[this.arenaIndex]!;
-      const carried = createSimLink({ task: this.settings.task, arenaSeed, episodeSeed, autoReset: false, epochMs: 0 });
+      const carried = createSimLink({ task: this.task, arenaSeed, episodeSeed, autoReset: false, epochMs: 0 });
       this.counts.collisions += ended.collisionCount - this.collisionsAtStart;
       link.relocate(carried.robot);
       this.collisionsAtStart = link.robot.groundTruth().collisionCount;

@@ -102,6 +102,14 @@ export function learningOptions(args: BenchArgs, defaults: LearningBenchSettings
     ...(args.encoders === undefined ? {} : { encoders: args.encoders }),
     startArgs: learning.startArgs,
     ...(learning.learner ? { learner: learning.learner as LearningBenchSettings['learner'] } : {}),
+    // A sequence starts every stream on its first task; each task is judged on 200 episodes (10 arenas × 20), the paired test's set.
+    ...(learning.sequence
+      ? {
+          sequence: learning.sequence as LearningBenchSettings['tasks'],
+          tasks: learning.sequence.slice(0, 1) as LearningBenchSettings['tasks'],
+          evaluationEpisodesPerArena: 20,
+        }
+      : {}),
   };
   try {
     checkLearningOptions(options);
