@@ -54,9 +54,14 @@ export interface CriticProbeFigures {
   actionSensitivity: number;
   /** Mean |min Q(s, a_data) − min Q(s, a_uniform)|. */
   actionGap: number;
-  /** Held-out takeovers' first operator ticks, and the share where min Q(s, a_operator) > min Q(s, π(s)). */
+  /**
+   * Held-out takeovers' first operator ticks, and the share where min Q(s, a_operator) is above min Q of
+   * the command the policy was giving when the operator took over (what the operator overrode).
+   */
   takeoverTicks: number;
   operatorRankedAbove: number;
+  /** The same against the frozen actor's own action there (trained by cloning on those very ticks: a near tie is expected). */
+  operatorRankedAboveFrozenActor: number;
   temperature: number;
   critic: CriticOptions;
 }
@@ -117,7 +122,8 @@ export function probeCritics(input: CriticProbeInput, options: Partial<CriticPro
       actionSensitivity: sensitivity.ratio,
       actionGap: sensitivity.gap,
       takeoverTicks: ranking.ticks,
-      operatorRankedAbove: ranking.share,
+      operatorRankedAbove: ranking.overridden,
+      operatorRankedAboveFrozenActor: ranking.frozen,
       temperature: updates.critics.temperature,
       critic,
     };
@@ -198,15 +204,29 @@ function rankingAtTakeovers(
   round: OffPolicyRound,
   actor: readonly tf.Tensor[],
   afterTicks: number,
-): { ticks: number; share: number } {
-  const marks = takeoverMarks(buffer, signals, { nearTakeoverTicks: afterTicks, beforeTakeoverTicks: 0 });
-  const slots = [...marks.nearTakeover].filter((slot) => buffer.drivers[slot] === 'operator');
-  if (slots.length === 0) return { ticks: 0, share: Number.NaN };
+): { ticks: number; overridden: number; frozen: number } {
+  // Each held-out takeover's first operator ticks, with the command the policy gave at its last tick before it.
+  const slots: number[] = [];
+  const overriddenSlots: number[] = [];
+  for (const intervention of signals.interventions) {
+    const before = intervention.policySegment;
+    const overridden = before === undefined ? undefined : buffer.slotOf(before.episodeId, before.endStep);
+    if (overridden === undefined || buffer.drivers[overridden] !== 'policy') continue;
+    const after = intervention.operatorSegment;
+    for (let step = after.startStep; step <= Math.min(after.endStep, after.startStep + afterTicks - 1); step++) {
+      const slot = buffer.slotOf(after.episodeId, step);
+      if (slot === undefined || buffer.drivers[slot] !== 'operator') continue;
+      slots.push(slot);
+      overriddenSlots.push(overridden);
+    }
+  }
+  if (slots.length === 0) return { ticks: 0, overridden: Number.NaN, frozen: Number.NaN };
   return tf.tidy(() => {
     const x = round.features(slots);
     const operator = updates.critics.minimum(x, updates.actionsAt(slots));
+    const overridden = updates.critics.minimum(x, updates.actionsAt(overriddenSlots));
     const own = updates.critics.minimum(x, tf.tanh(actorOutput(actor, x).mean) as tf.Tensor2D);
-    const above = tf.sum(tf.cast(tf.greater(operator, own), 'float32')).dataSync()[0]!;
-    return { ticks: slots.length, share: above / slots.length };
+    const share = (other: tf.Tensor1D) => tf.sum(tf.cast(tf.greater(operator, other), 'float32')).dataSync()[0]! / slots.length;
+    return { ticks: slots.length, overridden: share(overridden), frozen: share(own) };
   });
 }
