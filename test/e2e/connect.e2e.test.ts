@@ -38,7 +38,7 @@ describe('connecting a robot', () => {
     ]);
 
     // Keyboard only: the URL field, then Enter submits the form ("Connect").
-    await dialog().getByLabel('rosbridge URL').focus();
+    await dialog().getByLabel('Robot address').focus();
     await page.keyboard.type('ws://127.0.0.1:1');
     await dialog().getByRole('button', { name: 'Connect', exact: true }).focus();
     await page.keyboard.press('Enter');
@@ -53,7 +53,7 @@ describe('connecting a robot', () => {
     await cockpit.screenshot('connect-wrong-url');
 
     // Escape inside the dialog still e-stops, and the dialog stays open.
-    await dialog().getByLabel('rosbridge URL').focus();
+    await dialog().getByLabel('Robot address').focus();
     await page.keyboard.press('Escape');
     await expect.poll(async () => (await robotState()).estopped, { timeout: 5000 }).toBe(true);
     expect(await dialog().isVisible()).toBe(true);

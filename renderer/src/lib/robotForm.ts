@@ -42,10 +42,10 @@ export function topicsToSend(fields: TopicFields): RobotTopicsInput {
 /** What a rosbridge URL field lacks before it is worth sending; the core checks the rest. */
 export function rosbridgeUrlProblem(text: string): string | undefined {
   const trimmed = text.trim();
-  if (trimmed === '') return 'enter the robot’s rosbridge address, such as ws://192.168.1.20:9090';
+  if (trimmed === '') return 'enter the robot’s address: rosbridge such as ws://192.168.1.20:9090, or foxglove_bridge such as foxglove://192.168.1.20:8765';
   // foxglove://HOST:PORT reaches foxglove_bridge instead of rosbridge_server, through the same field.
   if (!/^(wss?|foxglove(\+wss)?):\/\//.test(trimmed))
-    return 'a rosbridge URL starts with ws:// or wss:// (such as ws://192.168.1.20:9090); foxglove_bridge is foxglove://HOST:8765';
+    return 'a robot address starts with ws:// or wss:// for rosbridge (such as ws://192.168.1.20:9090), or foxglove:// for foxglove_bridge (foxglove://HOST:8765)';
   return undefined;
 }
 
