@@ -8,6 +8,7 @@ import type { FeedbackSignals } from './feedbackTypes.ts';
 import { NO_FEEDBACK } from './feedbackTypes.ts';
 import { DEFAULT_LABEL_WEIGHTS, type LabelWeights } from './feedbackLabels.ts';
 import { isHeldOutAnswer, PolicyLearner } from './policyLearner.ts';
+import { LearnedPolicy } from './learnedPolicy.ts';
 import { DEFAULT_REWARD_DRIFT_OPTIONS } from './rewardDrift.ts';
 import { TickBuffer } from './tickBuffer.ts';
 import { Rssm } from '../worldmodel/rssm.ts';
@@ -352,5 +353,45 @@ describe('PolicyLearner', () => {
     taught.train(20, honest);
     expect(taught.heldOutAnswers(honest).right / taught.heldOutAnswers(honest).judged).toBeGreaterThanOrEqual(0.6);
     expect(taught.evaluateCandidate(undefined, honest)?.verdict).toBe('promote');
+  }, 120_000);
+
+  it('takes a takeover spammed every tick and contradictory ratings with the critics on: weights stay finite, the policy stays within its limits', () => {
+    const buffer = new TickBuffer(600, SIZE);
+    fill(buffer, 300, 'operator', 'spam', 11);
+    fill(buffer, 300, 'policy', 'spam', 12, 300);
+    // A takeover at every tick of the policy's stretch, each one tick long; every rated tick rated both ways.
+    const interventions = Array.from({ length: 150 }, (_, i) => ({
+      id: `t${i}`,
+      atStep: 300 + 2 * i + 1,
+      episodeId: 'spam',
+      policySegment: { episodeId: 'spam', startStep: 300 + 2 * i, endStep: 300 + 2 * i },
+      operatorSegment: { episodeId: 'spam', startStep: 300 + 2 * i + 1, endStep: 300 + 2 * i + 1 },
+    }));
+    const ratings = Array.from({ length: 100 }, (_, i) => ({ id: `r${i}`, episodeId: 'spam', step: 300 + (i >> 1), rating: (i % 2 === 0 ? 1 : -1) as 1 | -1 }));
+    const signals: FeedbackSignals = { ...NO_FEEDBACK, interventions, ratings, episodes: [{ episodeId: 'spam', outcome: 'failed' }] };
+    const learner = new PolicyLearner(buffer, {
+      hidden: 16,
+      layers: 1,
+      operatorBatch: 16,
+      minTicksToFit: 50,
+      seed: 5,
+      reward: { members: 3, hidden: 16 },
+      critic: { critics: 2, hidden: 16, batch: 32, updatesPerTransition: 0.05, warmupUpdates: 5 },
+    });
+    learners.push(learner);
+    const report = learner.train(30, signals);
+    expect(report.criticUpdates).toBeGreaterThanOrEqual(30);
+    expect(report.actorCriticSteps).toBeGreaterThan(0);
+    const snapshot = learner.publish('spammed');
+    for (const weights of snapshot.weights) expect(weights.every(Number.isFinite)).toBe(true);
+    for (const critic of learner.criticWeights()!) for (const weights of critic) expect(weights.every(Number.isFinite)).toBe(true);
+    const verdict = learner.evaluateCandidate(undefined, signals)!;
+    expect(Number.isFinite(verdict.candidateValue)).toBe(true);
+    const policy = new LearnedPolicy(snapshot);
+    for (let slot = 0; slot < 600; slot += 7) {
+      const command = policy.act({ embedding: { values: buffer.embeddings.subarray(slot * SIZE, (slot + 1) * SIZE) } } as Parameters<LearnedPolicy['act']>[0]);
+      expect(Math.abs(command.linearMps)).toBeLessThanOrEqual(snapshot.limits[0]);
+      expect(Math.abs(command.angularRadps)).toBeLessThanOrEqual(snapshot.limits[1]);
+    }
   }, 120_000);
 });
