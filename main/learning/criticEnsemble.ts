@@ -231,6 +231,8 @@ export class CriticEnsemble {
   tuneTemperature(logProb: tf.Tensor1D): void {
     const detached = tf.tidy(() => tf.add(logProb, this.options.targetEntropy));
     try {
+      // A sample that is not finite says nothing about the entropy: the temperature is left as it is.
+      if (!tf.tidy(() => tf.all(tf.isFinite(detached)).dataSync()[0] === 1)) return;
       this.temperatureOptimiser.minimize(() => tf.neg(tf.mul(this.logTemperature, tf.mean(detached))) as tf.Scalar, false, [this.logTemperature]);
       // A temperature that collapsed or exploded says nothing more: kept within [1e-4, 1].
       tf.tidy(() => this.logTemperature.assign(tf.clipByValue(this.logTemperature, Math.log(1e-4), 0)));

@@ -146,6 +146,26 @@ describe('the off-policy critics', () => {
   });
 });
 
+describe('the entropy temperature', () => {
+  it('is left as it is by log-probabilities that are not finite', () => {
+    const critics = new CriticEnsemble(STEPS, CHAIN_CRITICS, 8);
+    try {
+      const before = critics.temperature;
+      const logProb = tf.tensor1d([0.5, Number.NaN]);
+      critics.tuneTemperature(logProb);
+      logProb.dispose();
+      expect(critics.temperature).toBe(before);
+      const finite = tf.tensor1d([5, 5]);
+      critics.tuneTemperature(finite);
+      finite.dispose();
+      expect(Number.isFinite(critics.temperature)).toBe(true);
+      expect(critics.temperature).not.toBe(before);
+    } finally {
+      critics.dispose();
+    }
+  });
+});
+
 describe("the critics' value of one row (what the cockpit shows)", () => {
   it('equals the ensemble through TF.js: mean and spread of the critics, the action clipped to ±1', () => {
     const critics = new CriticEnsemble(STEPS, { ...CHAIN_CRITICS, critics: 3 }, 9);
