@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { standardise, type FeatureNorm } from '../core/util/featureNorm.ts';
 import { SeededRandom } from '../core/util/seededRandom.ts';
 import { ACTION_SIZE, actorOutput } from './actor.ts';
-import { CriticEnsemble, DEFAULT_CRITIC_OPTIONS, type CriticOptions } from './criticEnsemble.ts';
+import { DEFAULT_CRITIC_OPTIONS, type CriticOptions } from './criticEnsemble.ts';
 import { takeoverMarks } from './feedbackLabels.ts';
 import type { FeedbackSignals } from './feedbackTypes.ts';
 import type { ActorSnapshot } from './learnedPolicy.ts';
@@ -93,13 +93,7 @@ export function probeCritics(input: CriticProbeInput, options: Partial<CriticPro
   const reward = input.reward === undefined ? undefined : new RewardEnsemble(embeddingSize, { members: input.rewardMembers, hidden: input.rewardHidden });
   if (reward !== undefined) reward.load(input.reward!);
   const random = new SeededRandom(settings.seed * 13 + 5);
-  const updates = new OffPolicyUpdates(
-    new CriticEnsemble(embeddingSize, critic, settings.seed),
-    new CriticEnsemble(embeddingSize, critic, settings.seed, 'evaluation'),
-    train,
-    random,
-    snapshot.limits,
-  );
+  const updates = OffPolicyUpdates.create(train, critic, settings.seed, random, snapshot.limits);
   try {
     const trainRound = roundOf(train, input.signals, snapshot.norm, reward, updates);
     const started = performance.now();

@@ -71,13 +71,7 @@ describe('the off-policy critics', () => {
   const { buffer, signals } = chain(20);
   const random = new SeededRandom(5);
   const actor = new ActorTrainer(buffer, { ...DEFAULT_POLICY_LEARNER_OPTIONS, limits: LIMITS }, 1, random);
-  const updates = new OffPolicyUpdates(
-    new CriticEnsemble(STEPS, CHAIN_CRITICS, 1),
-    new CriticEnsemble(STEPS, CHAIN_CRITICS, 1, 'evaluation'),
-    buffer,
-    random,
-    LIMITS,
-  );
+  const updates = OffPolicyUpdates.create(buffer, CHAIN_CRITICS, 1, random, LIMITS);
   afterAll(() => {
     updates.dispose();
     actor.dispose();
@@ -93,13 +87,7 @@ describe('the off-policy critics', () => {
   }, 60_000);
 
   it('owe one update per new transition, spread over the round', () => {
-    const fresh = new OffPolicyUpdates(
-      new CriticEnsemble(STEPS, { ...CHAIN_CRITICS, updatesPerTransition: 0.5 }, 2),
-      new CriticEnsemble(STEPS, CHAIN_CRITICS, 2, 'evaluation'),
-      buffer,
-      new SeededRandom(1),
-      LIMITS,
-    );
+    const fresh = OffPolicyUpdates.create(buffer, { ...CHAIN_CRITICS, updatesPerTransition: 0.5 }, 2, new SeededRandom(1), LIMITS);
     try {
       fresh.begin(
         buffer.slotsWhere(() => true),
@@ -121,13 +109,7 @@ describe('the off-policy critics', () => {
   it('a critic holding NaN moves nothing: its step and the actor step are skipped, every weight stays finite', () => {
     const { buffer: ticks, signals: ends } = chain(4);
     const trainer = new ActorTrainer(ticks, { ...DEFAULT_POLICY_LEARNER_OPTIONS, limits: LIMITS }, 2, new SeededRandom(2));
-    const broken = new OffPolicyUpdates(
-      new CriticEnsemble(STEPS, { ...CHAIN_CRITICS, warmupUpdates: 0 }, 3),
-      new CriticEnsemble(STEPS, CHAIN_CRITICS, 3, 'evaluation'),
-      ticks,
-      new SeededRandom(3),
-      LIMITS,
-    );
+    const broken = OffPolicyUpdates.create(ticks, { ...CHAIN_CRITICS, warmupUpdates: 0 }, 3, new SeededRandom(3), LIMITS);
     try {
       tf.tidy(() => broken.critics.online[0]![0]!.assign(tf.fill(broken.critics.online[0]![0]!.shape, Number.NaN)));
       const before = trainer.weights.map((weight) => Array.from(weight.dataSync()));

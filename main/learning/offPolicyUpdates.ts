@@ -13,7 +13,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { SeededRandom } from '../core/util/seededRandom.ts';
 import { ACTION_SIZE, actorOutput } from './actor.ts';
 import { actorUnitCommands, type ActorTrainer, type WeightedSlots } from './actorTraining.ts';
-import { CriticEnsemble, sampleWithLogProb } from './criticEnsemble.ts';
+import { CriticEnsemble, sampleWithLogProb, type CriticOptions } from './criticEnsemble.ts';
 import type { FeedbackSignals } from './feedbackTypes.ts';
 import { memberStatistics, type RewardEnsemble } from './rewardEnsemble.ts';
 import type { TickBuffer } from './tickBuffer.ts';
@@ -59,6 +59,12 @@ export class OffPolicyUpdates {
     /** The robot's largest forward speed (m/s) and turn rate (rad/s): the actor's ±1. */
     private readonly limits: readonly [number, number],
   ) {}
+
+  /** The critics and the evaluation critic for `options`, on `buffer`'s ticks: how the learner and the probe make them. */
+  static create(buffer: TickBuffer, options: CriticOptions, seed: number, random: SeededRandom, limits: readonly [number, number]): OffPolicyUpdates {
+    const critics = new CriticEnsemble(buffer.embeddingSize, options, seed);
+    return new OffPolicyUpdates(critics, new CriticEnsemble(buffer.embeddingSize, options, seed, 'evaluation'), buffer, random, limits);
+  }
 
   get options() {
     return this.critics.options;

@@ -32,7 +32,7 @@ import { LearnedPolicy, type ActorSnapshot } from './learnedPolicy.ts';
 import { readWeights, frozenWeights, type MlpShape } from './networks.ts';
 import { ImaginedCritic, percentile, type ImaginationOptions } from './imaginedCritic.ts';
 import { ImaginedUpdates } from './imaginedUpdates.ts';
-import { checkCriticOptions, CriticEnsemble, DEFAULT_CRITIC_OPTIONS, type CriticOptions } from './criticEnsemble.ts';
+import { checkCriticOptions, DEFAULT_CRITIC_OPTIONS, type CriticOptions } from './criticEnsemble.ts';
 import { OffPolicyUpdates, type OffPolicyRound } from './offPolicyUpdates.ts';
 import { evaluateCandidate, type CandidateEvaluation } from './promotionGate.ts';
 import type { Rssm } from '../worldmodel/rssm.ts';
@@ -154,13 +154,7 @@ export class PolicyLearner {
     else critic?.dispose();
     const criticOptions = { ...DEFAULT_CRITIC_OPTIONS, ...this.options.critic };
     if (this.options.method === 'reins' && criticOptions.critics > 0) {
-      this.offPolicy = new OffPolicyUpdates(
-        new CriticEnsemble(buffer.embeddingSize, criticOptions, this.options.seed),
-        new CriticEnsemble(buffer.embeddingSize, criticOptions, this.options.seed, 'evaluation'),
-        buffer,
-        this.random,
-        this.options.limits,
-      );
+      this.offPolicy = OffPolicyUpdates.create(buffer, criticOptions, this.options.seed, this.random, this.options.limits);
     }
   }
 
