@@ -26,6 +26,7 @@ import { LivePlots, plotTypeOf, type LivePlotsOptions } from './livePlots.ts';
 import { PointCloudFeed } from './pointCloudFeed.ts';
 import { PreviewCache, type Preview } from './previews.ts';
 import type { RobotConnections } from './robotConnections.ts';
+import { fetchRobotAsset, type RobotAssetResult } from './robotAssets.ts';
 import type { RobotModelFile } from './robotModelFile.ts';
 import { SceneFeed, type SceneFeedOptions } from './sceneFeed.ts';
 import { SceneSource } from './sceneSource.ts';
@@ -45,6 +46,8 @@ export interface ReviewControl {
   setSpeed(speed: number): void;
   /** Opens a moment another search found: its log (one the memory points at), at its time. */
   openMoment(file: string, atMs: number): { ok: true } | { ok: false; message: string };
+  /** Feeds the loop's roles from the topics the operator chose; refused in words when one does not fit the log. */
+  setTopics(topics: Partial<Record<'camera' | 'scan' | 'joints' | 'imu' | 'odom', string>>): { ok: true } | { ok: false; message: string };
   timeline(): Promise<ReviewTimelineResponse>;
   similar(atMs: number): Promise<SimilarMomentsResponse>;
   /** The log's topics and their ROS types, for plots of any field. */
@@ -79,6 +82,8 @@ export interface CockpitApi {
   reviewPlot(path: string): Promise<ReviewResult<ReviewPlotResponse>>;
   /** The 3D scene for one UI connection in this fixed frame (sceneFeed.ts); the connection closes it. */
   openScene(fixedFrame: string, options: SceneFeedOptions): SceneFeed;
+  /** A file the robot serves (a mesh its model names), through the link (robotAssets.ts). */
+  robotAsset(uri: string | null): Promise<RobotAssetResult>;
 }
 
 export class CockpitService implements CockpitApi {
@@ -169,6 +174,7 @@ export class CockpitService implements CockpitApi {
       case 'replay-seek':
       case 'replay-speed':
       case 'open-moment':
+      case 'set-review-topics':
         return this.handleReview(request);
       case 'set-plots':
         return refused(request.id, 'live plots stream over the UI socket: send set-plots there, not over HTTP');
@@ -177,7 +183,9 @@ export class CockpitService implements CockpitApi {
     }
   }
 
-  private handleReview(request: Extract<Request, { type: 'replay-play' | 'replay-pause' | 'replay-seek' | 'replay-speed' | 'open-moment' }>): HandleResult {
+  private handleReview(
+    request: Extract<Request, { type: 'replay-play' | 'replay-pause' | 'replay-seek' | 'replay-speed' | 'open-moment' | 'set-review-topics' }>,
+  ): HandleResult {
     const review = this.extras.review;
     if (!review) return refused(request.id, 'this core drives a robot, not a replay: open a log with "reins review FILE"');
     switch (request.type) {
@@ -196,6 +204,10 @@ export class CockpitService implements CockpitApi {
       case 'open-moment': {
         const opened = review.openMoment(request.file, request.atMs);
         return opened.ok ? { ok: true } : refused(request.id, opened.message);
+      }
+      case 'set-review-topics': {
+        const set = review.setTopics(request.topics);
+        return set.ok ? { ok: true } : refused(request.id, set.message);
       }
     }
   }
@@ -216,6 +228,10 @@ export class CockpitService implements CockpitApi {
 
   openScene(fixedFrame: string, options: SceneFeedOptions): SceneFeed {
     return new SceneFeed(this.scene(), fixedFrame, options);
+  }
+
+  robotAsset(uri: string | null): Promise<RobotAssetResult> {
+    return fetchRobotAsset(this.link, uri);
   }
 
   plotFields(): PlotFieldsResponse {

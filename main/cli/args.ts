@@ -4,11 +4,14 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROS_TOPIC_PATTERN } from '../core/contract.ts';
 import { COMMAND_STAMP_SOURCES, DEFAULT_COMMAND_STAMP, type CommandStampOptions, type CommandStampSource } from '../links/rosbridge/commandMessage.ts';
+import { CaFileError, readCaFile } from '../links/caFile.ts';
 import { parseRobotAddress, RobotAddressError, type RobotSpec } from '../links/robotAddress.ts';
+import type { XacroInputs } from '../api/xacroExpansion.ts';
 import type { StartArgs } from '../session/startArgs.ts';
 import { DEFAULT_WORLD_MODEL_ARGS, type WorldModelArgs } from '../session/worldModelOptions.ts';
 import { PRESET_NAMES, type PresetName } from '../worldmodel/worldModelConfig.ts';
 import { parseCamera, parsePoints } from './sim.ts';
+import { parseTopicMapArg } from './topicMapArg.ts';
 import { UsageError } from './usageError.ts';
 
 export type { RobotSpec };
@@ -51,16 +54,25 @@ export function parseStartArgs(args: string[]): StartArgs {
       'replay-ratio': { type: 'string' },
       review: { type: 'string' },
       rescore: { type: 'boolean', default: false },
+      'topic-map': { type: 'string' },
       'points-topic': { type: 'string' },
       urdf: { type: 'string' },
+      'xacro-arg': { type: 'string', multiple: true },
+      'ros-package': { type: 'string', multiple: true },
       'watchdog-ms': { type: 'string', default: String(DEFAULT_WATCHDOG_MS) },
+      'memory-budget-mib': { type: 'string' },
       'command-stamp': { type: 'string', default: DEFAULT_COMMAND_STAMP.stamp },
       'command-frame-id': { type: 'string', default: DEFAULT_COMMAND_STAMP.frameId },
+      ca: { type: 'string' },
     },
   });
   if (values.review !== undefined && values.robot !== undefined) throw new UsageError('review mode plays a log instead of a robot: --robot does not apply');
   if (values.review === '') throw new UsageError('review needs the path of an MCAP log');
   if (values.rescore && values.review === undefined) throw new UsageError('--rescore re-scores a log in review mode: reins review FILE --rescore');
+  if (values['topic-map'] !== undefined && values.review === undefined)
+    throw new UsageError(
+      "--topic-map chooses a log's topics in review mode (reins review FILE --topic-map JSON|FILE); a robot's are chosen in the Connect-robot dialog",
+    );
   if (values.rescore && values['no-memory']) throw new UsageError('--rescore writes re-scored rows to memory: it cannot go with --no-memory');
   if (values.recordings !== undefined && values['no-record']) throw new UsageError('--recordings and --no-record contradict each other');
   if (values.memory !== undefined && values['no-memory']) throw new UsageError('--memory and --no-memory contradict each other');
@@ -96,12 +108,49 @@ export function parseStartArgs(args: string[]): StartArgs {
     worldModel,
     review: values.review === undefined ? undefined : resolve(values.review),
     rescore: values.rescore ?? false,
+    ...(values['topic-map'] === undefined ? {} : { reviewTopics: parseTopicMapArg(values['topic-map']) }),
     pointsTopic: pointsTopic(values['points-topic']),
     // Absolute, so it means the same to the desktop shell's core process whatever its working folder.
     urdf: values.urdf === undefined ? undefined : resolve(values.urdf),
+    xacro: xacroInputs(values['xacro-arg'] ?? [], values['ros-package'] ?? []),
     watchdogMs: watchdogMs(values['watchdog-ms']),
+    memoryBudgetMib: memoryBudgetMib(values['memory-budget-mib']),
     command: commandStamp(values['command-stamp'], values['command-frame-id']),
+    ca: caOption(values.ca),
   };
+}
+
+/** `--ca FILE`: read now, so a missing or bad file is refused before anything starts; the path is kept for the desktop shell's core. */
+export function caOption(path: string | undefined): { path: string; pem: string } | undefined {
+  if (path === undefined) return undefined;
+  try {
+    return { path: resolve(path), pem: readCaFile(path) };
+  } catch (error) {
+    if (error instanceof CaFileError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** `--ca` only means something for a robot reached over a WebSocket (wss://). */
+export function checkCaApplies(robot: RobotSpec, ca: unknown): void {
+  if (ca !== undefined && robot.kind !== 'websocket' && robot.kind !== 'foxglove')
+    throw new UsageError('--ca applies to a robot reached over wss:// (a rosbridge or foxglove_bridge with TLS), not to this one');
+}
+
+/** `--xacro-arg NAME:=VALUE` (as `xacro` takes them) and `--ros-package NAME=DIR` (absolute), each repeatable. */
+function xacroInputs(args: readonly string[], packages: readonly string[]): XacroInputs {
+  const parsed: XacroInputs = { args: {}, packages: {} };
+  for (const text of args) {
+    const match = /^([A-Za-z_][\w-]*):=(.*)$/.exec(text);
+    if (!match) throw new UsageError(`--xacro-arg takes NAME:=VALUE, got "${text}"`);
+    (parsed.args as Record<string, string>)[match[1]!] = match[2]!;
+  }
+  for (const text of packages) {
+    const match = /^([A-Za-z][\w-]*)=(.+)$/.exec(text);
+    if (!match) throw new UsageError(`--ros-package takes NAME=DIR (the package's folder), got "${text}"`);
+    (parsed.packages as Record<string, string>)[match[1]!] = resolve(match[2]!);
+  }
+  return parsed;
 }
 
 /** DESIGN §2: a lapse of 300 ms stops the robot. A slow remote cockpit may need longer; never over 3 s. */
@@ -113,6 +162,18 @@ function watchdogMs(text: string | undefined): number {
   if (!(Number.isInteger(ms) && ms >= 100 && ms <= MAX_WATCHDOG_MS))
     throw new UsageError(`--watchdog-ms must be a whole number from 100 to ${MAX_WATCHDOG_MS}, got "${text}"`);
   return ms;
+}
+
+/** The core's resident memory budget: below 256 MiB the encoders and learners alone would sit over it. */
+const MIN_MEMORY_BUDGET_MIB = 256;
+const MAX_MEMORY_BUDGET_MIB = 1024 * 1024;
+
+function memoryBudgetMib(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const mib = Number(text);
+  if (!(/^\d+$/.test(text) && mib >= MIN_MEMORY_BUDGET_MIB && mib <= MAX_MEMORY_BUDGET_MIB))
+    throw new UsageError(`--memory-budget-mib must be a whole number of MiB from ${MIN_MEMORY_BUDGET_MIB} to ${MAX_MEMORY_BUDGET_MIB}, got "${text}"`);
+  return mib;
 }
 
 /** A TwistStamped command's stamp (zero or the robot's clock, never the cockpit's) and frame. */
@@ -171,6 +232,8 @@ export interface ProbeArgs {
   robot: string;
   seconds: number;
   json: boolean;
+  /** `--ca FILE`: the PEM certificate authorities for a wss:// robot. */
+  ca?: { path: string; pem: string };
 }
 
 export function parseProbeArgs(args: string[]): ProbeArgs {
@@ -178,12 +241,14 @@ export function parseProbeArgs(args: string[]): ProbeArgs {
     args,
     strict: true,
     allowPositionals: true,
-    options: { seconds: { type: 'string', default: '5' }, json: { type: 'boolean', default: false } },
+    options: { seconds: { type: 'string', default: '5' }, json: { type: 'boolean', default: false }, ca: { type: 'string' } },
   });
   if (positionals.length !== 1) throw new UsageError('reins probe takes exactly one ROBOT');
+  const ca = caOption(values.ca);
+  checkCaApplies(parseRobotSpec(positionals[0]), ca);
   const seconds = Number(values.seconds);
   if (!(seconds > 0 && seconds <= 600)) throw new UsageError(`--seconds must be above 0 and at most 600, got "${values.seconds}"`);
-  return { robot: positionals[0]!, seconds, json: values.json ?? false };
+  return { robot: positionals[0]!, seconds, json: values.json ?? false, ...(ca === undefined ? {} : { ca }) };
 }
 
 export interface BenchArgs {
@@ -194,7 +259,11 @@ export interface BenchArgs {
   encoderThreads: number | undefined;
   /** `reins bench learning`'s selection; each field undefined for the default matrix's. */
   learning: LearningSelection;
+  /** `reins bench memory`: `--rows N` (the table's size; undefined: 1M) and `--under-load also|only|off` (undefined: also). */
+  memory: { rows: number | undefined; underLoad: (typeof UNDER_LOAD_MODES)[number] | undefined };
 }
+
+export const UNDER_LOAD_MODES = ['also', 'only', 'off'] as const;
 
 export interface LearningSelection {
   methods: string[] | undefined;
@@ -239,6 +308,8 @@ export function parseBenchArgs(args: string[]): BenchArgs {
       sequence: { type: 'string' },
       save: { type: 'string' },
       from: { type: 'string' },
+      rows: { type: 'string' },
+      'under-load': { type: 'string' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('reins bench takes exactly one SUITE');
@@ -249,6 +320,11 @@ export function parseBenchArgs(args: string[]): BenchArgs {
   }
   if (suite !== 'critic' && (values.save !== undefined || values.from !== undefined))
     throw new UsageError('--save and --from apply only to reins bench critic');
+  if (suite !== 'memory' && (values.rows !== undefined || values['under-load'] !== undefined))
+    throw new UsageError('--rows and --under-load apply only to reins bench memory');
+  const underLoad = values['under-load'];
+  if (underLoad !== undefined && !(UNDER_LOAD_MODES as readonly string[]).includes(underLoad))
+    throw new UsageError(`--under-load must be one of ${UNDER_LOAD_MODES.join(', ')}, got "${underLoad}"`);
   return {
     suite,
     jsonPath: values.json,
@@ -266,6 +342,7 @@ export function parseBenchArgs(args: string[]): BenchArgs {
       saveTo: values.save,
       readFrom: values.from,
     },
+    memory: { rows: oneWholeNumber('--rows', values.rows), underLoad: underLoad as BenchArgs['memory']['underLoad'] },
   };
 }
 

@@ -21,8 +21,13 @@ const USAGE = `Usage:
               [--recordings DIR | --no-record]    session MCAP logs (default $XDG_DATA_HOME/reins/recordings, 20 GiB quota)
               [--memory URI | --no-memory]        LanceDB memory of every tick (default $XDG_DATA_HOME/reins/memory)
               [--watchdog-ms 300]                 stop the robot after this long without the cockpit's heartbeat (100–3000)
+              [--memory-budget-mib 1536]          the core's resident memory budget: above 90 % learning pauses until under 80 %
               [--points-topic /points]            the point cloud the 3D view shows (default /points, else the first PointCloud2)
-              [--urdf FILE]                       the robot's model in the 3D view (default: the robot's /robot_description topic)
+              [--urdf FILE]                       the robot's model in the 3D view (default: the robot's /robot_description topic,
+                                                  else robot_state_publisher's parameter); a .xacro is expanded, with
+              [--xacro-arg NAME:=VALUE]...        its arguments and
+              [--ros-package NAME=DIR]...         the folders of the packages its $(find NAME) names (default: the package it
+                                                  sits in, AMENT_PREFIX_PATH, ROS_PACKAGE_PATH)
               [--command-stamp zero|robot] [--command-frame-id base_link]
                                                   a TwistStamped command topic's stamp: zero (the controller's now) or the robot's clock
               [--world-model wm-xs | --no-world-model] [--replay-ratio 64]
@@ -33,8 +38,10 @@ const USAGE = `Usage:
             [--command-type twist|twist-stamped]   what /cmd_vel takes (twist-stamped: ROS 2 Jazzy's rules, a stamp 0.5 s old is dropped)
             [--clock-ahead-s 0]                    the robot's clock runs this many seconds ahead of the wall clock
             [--foxglove-port 8765] [--foxglove-legacy]  also serve it as foxglove_bridge 3.x (foxglove.sdk.v1; legacy: foxglove.websocket.v1 only)
+            [--no-robot-description-topic]         the model only as robot_state_publisher's robot_description parameter
   reins probe ROBOT [--seconds 5] [--json]   ROBOT: sim | ws://HOST:PORT | foxglove://HOST:PORT | serial:/dev/PATH?baud=N
   reins review FILE [--rescore] [--memory URI | --no-memory] [--world-model wm-xs | --no-world-model]
+              [--topic-map JSON|FILE]     the log's topics for the roles, as '{"camera": "/front/image", "odom": "/wheel_odom"}'
               [--headless] [--port 8787] [--host 127.0.0.1] [--token T] [--encoders PATH] [--urdf FILE]
                                        plays a recorded session (FILE: an MCAP log, Reins' or ros2 bag's, or a ROS 1 .bag)
                                        through the pipeline (0.25×–8×, seek), its markers and
@@ -45,6 +52,7 @@ const USAGE = `Usage:
                                        suites: tick, perception, memory, memory-upkeep, worldmodel, learning, sim, bridge, ui, recording (--encoders*: tick, perception, memory, learning)
                                        learning: [--methods reins,bc,none] [--task reach,dock,corridor] [--operator realistic,expert] [--seeds 1,2]
                                                  [--budgets 5,10,20] [--jobs N (default: the cores)] [--no-world-model]
+                                       memory: [--rows 1000000] [--under-load also|only|off]  (only: the searches beside a running soak core alone)
 ${SOAK_USAGE}
 ${SETUP_USAGE}
   reins help`;

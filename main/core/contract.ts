@@ -204,6 +204,8 @@ export const OpenMomentRequest = z.strictObject({
   file: z.string().min(1).max(MAX_REVIEW_PATH_CHARS),
   atMs: z.number().finite(),
 });
+/** Feeds the review loop's roles from these topics of the log (the others found by name, then by type); a topic that does not fit is refused in words. */
+export const SetReviewTopicsRequest = z.strictObject({ type: z.literal('set-review-topics'), id: requestId, topics: RobotTopicsInput.omit({ command: true }) });
 
 // ── Plots of any field: a topic and a field path, such as /odom.twist.twist.linear.x ────────────────
 
@@ -327,6 +329,7 @@ export const Request = z.discriminatedUnion('type', [
   ReplaySeekRequest,
   ReplaySpeedRequest,
   OpenMomentRequest,
+  SetReviewTopicsRequest,
   SetPlotsRequest,
   SetSceneRequest,
 ]);
@@ -545,6 +548,14 @@ export const ReviewStatus = z.object({
   problems: z.array(z.string()),
   /** The replay writes re-scored memory rows (an explicit option); off by default. */
   rescoring: z.boolean(),
+  /** Which of the log's topics feeds each of the loop's roles. */
+  topics: z.object({ camera: z.string(), scan: z.string(), joints: z.string(), imu: z.string(), odom: z.string() }).optional(),
+  /** The log's topics that could feed each role (by type), for the operator to choose from. */
+  topicChoices: z
+    .object({ camera: z.array(z.string()), scan: z.array(z.string()), joints: z.array(z.string()), imu: z.array(z.string()), odom: z.array(z.string()) })
+    .optional(),
+  /** A log being opened that has no usable summary, read through to index it: its name and the fraction read. */
+  indexing: z.object({ fileName: z.string(), fraction: z.number().min(0).max(1) }).optional(),
 });
 export type ReviewStatus = z.infer<typeof ReviewStatus>;
 
@@ -697,7 +708,76 @@ export type SceneEvent = z.infer<typeof SceneEvent>;
 export const SceneRobotEvent = z.object({ type: z.literal('scene-robot'), revision: z.number().int().nonnegative(), source: z.string(), urdf: z.string() });
 export type SceneRobotEvent = z.infer<typeof SceneRobotEvent>;
 
-export const Event = z.discriminatedUnion('type', [HelloEvent, StateEvent, ErrorEvent, AckEvent, PlotStatusEvent, SceneEvent, SceneRobotEvent]);
+/** The most markers (a path counts as one) the scene keeps at once, over all topics; more are refused, said in words. */
+export const MAX_SCENE_MARKERS = 2000;
+/** The most points the scene's paths and markers hold together; a marker that would pass it is refused, said in words. */
+export const MAX_SCENE_POINTS = 50_000;
+
+/** What a path or a marker is drawn as: a path, or a visualization_msgs/Marker type. */
+export const SceneShapeKind = z.enum([
+  'path',
+  'arrow',
+  'cube',
+  'sphere',
+  'cylinder',
+  'line-strip',
+  'line-list',
+  'cube-list',
+  'sphere-list',
+  'points',
+  'triangle-list',
+  'text',
+]);
+export type SceneShapeKind = z.infer<typeof SceneShapeKind>;
+
+/** One path (nav_msgs/Path) or marker (visualization_msgs/Marker) as the 3D view draws it, checked by the core. */
+export const SceneShape = z.object({
+  /** Its identity: the topic for a path (`/plan`), topic, namespace and id for a marker (`/markers goal/0`). */
+  key: z.string(),
+  /** Bumped whenever what is drawn changes: the view rebuilds a shape only then. */
+  version: z.number().int().nonnegative(),
+  kind: SceneShapeKind,
+  /**
+   * The TF frame it hangs on: its own for a path and a frame-locked marker; for any other marker the
+   * root of its frame's tree when it came, so that it stays where it was put (rviz's rule).
+   */
+  frame: z.string(),
+  /** Its pose in that frame. */
+  pose: ScenePose,
+  /**
+   * Metres, as the Marker message means them: a box's, sphere's or cylinder's size; a line's width (x);
+   * an arrow's length, width and height (with two points: shaft and head diameter, head length); a
+   * point's width (x); a text's height (z).
+   */
+  scale: z.tuple([z.number(), z.number(), z.number()]),
+  /** Red, green, blue, alpha, 0–1. */
+  colour: z.tuple([z.number(), z.number(), z.number(), z.number()]),
+  /** x, y, z per point in the pose's frame: a path's positions, a line's or a list's points, an arrow's start and end. */
+  pointsM: z.array(z.number()).optional(),
+  /** Red, green, blue, alpha per point, where the marker gives a colour per point. */
+  colours: z.array(z.number()).optional(),
+  text: z.string().optional(),
+});
+export type SceneShape = z.infer<typeof SceneShape>;
+
+/**
+ * The robot's planned paths and markers, whenever they change (at most once per scene event): every
+ * shape the view should draw now. Shapes that cannot be placed in this connection's fixed frame are
+ * sent too; the scene event's problems say why they are not drawn.
+ */
+export const SceneDrawingsEvent = z.object({ type: z.literal('scene-drawings'), revision: z.number().int().nonnegative(), shapes: z.array(SceneShape) });
+export type SceneDrawingsEvent = z.infer<typeof SceneDrawingsEvent>;
+
+export const Event = z.discriminatedUnion('type', [
+  HelloEvent,
+  StateEvent,
+  ErrorEvent,
+  AckEvent,
+  PlotStatusEvent,
+  SceneEvent,
+  SceneRobotEvent,
+  SceneDrawingsEvent,
+]);
 export type Event = z.infer<typeof Event>;
 
 // ── HTTP responses ────────────────────────────────────────────────────────────────────────────────
@@ -724,6 +804,8 @@ export const Paths = {
   plotFields: '/api/plot/fields',
   /** GET ?path=/topic.field: that field over the whole log under review (ReviewPlotResponse). */
   reviewPlot: '/api/review/plot',
+  /** GET ?uri=package://PKG/FILE: a file the robot serves (a mesh of its model), as bytes; 501 where the link cannot fetch files. */
+  robotAsset: '/api/robot-asset',
 } as const;
 
 /** The topics one can plot from, and the paths of their numeric fields (where the topic's type is known). */

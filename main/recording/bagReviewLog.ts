@@ -5,10 +5,12 @@
 // libraries). The chunks are read as the blocks of an MCAP log are (logBlocks.ts): in log-time order
 // however they overlap, each on its own, so a chunk that does not decompress costs only its own
 // messages. Each connection's messages decode with the definition it carries (types named `pkg/Type`).
+// A bag whose index is damaged or missing is re-indexed by walking its chunks (bagReindex.ts).
 import { open, type FileHandle } from 'node:fs/promises';
 import { Bag } from '@foxglove/rosbag';
 import { MessageReader } from '@foxglove/rosmsg-serialization';
 import type { McapTypes } from '@mcap/core';
+import { adoptIndex, reindexBag } from './bagReindex.ts';
 import { supportDecompressors } from './chunkCompression.ts';
 import { readBytes, type LogBlock } from './logBlocks.ts';
 import { damageReason } from './logScan.ts';
@@ -32,9 +34,18 @@ export async function openBagReviewLog(path: string): Promise<BagReviewLog> {
     try {
       await bag.open();
     } catch (error) {
-      throw new Error(
-        `its index cannot be read (${indexProblem(bag, sizeBytes, error)}): the bag may be cut short or still being recorded (\`rosbag reindex\` repairs it)`,
+      const why = indexProblem(bag, sizeBytes, error);
+      // As `rosbag reindex` does: the chunks are found by walking the file, each with its connections and times.
+      const reindexed = await reindexBag((offset, length) => readBytes(handle, offset, length), sizeBytes, decompress, bag.header?.indexPosition).catch(
+        () => undefined,
       );
+      if (reindexed === undefined || reindexed.chunkInfos.length === 0)
+        throw new Error(
+          `its index cannot be read (${why}), nor any chunk found by reading it through: the bag may be cut short or still being recorded (\`rosbag reindex\` repairs it)`,
+        );
+      adoptIndex(bag, reindexed);
+      const said = `its index cannot be read (${why}): it was re-indexed by reading its ${reindexed.chunkInfos.length} chunks through, as \`rosbag reindex\` would (which repairs the file)`;
+      return new BagReviewLog(path, handle, bag, decompress, { problems: [said, ...reindexed.problems], endOfChunks: reindexed.endOfChunks });
     }
     return new BagReviewLog(path, handle, bag, decompress);
   } catch (error) {
@@ -65,9 +76,11 @@ export class BagReviewLog extends BlockReviewLog {
     handle: FileHandle,
     private readonly bag: Bag,
     private readonly decompress: Decompress,
+    /** A bag re-indexed by walking it: what that found, and where its chunks end. */
+    reindexed: { problems: string[]; endOfChunks: number } | undefined = undefined,
   ) {
     // The bag's chunks as blocks: a chunk record and the index records after it.
-    const indexAt = bag.header?.indexPosition ?? 0;
+    const indexAt = reindexed?.endOfChunks ?? bag.header?.indexPosition ?? 0;
     const blocks = bag.chunkInfos.map((info, index): LogBlock => ({
       offset: info.chunkPosition,
       length: (bag.chunkInfos[index + 1]?.chunkPosition ?? indexAt) - info.chunkPosition,
@@ -76,7 +89,7 @@ export class BagReviewLog extends BlockReviewLog {
       channelIds: new Set(info.connections.map((connection) => connection.conn)),
       chunkNumber: index + 1,
     }));
-    super(path, handle, blocks, []);
+    super(path, handle, blocks, [...(reindexed?.problems ?? [])]);
     for (const [index, block] of blocks.entries()) this.chunkOf.set(block, bag.chunkInfos[index]!);
     const counts = new Map<number, number>();
     for (const info of bag.chunkInfos) for (const { conn, count } of info.connections) counts.set(conn, (counts.get(conn) ?? 0) + count);

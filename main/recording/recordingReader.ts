@@ -4,7 +4,7 @@
 // it can of those), and a channel it cannot decode fails the read. Through the official indexed
 // reader when the summary locates every message; a log without a summary, or whose summary does not
 // say where its messages are (unchunked, or no chunk index), is read through once on opening to find
-// them. Decodes `ros1`, `cdr` (ROS 2: ros2msg and ros2idl schemas) and `json` messages.
+// them. Decodes `ros1`, `cdr` (ROS 2: ros2msg and ros2idl schemas), `json` and `protobuf` messages.
 import { open, type FileHandle } from 'node:fs/promises';
 import { McapIndexedReader, type McapTypes } from '@mcap/core';
 import { MessageReader } from '@foxglove/rosmsg-serialization';
@@ -12,6 +12,7 @@ import { DECOMPRESS_HANDLERS, decompressorsReady } from './chunkCompression.ts';
 import { definitionRecords, latestMessage, messagesInOrder, readBlockMessages, type LogBlock, type LogDefinitions } from './logBlocks.ts';
 import { scanLog, summaryLocatesMessages } from './logScan.ts';
 import { msFromNs, nsFromMs } from './logTimes.ts';
+import { protobufDecoder } from './protobufDecoding.ts';
 import { cdrDecoder, isRos2Schema } from './ros2Decoding.ts';
 import { parsedDefinitions } from './rosSchemas.ts';
 
@@ -36,7 +37,7 @@ export interface TimeRange {
 
 const textDecoder = new TextDecoder();
 
-/** How a channel's messages decode: ROS 1 or ROS 2 (CDR) binary with its schema, or JSON; anything else is refused. */
+/** How a channel's messages decode: ROS 1 or ROS 2 (CDR) binary with its schema, JSON, or protobuf with its FileDescriptorSet; anything else is refused. */
 export function messageDecoder(channel: McapTypes.Channel, schema: McapTypes.Schema | undefined): (data: Uint8Array) => unknown {
   if (channel.messageEncoding === 'ros1' && schema?.encoding === 'ros1msg') {
     const reader = new MessageReader(parsedDefinitions(textDecoder.decode(schema.data)));
@@ -44,6 +45,7 @@ export function messageDecoder(channel: McapTypes.Channel, schema: McapTypes.Sch
   }
   if (channel.messageEncoding === 'cdr' && isRos2Schema(schema)) return cdrDecoder(schema);
   if (channel.messageEncoding === 'json') return (data) => JSON.parse(textDecoder.decode(data)) as unknown;
+  if (channel.messageEncoding === 'protobuf' && schema?.encoding === 'protobuf') return protobufDecoder(schema);
   throw new Error(`${channel.topic}: unknown message encoding "${channel.messageEncoding}"`);
 }
 
@@ -96,7 +98,7 @@ export class RecordingReader {
       }
       if (mcap !== undefined && summaryLocatesMessages(mcap))
         return new RecordingReader(handle, mcap, { schemas: mcap.schemasById, channels: mcap.channelsById }, { by: 'summary', mcap });
-      const scanned = await scanLog(handle, (await handle.stat()).size);
+      const scanned = await scanLog(handle, (await handle.stat()).size, { openEveryChunk: true });
       if (scanned.problems.length > 0) {
         const summary = summaryError === undefined ? '' : ` (its summary: ${summaryError.message.replace(/ \[library=.*\]$/, '')})`;
         throw new Error(`${path} is not a whole MCAP log${summary}: ${scanned.problems.join('; ')}`);

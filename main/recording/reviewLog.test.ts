@@ -160,10 +160,10 @@ describe('openReviewLog', () => {
     const handle = await open(path, 'w');
     const writer = new McapWriter({ writable: new FileWritable(handle) });
     await writer.start({ profile: '', library: 'another tool' });
-    const protobuf = await writer.registerChannel({
+    const flatbuffer = await writer.registerChannel({
       topic: '/foo',
-      schemaId: await writer.registerSchema({ name: 'foo.Bar', encoding: 'protobuf', data: new Uint8Array([1, 2]) }),
-      messageEncoding: 'protobuf',
+      schemaId: await writer.registerSchema({ name: 'foo.Bar', encoding: 'flatbuffer', data: new Uint8Array([1, 2]) }),
+      messageEncoding: 'flatbuffer',
       metadata: new Map(),
     });
     const ros2 = await writer.registerChannel({
@@ -175,7 +175,7 @@ describe('openReviewLog', () => {
     const json = await writer.registerChannel({ topic: '/notes', schemaId: 0, messageEncoding: 'json', metadata: new Map() });
     for (let i = 0; i < 5; i++) {
       const logTime = BigInt(T0_MS + i * 10) * 1_000_000n;
-      for (const channelId of [protobuf, ros2, json])
+      for (const channelId of [flatbuffer, ros2, json])
         await writer.addMessage({ channelId, sequence: i, logTime, publishTime: logTime, data: new TextEncoder().encode(JSON.stringify({ i })) });
     }
     await writer.end();
@@ -184,7 +184,7 @@ describe('openReviewLog', () => {
     const log = await openReviewLog(path);
     try {
       expect(log.summary.topics.map((t) => [t.topic, t.messageEncoding, t.messageCount])).toEqual([
-        ['/foo', 'protobuf', 5],
+        ['/foo', 'flatbuffer', 5],
         ['/tf', 'ros1', 5],
         ['/notes', 'json', 5],
       ]);
@@ -192,7 +192,7 @@ describe('openReviewLog', () => {
       expect(messages.map((m) => [m.topic, m.value])).toEqual(Array.from({ length: 5 }, (_, i) => ['/notes', { i }]));
       expect(await log.latestAt('/foo', T0_MS + 100)).toBeUndefined();
       expect(log.problems).toEqual([
-        'topic /foo uses message encoding "protobuf", which Reins cannot decode: its 5 messages are listed but not shown',
+        'topic /foo uses message encoding "flatbuffer", which Reins cannot decode: its 5 messages are listed but not shown',
         'topic /tf uses schema encoding "ros2msg", which Reins cannot decode: its 5 messages are listed but not shown',
       ]);
     } finally {
@@ -235,18 +235,18 @@ describe('openReviewLog', () => {
         await log.close();
       }
 
-      // The same damage in a crashed log (no summary) is found while reading it through.
+      // The same damage in a crashed log (no summary): indexed from its message indexes, the chunk is found damaged when read.
       const crashedPath = join(folder, `crashed-${damaged}.mcap`);
       await writeFile(crashedPath, flipped.subarray(0, Number(reference.chunks.at(-1)!.chunkStartOffset)));
       const crashed = await openReviewLog(crashedPath);
       try {
+        const beforeLastChunk = reference.chunks.at(-1)!.messageStartTime;
+        expect(await all(crashed)).toEqual(reference.messages.filter((m) => !inChunk(m) && m.logTimeNs < beforeLastChunk));
         expect(crashed.problems).toContainEqual(
           expect.stringMatching(
             new RegExp(`^chunk ${damaged + 1} \\(.*\\) (fails its CRC check|cannot be decompressed|is damaged .*): its ${lost.length} messages are skipped$`),
           ),
         );
-        const beforeLastChunk = reference.chunks.at(-1)!.messageStartTime;
-        expect(await all(crashed)).toEqual(reference.messages.filter((m) => !inChunk(m) && m.logTimeNs < beforeLastChunk));
       } finally {
         await crashed.close();
       }

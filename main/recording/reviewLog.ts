@@ -21,6 +21,8 @@ import {
 } from './logBlocks.ts';
 import { damageReason, scanLog, summaryLocatesMessages } from './logScan.ts';
 import { formatLogTime, msFromNs, nsFromMs } from './logTimes.ts';
+import { RecentBlocks } from './recentBlocks.ts';
+import { UnreadableSchemaError } from './protobufDecoding.ts';
 import { ConcurrentFileReadable, messageDecoder, type RecordedMessage, type TimeRange } from './recordingReader.ts';
 
 export interface ReviewLogOptions {
@@ -121,6 +123,8 @@ export abstract class BlockReviewLog implements ReviewableLog {
   /** Blocks found damaged on reading: skipped from then on. */
   private readonly damaged = new Set<LogBlock>();
   private readonly reported = new Set<string>();
+  /** The blocks read last: a seek reads each stream's latest message from the same few. */
+  private readonly recent = new RecentBlocks();
 
   protected constructor(
     readonly path: string,
@@ -180,6 +184,7 @@ export abstract class BlockReviewLog implements ReviewableLog {
   }
 
   async close(): Promise<void> {
+    this.recent.clear();
     await this.handle.close();
   }
 
@@ -198,7 +203,7 @@ export abstract class BlockReviewLog implements ReviewableLog {
   private async readBlock(block: LogBlock): Promise<McapTypes.Message[]> {
     if (this.damaged.has(block)) return [];
     try {
-      return await this.readMessages(block);
+      return await this.recent.get(block, (unread) => this.readMessages(unread));
     } catch (error) {
       this.damaged.add(block);
       // Two reads may find the same damage at once (a replay playing while a frame is looked up).
@@ -326,11 +331,15 @@ export class ReviewLog extends BlockReviewLog {
         decoder = messageDecoder(channel, schema);
       } catch (error) {
         const count = this.contents.messageCounts.get(channelId) ?? 0;
-        const encoding = ['ros1', 'cdr', 'json'].includes(channel.messageEncoding)
+        const encoding = ['ros1', 'cdr', 'json', 'protobuf'].includes(channel.messageEncoding)
           ? `schema encoding "${schema?.encoding ?? 'none'}"`
           : `message encoding "${channel.messageEncoding}"`;
         const why = (error as Error).message.startsWith(`${channel.topic}: unknown message encoding`) ? '' : ` (${(error as Error).message})`;
-        this.problemList.push(`topic ${channel.topic} uses ${encoding}, which Reins cannot decode${why}: its ${count} messages are listed but not shown`);
+        const unreadable =
+          error instanceof UnreadableSchemaError
+            ? `topic ${channel.topic}: ${error.message}`
+            : `topic ${channel.topic} uses ${encoding}, which Reins cannot decode${why}`;
+        this.problemList.push(`${unreadable}: its ${count} messages are listed but not shown`);
       }
     }
     this.decoders.set(channelId, decoder);

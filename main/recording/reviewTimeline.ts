@@ -37,6 +37,8 @@ export interface TimelineOptions {
 export const DEFAULT_TIMELINE_OPTIONS: Readonly<TimelineOptions> = Object.freeze({ surpriseRatioThreshold: 3, surpriseMergeMs: 2000, maxSeriesPoints: 2000 });
 
 const ODOMETRY_SCHEMAS = new Set(['nav_msgs/Odometry', 'nav_msgs/msg/Odometry']);
+/** A log of another tool has no command events: its robot's command topic is what was commanded. */
+const COMMAND_SCHEMAS = new Set(['geometry_msgs/Twist', 'geometry_msgs/msg/Twist', 'geometry_msgs/TwistStamped', 'geometry_msgs/msg/TwistStamped']);
 
 interface Point {
   t: number;
@@ -47,6 +49,12 @@ export async function buildTimeline(source: TimelineSource, options: Partial<Tim
   const settings = { ...DEFAULT_TIMELINE_OPTIONS, ...options };
   const odometry = source.channels.find((channel) => ODOMETRY_SCHEMAS.has(channel.schemaName))?.topic;
   const present = new Set(source.channels.map((channel) => channel.topic));
+  const commandTopic = present.has(COMMAND_SENT_CHANNEL.topic)
+    ? undefined
+    : (
+        source.channels.find((channel) => channel.topic === '/cmd_vel' && COMMAND_SCHEMAS.has(channel.schemaName)) ??
+        source.channels.find((channel) => COMMAND_SCHEMAS.has(channel.schemaName))
+      )?.topic;
   const topics = [
     FEEDBACK_CHANNEL.topic,
     TICK_CHANNEL.topic,
@@ -55,6 +63,7 @@ export async function buildTimeline(source: TimelineSource, options: Partial<Tim
     OPERATOR_INPUT_CHANNEL.topic,
     COMMAND_SENT_CHANNEL.topic,
     ...(odometry ? [odometry] : []),
+    ...(commandTopic ? [commandTopic] : []),
   ].filter((topic) => present.has(topic));
   const markers: ReviewMarker[] = [];
   const feedback: Array<{ row: FeedbackEvent; logTimeMs: number }> = [];
@@ -117,6 +126,11 @@ export async function buildTimeline(source: TimelineSource, options: Partial<Tim
           if (sent.driver !== 'idle' && Number.isFinite(sent.command?.linearMps)) commanded.push({ t, v: sent.command.linearMps });
           break;
         }
+        case commandTopic: {
+          const linear = readCommandedSpeed(value);
+          if (linear !== undefined) commanded.push({ t, v: linear });
+          break;
+        }
         default: {
           const linear = readOdometrySpeed(value);
           if (linear !== undefined) speed.push({ t, v: linear });
@@ -169,6 +183,13 @@ function feedbackMarkers(feedback: readonly { row: FeedbackEvent; logTimeMs: num
     }
   }
   return markers;
+}
+
+/** linear.x of a Twist, or of a TwistStamped's twist. */
+function readCommandedSpeed(value: unknown): number | undefined {
+  const twist = value as { linear?: { x?: unknown }; twist?: { linear?: { x?: unknown } } };
+  const linear = (twist?.twist ?? twist)?.linear?.x;
+  return typeof linear === 'number' && Number.isFinite(linear) ? linear : undefined;
 }
 
 function readOdometrySpeed(value: unknown): number | undefined {

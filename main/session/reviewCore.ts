@@ -4,6 +4,7 @@
 // default it writes no memory, trains nothing and sends no command: the replay link cannot send,
 // the cockpit refuses driving, and no learner or recorder is started. `--rescore` is the one
 // explicit exception: memory rows for the replayed ticks, scored by the current models.
+import { basename } from 'node:path';
 import { defaultRecordingFolder } from '../recording/recordingLocation.ts';
 import type { Logger } from 'pino';
 import { CockpitService } from '../api/cockpitService.ts';
@@ -19,7 +20,8 @@ import type { Perception } from '../core/perception.ts';
 import { openReviewFile } from '../recording/reviewFile.ts';
 import type { StartArgs } from './startArgs.ts';
 import { StartupError } from './startupError.ts';
-import { ReviewSession, type ReviewLog } from './reviewSession.ts';
+import { ReviewSession, type OpenReviewLog, type ReviewLog } from './reviewSession.ts';
+import { reviewTopicMap } from './reviewTopics.ts';
 import { closeInOrder } from './closeInOrder.ts';
 import { loadEncoders } from './encoders.ts';
 import { createControlLoop } from './loopWiring.ts';
@@ -40,15 +42,20 @@ export interface ReviewCore {
 /** `robotModelFile`: the robot's model from `--urdf FILE` (read at start), shown instead of the log's robot_description. */
 export async function openReviewCore(args: StartArgs, file: string, log: Logger, options: { robotModelFile?: RobotModelFile } = {}): Promise<ReviewCore> {
   const perception = await loadEncoders(args, log);
-  const openLog = (path: string): Promise<ReviewLog> => openReviewFile(path);
+  const openLog: OpenReviewLog = (path, options) => openReviewFile(path, options);
   let first: ReviewLog;
   try {
-    first = await openLog(file);
+    first = await openLog(file, { onProgress: indexingProgress(file, log) });
   } catch (error) {
     throw new StartupError(`cannot review ${file}: ${(error as Error).message}`);
   }
   for (const problem of first.problems) log.warn({ file }, problem);
-  const { replay, topics } = ReviewSession.replayOf(first);
+  const chosen = reviewTopicMap(first, args.reviewTopics);
+  if (!chosen.ok) {
+    await first.close();
+    throw new StartupError(`--topic-map does not fit ${basename(first.path)}: ${chosen.message}`);
+  }
+  const { replay, topics } = ReviewSession.replayOf(first, args.reviewTopics);
   const link = new SwitchableLink(replay, undefined, topics);
   const worldModel = await loadReviewWorldModel(args.worldModel, perception, log);
   // The policy is never asked to drive (nothing is sent); it is there because the loop is the live one.
@@ -66,6 +73,8 @@ export async function openReviewCore(args: StartArgs, file: string, log: Logger,
     ...(memory ? { memory } : {}),
     recordingFolders: [args.stores.recordings ?? defaultRecordingFolder()],
     onProblem: (message) => log.warn(message),
+    ...(args.reviewTopics ? { topicChoice: args.reviewTopics } : {}),
+    rescoring: args.rescore && memory !== undefined,
   });
   const rescoring = args.rescore && memory ? rescore(loop, review, memory, perception, log) : undefined;
   const cockpit = new CockpitService(link, loop, Date.now, {
@@ -91,6 +100,17 @@ export async function openReviewCore(args: StartArgs, file: string, log: Logger,
         ],
         log,
       ),
+  };
+}
+
+/** Logs how far a log without a usable summary is indexed, every tenth (the cockpit is not served until it opens). */
+function indexingProgress(file: string, log: Pick<Logger, 'info'>): (fraction: number) => void {
+  let tenthsLogged = 0;
+  return (fraction) => {
+    const tenths = Math.floor(fraction * 10);
+    if (tenths <= tenthsLogged) return;
+    tenthsLogged = tenths;
+    log.info({ file: basename(file), percent: tenths * 10 }, 'indexing a log without a summary');
   };
 }
 

@@ -9,7 +9,7 @@ import type { ReviewStatus, ReviewTimelineResponse, SimilarMoment, SimilarMoment
 import type { CompiledFieldPath } from '../core/fieldPath.ts';
 import { readFieldSeries, type FieldSeriesResult } from '../recording/fieldSeries.ts';
 import type { ReviewControl } from '../api/cockpitService.ts';
-import { DEFAULT_TOPIC_MAP, ROLE_KINDS, type TopicMap } from '../core/link.ts';
+import type { TopicMap } from '../core/link.ts';
 import type { Image, Imu, JointState, LaserScan, Odometry, Received, RobotMessage } from '../core/messages.ts';
 import { ReplayLink, replayTopics, type ReplaySource } from '../links/replay/replayLink.ts';
 import type { SwitchableLink } from '../links/switchableLink.ts';
@@ -18,11 +18,13 @@ import type { Memory } from '../memory/memory.ts';
 import { nearestMoments } from '../memory/tickSearch.ts';
 import type { Perception } from '../core/perception.ts';
 import { buildTimeline, type TimelineSource } from '../recording/reviewTimeline.ts';
+import { reviewTopicMap, roleChoices, topicMapOf, type ReviewTopicChoice } from './reviewTopics.ts';
 
 /** An opened log, as review needs it. */
 export type ReviewLog = ReplaySource & TimelineSource & { close(): Promise<void> };
 
-export type OpenReviewLog = (path: string) => Promise<ReviewLog>;
+/** Opens a log; `onProgress` is told the fraction read while a log without a usable summary is indexed. */
+export type OpenReviewLog = (path: string, options?: { onProgress?: (fraction: number) => void }) => Promise<ReviewLog>;
 
 export interface ReviewSessionOptions {
   openLog: OpenReviewLog;
@@ -37,6 +39,10 @@ export interface ReviewSessionOptions {
   sameMomentMs?: number;
   /** Told when a log could not be opened or read, in words. */
   onProblem?: (message: string) => void;
+  /** The operator's choice of topic for some roles (`--topic-map`), already checked against the first log. */
+  topicChoice?: ReviewTopicChoice;
+  /** The replayed ticks are written to memory (`--rescore`). */
+  rescoring?: boolean;
 }
 
 const DEFAULT_MATCHES = 8;
@@ -50,6 +56,12 @@ export class ReviewSession implements ReviewControl {
   private readonly foundFiles = new Set<string>();
   private readonly openProblems: string[] = [];
   private opening: Promise<void> = Promise.resolve();
+  /** The log being indexed by open-moment, and how far: shown in the review status until it opens. */
+  private indexing: { fileName: string; fraction: number } | undefined;
+  /** The operator's choice of topics for roles, kept across logs where the next log has them. */
+  private topicChoice: ReviewTopicChoice;
+  private topics: TopicMap;
+  private topicChoices: Record<StreamRole, string[]>;
 
   private constructor(
     private readonly link: SwitchableLink,
@@ -58,11 +70,14 @@ export class ReviewSession implements ReviewControl {
   ) {
     this.log = log;
     this.replay = link.attached() as ReplayLink;
+    this.topicChoice = { ...options.topicChoice };
+    this.topics = topicMapOf(log, this.topicChoice);
+    this.topicChoices = roleChoices(log);
   }
 
-  /** The replay link for the loop's switchable link to start on, and the topics the loop should read. */
-  static replayOf(log: ReviewLog): { replay: ReplayLink; topics: TopicMap } {
-    const topics = topicMapOf(log);
+  /** The replay link for the loop's switchable link to start on, and the topics the loop should read (the operator's choice where made). */
+  static replayOf(log: ReviewLog, choice: ReviewTopicChoice = {}): { replay: ReplayLink; topics: TopicMap } {
+    const topics = topicMapOf(log, choice);
     return { replay: replayLinkOf(log, topics), topics };
   }
 
@@ -82,7 +97,10 @@ export class ReviewSession implements ReviewControl {
       playing: position.playing,
       speed: position.speed,
       problems: [...this.log.problems, ...this.openProblems],
-      rescoring: false,
+      rescoring: this.options.rescoring ?? false,
+      topics: Object.fromEntries(STREAM_ROLES.map((role) => [role, this.topics[role]])) as Record<StreamRole, string>,
+      topicChoices: this.topicChoices,
+      ...(this.indexing ? { indexing: { ...this.indexing } } : {}),
     };
   }
 
@@ -100,6 +118,28 @@ export class ReviewSession implements ReviewControl {
 
   setSpeed(speed: number): void {
     this.replay.setSpeed(speed);
+  }
+
+  /**
+   * Feeds the roles from the topics the operator chose (the others found as before): the log's roles
+   * are read again and the replay goes on from where it stands, playing or not. A topic the log does
+   * not have, or of a type that cannot feed its role, is refused in words and nothing changes.
+   */
+  setTopics(choice: ReviewTopicChoice): { ok: true } | { ok: false; message: string } {
+    const checked = reviewTopicMap(this.log, choice);
+    if (!checked.ok) return checked;
+    const previous = this.replay;
+    const position = previous.position();
+    const replay = replayLinkOf(this.log, checked.topics);
+    replay.setSpeed(position.speed);
+    this.link.switchTo(replay, checked.topics);
+    this.replay = replay;
+    this.topics = checked.topics;
+    this.topicChoice = { ...choice };
+    replay.seek(position.positionMs);
+    if (position.playing) replay.play();
+    void previous.close();
+    return { ok: true };
   }
 
   /** The replay in use now (a new one after open-moment switches logs). */
@@ -190,7 +230,7 @@ export class ReviewSession implements ReviewControl {
 
   /** The observation the loop would have built at `atMs`: the newest message of each role's stream, marked missing when stale. */
   private async frameAt(atMs: number): Promise<ObservationFrame> {
-    const topics = topicMapOf(this.log);
+    const topics = this.topics;
     const frame: ObservationFrame = { timeMs: atMs, missing: [] };
     for (const role of STREAM_ROLES) {
       const found = await this.replay.receivedAt(topics[role], atMs);
@@ -206,42 +246,30 @@ export class ReviewSession implements ReviewControl {
   private async switchTo(path: string, atMs: number): Promise<void> {
     let log: ReviewLog;
     try {
-      log = await this.options.openLog(path);
+      log = await this.options.openLog(path, { onProgress: (fraction) => (this.indexing = { fileName: basename(path), fraction }) });
     } catch (error) {
       const message = `could not open ${basename(path)}: ${(error as Error).message}`;
       this.openProblems.push(message);
       this.options.onProblem?.(message);
       return;
+    } finally {
+      this.indexing = undefined;
     }
     const previous = { replay: this.replay, log: this.log };
-    const { replay, topics } = ReviewSession.replayOf(log);
+    // The operator's choice holds in the next log for the roles whose topics it has, of the right type.
+    const kept = Object.fromEntries(Object.entries(this.topicChoice).filter(([role, topic]) => reviewTopicMap(log, { [role]: topic }).ok)) as ReviewTopicChoice;
+    const { replay, topics } = ReviewSession.replayOf(log, kept);
     this.link.switchTo(replay, topics);
     this.replay = replay;
     this.log = log;
+    this.topics = topics;
+    this.topicChoices = roleChoices(log);
     this.timelineCache = undefined;
     this.openProblems.length = 0;
     replay.seek(atMs);
     await previous.replay.close();
     await previous.log.close();
   }
-}
-
-/**
- * Which of the log's topics feeds each role: the default name where the log has it, else the first
- * topic of the right kind (whatever it is named, ROS 1 or ROS 2 type names alike); the camera falls
- * back to a CompressedImage topic when the log has no raw images.
- */
-export function topicMapOf(log: Pick<ReplaySource, 'channels'>): TopicMap {
-  const offered = replayTopics(log.channels);
-  const map = { ...DEFAULT_TOPIC_MAP };
-  for (const role of Object.keys(ROLE_KINDS) as (keyof TopicMap)[]) {
-    if (role === 'command') continue;
-    if (offered.some((topic) => topic.topic === DEFAULT_TOPIC_MAP[role] && topic.kind === ROLE_KINDS[role])) continue;
-    const other =
-      offered.find((topic) => topic.kind === ROLE_KINDS[role]) ?? (role === 'camera' ? offered.find((topic) => topic.kind === 'CompressedImage') : undefined);
-    if (other) map[role] = other.topic;
-  }
-  return map;
 }
 
 /** The replay of a log for this topic map: a camera on a CompressedImage topic gets decoded Images, as from a live robot. */

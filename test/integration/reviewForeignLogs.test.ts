@@ -306,13 +306,62 @@ describe('what review opens besides a log file', () => {
     }
   });
 
-  it('refuses a ROS 1 bag cut before its index (a recording that did not close) with how to repair it', async () => {
+  it('re-indexes a ROS 1 bag cut before its index (a recording that did not close), as rosbag reindex would, and says what was lost', async () => {
     const cut = join(folder, 'cut.bag');
     const whole = await readFile(join(FIXTURES, 'ros1-turning-bz2.bag'));
-    await writeFile(cut, whole.subarray(0, Math.floor(whole.length * 0.8)));
-    await expect(openReviewFile(cut)).rejects.toThrow(
-      /^its index cannot be read \(the file ends at byte \d+, before the index at byte \d+\): the bag may be cut short or still being recorded \(`rosbag reindex` repairs it\)$/,
-    );
+    await writeFile(cut, whole.subarray(0, 60_000));
+    const log = await openReviewFile(cut);
+    try {
+      expect(log.problems).toEqual([
+        'its index cannot be read (the file ends at byte 60000, before the index at byte 93188): it was re-indexed by reading its 11 chunks through, as `rosbag reindex` would (which repairs the file)',
+        'the record at byte 51224 is cut short: what follows byte 51224 is skipped',
+      ]);
+      // The whole chunks before the cut: all the odometry and the first 147 camera frames.
+      expect(log.summary.topics.map(({ topic, messageCount }) => [topic, messageCount])).toEqual([
+        ['/odom', 500],
+        ['/camera/image_raw', 147],
+      ]);
+      const odometry = await log.latestAt('/odom', CIRCLE.startMs + 7000);
+      expect(odometry?.logTimeNs).toBe(1_700_000_007_000_000_000n);
+      expect((odometry?.value as { pose: { pose: { position: { x: number } } } }).pose.pose.position.x).toBeCloseTo(onCircle(7).xM, 9);
+    } finally {
+      await log.close();
+    }
+  });
+
+  it.each([
+    { part: 'its first connection record', at: () => 93_188 + 40 },
+    { part: 'its last chunk-info record', at: (bytes: Buffer) => bytes.length - 100 },
+  ])('reads every message of a ROS 1 bag whose index is damaged in $part, re-indexed, and says so', async ({ at }) => {
+    const damaged = join(folder, 'broken-index.bag');
+    const bytes = await readFile(join(FIXTURES, 'ros1-turning-bz2.bag'));
+    bytes.fill(0xee, at(bytes), at(bytes) + 16);
+    await writeFile(damaged, bytes);
+    const log = await openReviewFile(damaged);
+    try {
+      expect(log.problems).toEqual([
+        expect.stringMatching(
+          /^its index cannot be read \(.+\): it was re-indexed by reading its 12 chunks through, as `rosbag reindex` would \(which repairs the file\)$/,
+        ),
+      ]);
+      expect(Object.fromEntries(log.summary.topics.map(({ topic, messageCount }) => [topic, messageCount]))).toEqual({
+        '/odom': 500,
+        '/camera/image_raw': 150,
+        '/scan': 100,
+        '/imu': 1000,
+        '/joint_states': 500,
+        '/cmd_vel': 100,
+      });
+      let read = 0;
+      for await (const _message of log.messages()) read++;
+      expect(read).toBe(2350);
+      const { replay } = ReviewSession.replayOf(log);
+      const odometry = (await replay.receivedAt('/odom', CIRCLE.startMs + 5001)) as Received<Odometry>;
+      expect(odometry.msg.odomFromBaseXM).toBeCloseTo(onCircle(5).xM, 7);
+      await replay.close();
+    } finally {
+      await log.close();
+    }
   });
 
   it('reads the rest of a ROS 1 bag one of whose chunks is damaged, and says what was skipped', async () => {

@@ -1,9 +1,13 @@
 // MCAP logs laid out as other tools write them, by @mcap/core's own McapWriter with its options: no
 // statistics, no chunk index, no message indexes, no summary at all, unchunked, lz4 chunks (by lz4js,
 // which shares no code with the reader's lz4). For tests of reading logs Reins did not write.
-import { writeFile } from 'node:fs/promises';
-import { McapWriter, TempBuffer, type McapWriterOptions } from '@mcap/core';
+import { open, writeFile } from 'node:fs/promises';
+import { parse } from '@foxglove/rosmsg';
+import { MessageReader, MessageWriter } from '@foxglove/rosmsg2-serialization';
+import { McapIndexedReader, McapWriter, TempBuffer, type McapWriterOptions } from '@mcap/core';
+import { loadDecompressHandlers } from '@mcap/support';
 import { compress } from 'lz4js';
+import { ConcurrentFileReadable } from '../../main/recording/recordingReader.ts';
 
 export interface WrittenMessage {
   topic: string;
@@ -69,4 +73,48 @@ export async function writeOtherWritersLog(path: string, options: Omit<McapWrite
   await writer.end();
   await writeFile(path, buffer.get());
   return written;
+}
+
+/**
+ * The log rewritten by @mcap/core's writer with no summary, chunks compressed by `compressChunk`;
+ * with `doubledOdometry`, also a second odometry topic of that name: /odom with its x doubled.
+ */
+export async function rewriteWithoutSummary(
+  from: string,
+  to: string,
+  compressChunk: (chunk: Uint8Array) => { compression: string; compressedData: Uint8Array },
+  doubledOdometry?: string,
+): Promise<void> {
+  const handle = await open(from, 'r');
+  try {
+    const reader = await McapIndexedReader.Initialize({ readable: new ConcurrentFileReadable(handle), decompressHandlers: await loadDecompressHandlers() });
+    const buffer = new TempBuffer();
+    const writer = new McapWriter({ writable: buffer, ...NO_SUMMARY, compressChunk, chunkSize: 32 * 1024 });
+    await writer.start({ profile: 'ros2', library: 'test rewrite' });
+    const schemaIds = new Map<number, number>();
+    for (const schema of reader.schemasById.values()) schemaIds.set(schema.id, await writer.registerSchema(schema));
+    const channelIds = new Map<number, number>();
+    let odometry: { from: number; to: number; reader: MessageReader; writer: MessageWriter } | undefined;
+    for (const channel of reader.channelsById.values()) {
+      const schemaId = schemaIds.get(channel.schemaId) ?? 0;
+      channelIds.set(channel.id, await writer.registerChannel({ ...channel, schemaId }));
+      if (doubledOdometry !== undefined && channel.topic === '/odom') {
+        const definitions = parse(new TextDecoder().decode(reader.schemasById.get(channel.schemaId)!.data), { ros2: true });
+        const id = await writer.registerChannel({ ...channel, topic: doubledOdometry, schemaId });
+        odometry = { from: channel.id, to: id, reader: new MessageReader(definitions), writer: new MessageWriter(definitions) };
+      }
+    }
+    for await (const message of reader.readMessages()) {
+      await writer.addMessage({ ...message, channelId: channelIds.get(message.channelId)! });
+      if (odometry !== undefined && message.channelId === odometry.from) {
+        const value = odometry.reader.readMessage<{ pose: { pose: { position: { x: number } } } }>(message.data);
+        value.pose.pose.position.x *= 2;
+        await writer.addMessage({ ...message, channelId: odometry.to, data: odometry.writer.writeMessage(value) });
+      }
+    }
+    await writer.end();
+    await writeFile(to, buffer.get());
+  } finally {
+    await handle.close();
+  }
 }

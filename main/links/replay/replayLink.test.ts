@@ -241,7 +241,7 @@ describe('ReplayLink', () => {
       channels: [
         { topic: '/tf', schemaName: 'tf2_msgs/TFMessage', messageEncoding: 'ros1' },
         { topic: '/reins/tick', schemaName: 'reins.Tick', messageEncoding: 'json' },
-        { topic: '/scene', schemaName: 'foxglove.SceneUpdate', messageEncoding: 'protobuf' },
+        { topic: '/scene', schemaName: 'foxglove.SceneUpdate', messageEncoding: 'flatbuffer' },
         { topic: '/schemaless', schemaName: '', messageEncoding: 'json' },
       ],
       startMs: T0_MS,

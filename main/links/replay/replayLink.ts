@@ -11,6 +11,7 @@ import { LinkEventHub } from '../linkEventHub.ts';
 import type { MessageKind, Received, RobotMessage } from '../../core/messages.ts';
 import { decoderFor, deliveredKindOf } from '../rosbridge/decode/messageTypes.ts';
 import { TopicFanout } from '../topicFanout.ts';
+import { foxgloveSchemaDecoder } from './foxgloveSchemas.ts';
 import { rosbridgeWireValue } from './recordedValues.ts';
 
 export const MIN_REPLAY_SPEED = 0.25;
@@ -285,16 +286,18 @@ export class ReplayLink implements Link {
 }
 
 /** Encodings a log's messages are read back in (recordingReader.ts): a channel in another is listed by the log, never delivered. */
-const READ_ENCODINGS: ReadonlySet<string> = new Set(['ros1', 'cdr', 'json']);
+const READ_ENCODINGS: ReadonlySet<string> = new Set(['ros1', 'cdr', 'json', 'protobuf']);
 
 /**
  * How a logged channel's messages become link messages (as `asKind` where asked, else the type's own
- * kind, else RosFields); undefined for Reins' own events (`reins.*`), a channel without a schema
+ * kind, a Foxglove schema's as its ROS counterpart's, else RosFields); undefined for Reins' own events (`reins.*`), a channel without a schema
  * name, and one in an encoding that is not read back.
  */
 function channelDecoder(channel: ReplayChannel, asKind?: MessageKind): { kind: MessageKind; decode: Decode } | undefined {
   const { schemaName, messageEncoding } = channel;
   if (schemaName === '' || schemaName.startsWith('reins.') || (messageEncoding !== undefined && !READ_ENCODINGS.has(messageEncoding))) return undefined;
+  const foxglove = foxgloveSchemaDecoder(schemaName, asKind);
+  if (foxglove !== undefined) return { kind: foxglove.kind, decode: foxglove.decode as Decode };
   const kind = asKind ?? deliveredKindOf(schemaName);
   const decode = decoderFor(schemaName, kind);
   return decode !== undefined ? { kind, decode: decode as Decode } : undefined;

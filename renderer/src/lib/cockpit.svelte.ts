@@ -23,6 +23,7 @@ import {
   type OccupancyGridFrame,
   type PointCloudFrame,
   type RobotTopicsInput,
+  type SceneDrawingsEvent,
   type SceneEvent,
   type SceneRobotEvent,
   type ScanFrame,
@@ -38,6 +39,12 @@ import { PoseTrail } from './trail.ts';
 const RATE_REFRESH_MS = 500;
 /** Calls the core's HTTP API with the access token; the path is one of the contract's Paths. */
 export type CoreFetch = (path: string) => Promise<Response>;
+
+/** The core's origin and the access token, for what fetches from the core off the page's thread (the 3D view's worker). */
+export interface CoreAccess {
+  origin: string;
+  token: string;
+}
 
 /** The same problem is logged at most this often, so a misbehaving core cannot flood the console. */
 const PROBLEM_LOG_EVERY_MS = 5000;
@@ -72,6 +79,8 @@ export class Cockpit {
   sceneRobot = $state.raw<SceneRobotEvent | undefined>(undefined);
   /** The map's cells, the latest revision. */
   sceneMap = $state.raw<OccupancyGridFrame | undefined>(undefined);
+  /** The robot's planned paths and markers, as the core last sent them. */
+  sceneDrawings = $state.raw<SceneDrawingsEvent | undefined>(undefined);
 
   readonly #socket: CoreSocket;
   readonly #clock: Clock;
@@ -80,8 +89,11 @@ export class Cockpit {
   readonly #pointsRate = new RateMeter();
   readonly #problemLoggedAtMs = new Map<string, number>();
   readonly #fetch: CoreFetch | undefined;
+  /** Where the 3D view fetches the robot's meshes from (robotMeshes.ts); undefined where the cockpit has no HTTP access. */
+  readonly coreAccess: CoreAccess | undefined;
   #rateTimer: number | undefined;
   #connectCount = 0;
+  #reviewTopicsCount = 0;
   #pendingConnectId: string | undefined;
   #shownLearningMessage: number | undefined;
   /** The paths the plot panel asked for: asked again on every new connection to the core. */
@@ -89,9 +101,10 @@ export class Cockpit {
   /** The fixed frame the 3D view asked for (undefined: no scene): asked again on every new connection. */
   #sceneFrame: string | undefined;
 
-  constructor(url: string, openSocket: OpenSocket, clock: Clock = systemClock, fetchCore?: CoreFetch) {
+  constructor(url: string, openSocket: OpenSocket, clock: Clock = systemClock, fetchCore?: CoreFetch, coreAccess?: CoreAccess) {
     this.#clock = clock;
     this.#fetch = fetchCore;
+    this.coreAccess = coreAccess;
     this.#socket = new CoreSocket(
       { url, openSocket, clock },
       {
@@ -319,6 +332,12 @@ export class Cockpit {
     this.#send({ type: 'replay-speed', speed }, 'Playback speed not sent.');
   }
 
+  /** Feeds the review loop's roles from these topics of the log; a refusal arrives as a toast, the topics in use as `state.review.topics`. */
+  setReviewTopics(topics: Partial<Record<'camera' | 'scan' | 'joints' | 'imu' | 'odom', string>>): void {
+    this.#reviewTopicsCount += 1;
+    this.#send({ type: 'set-review-topics', id: `review-topics-${this.#reviewTopicsCount}`, topics }, 'Topic change not sent.');
+  }
+
   /** Opens a moment "find similar" found: in the log under review, or in the log it lives in. */
   openMoment(file: string, atMs: number): void {
     this.#forgetMotion();
@@ -387,6 +406,9 @@ export class Cockpit {
       case 'scene':
         // A scene for a frame asked before the latest set-scene is stale.
         if (event.fixedFrame === this.#sceneFrame) this.scene = event;
+        break;
+      case 'scene-drawings':
+        this.sceneDrawings = event;
         break;
       case 'scene-robot':
         this.sceneRobot = event;
