@@ -1,6 +1,8 @@
 // The robot's model from a file the operator names (`reins start --urdf FILE`): read once at start,
-// refused there with the file named when it cannot be read or is plainly not a URDF.
+// a `.xacro` expanded there (xacroExpansion.ts), refused with the file named when it cannot be read,
+// does not expand, or is plainly not a URDF.
 import { readFile } from 'node:fs/promises';
+import { expandXacro, isXacroPath, type XacroInputs } from './xacroExpansion.ts';
 
 /** A model larger than this is refused (URDFs are tens of kB; meshes live in files of their own). */
 export const MAX_URDF_BYTES = 8 * 1024 * 1024;
@@ -13,7 +15,8 @@ export interface RobotModelFile {
 
 export type ReadRobotModelFile = { ok: true; file: RobotModelFile } | { ok: false; problem: string };
 
-export async function readRobotModelFile(path: string): Promise<ReadRobotModelFile> {
+/** `xacro`: the packages and arguments a `.xacro` file is expanded with (none by default). */
+export async function readRobotModelFile(path: string, xacro: XacroInputs = { packages: {}, args: {} }): Promise<ReadRobotModelFile> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
@@ -27,7 +30,12 @@ export async function readRobotModelFile(path: string): Promise<ReadRobotModelFi
       ok: false,
       problem: `the robot model ${path} is ${(bytes.length / 1024 / 1024).toFixed(1)} MiB, over the ${MAX_URDF_BYTES / 1024 / 1024} MiB a model may be`,
     };
-  const urdf = bytes.toString('utf8');
+  let urdf = bytes.toString('utf8');
+  if (isXacroPath(path)) {
+    const expanded = await expandXacro(urdf, path, xacro);
+    if (!expanded.ok) return { ok: false, problem: expanded.problem };
+    urdf = expanded.urdf;
+  }
   const problem = urdfProblem(urdf);
   return problem === undefined ? { ok: true, file: { path, urdf } } : { ok: false, problem: `the robot model ${path} ${problem}` };
 }

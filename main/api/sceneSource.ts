@@ -1,7 +1,10 @@
 // What the 3D scene is made of, shared by every UI connection that shows one: the robot's TF tree
 // (from every TFMessage topic it offers; a `tf_static` topic's transforms are static), its model (the
-// `--urdf` file, which wins; else its robot_description topic), its map (the first OccupancyGrid
-// topic, /map preferred) and the frames its scan and point cloud are stamped in. Topics are
+// `--urdf` file, which wins; else its robot_description topic; else, when that brings nothing,
+// robot_state_publisher's parameter), its map (the first OccupancyGrid
+// topic, /map preferred), its planned paths and markers (every nav_msgs/Path, visualization_msgs/
+// MarkerArray and Marker topic, up to MAX_DRAWING_TOPICS; sceneDrawings.ts) and the frames its scan
+// and point cloud are stamped in. Topics are
 // subscribed only while some connection shows a scene (acquire/release) and chosen again as the
 // robot's topics change. A malformed message is a problem in words, never a throw into the link.
 //
@@ -15,8 +18,11 @@ import type { Received } from '../core/messages.ts';
 import { stripLeadingSlash, TF_HISTORY_MS, TfTree } from '../core/tfTree.ts';
 import { IDENTITY_TRANSFORM, unitQuaternion, type RigidTransform } from '../core/util/rigidTransform.ts';
 import { canonicalTypeName } from '../links/rosbridge/decode/messageTypes.ts';
+import { isMarkerArrayType, isMarkerType, isPathType } from './markerMessages.ts';
 import { isOccupancyGridType, readOccupancyGrid, thinOccupancyGrid } from './occupancyGrid.ts';
+import { RobotDescriptionParameter, TOPIC_GRACE_MS } from './robotDescriptionParameter.ts';
 import { MAX_URDF_BYTES, urdfProblem, type RobotModelFile } from './robotModelFile.ts';
+import { SceneDrawings, type DrawingsSnapshot } from './sceneDrawings.ts';
 import { isTfType, readTfMessage } from './tfMessages.ts';
 
 export const PREFERRED_MAP_TOPIC = '/map';
@@ -27,6 +33,8 @@ const RECHOOSE_PERIOD_MS = 1000;
 const CLOCK_STEP_BACK_MS = 100;
 /** Problems with messages kept at once; each is forgotten TF_HISTORY_MS after it last happened. */
 const MAX_MESSAGE_PROBLEMS = 16;
+/** Path and marker topics followed at once (a navigation stack offers a handful); the rest are named in a problem. */
+export const MAX_DRAWING_TOPICS = 16;
 
 export interface SceneSourceOptions {
   /** The scene's time: the cockpit's clock live; in review the log's position, standing still while paused. */
@@ -65,7 +73,7 @@ export type SceneMapState =
     }
   | { kind: 'unreadable'; topic: string; revision: number; problem: string };
 
-type Role = 'tf' | 'tf-static' | 'robot-description' | 'map';
+type Role = 'tf' | 'tf-static' | 'robot-description' | 'map' | 'path' | 'markers' | 'marker';
 
 /** The robot's description topic: /robot_description, else one in a namespace (`/robot1/robot_description`). */
 export function chooseRobotDescriptionTopic(topics: readonly TopicInfo[]): string | undefined {
@@ -91,16 +99,29 @@ export class SceneSource {
   private topicModel: { topic: string; urdf: string; revision: number } | undefined;
   private topicModelProblem: string | undefined;
   private modelRevisions = 0;
+  /** robot_state_publisher's parameter, asked when the topic brings nothing (robotDescriptionParameter.ts). */
+  private readonly parameter = new RobotDescriptionParameter();
+  private parameterRevision = 0;
+  /** When the description topic was subscribed (wall clock), or the scene started without one. */
+  private descriptionWaitSinceMs: number | undefined;
   private mapRevisions = 0;
   /** The newest map as it came, until it is first drawn; then only what was made of it. */
   private latestMap: { topic: string; revision: number; fields: unknown } | undefined;
   private builtMap: SceneMapState | undefined;
+  private readonly drawingsStore: SceneDrawings;
+  /** Path and marker topics left unfollowed (over MAX_DRAWING_TOPICS). */
+  private drawingTopicsLeft: string[] = [];
 
   constructor(
     private readonly link: Link,
     private readonly options: SceneSourceOptions,
   ) {
     this.tree = new TfTree({ nowMs: options.clock });
+    this.drawingsStore = new SceneDrawings({
+      tree: this.tree,
+      clock: options.clock,
+      problem: (key, problem) => (problem === undefined ? this.messageProblems.delete(key) : this.noteProblem(key, problem)),
+    });
   }
 
   /** A connection starts showing the scene; the returned function stops it (the last one unsubscribes). */
@@ -124,7 +145,10 @@ export class SceneSource {
   /** The scene's time now; a step back (a replay sought back) drops the dynamic transforms first. */
   nowMs(): number {
     const nowMs = this.options.clock();
-    if (this.lastNowMs !== undefined && nowMs < this.lastNowMs - CLOCK_STEP_BACK_MS) this.tree.clearDynamic();
+    if (this.lastNowMs !== undefined && nowMs < this.lastNowMs - CLOCK_STEP_BACK_MS) {
+      this.tree.clearDynamic();
+      this.drawingsStore.clear();
+    }
     this.lastNowMs = nowMs;
     return nowMs;
   }
@@ -134,13 +158,17 @@ export class SceneSource {
     if (file !== undefined) return { revision: 1, source: `file ${file.path}`, urdf: file.urdf, problem: undefined };
     const model = this.topicModel;
     if (model !== undefined) return { revision: model.revision, source: model.topic, urdf: model.urdf, problem: this.topicModelProblem };
+    const fromParameter = this.parameter.result;
+    if (fromParameter?.ok === true) return { revision: this.parameterRevision, source: fromParameter.source, urdf: fromParameter.urdf, problem: undefined };
+    const parameterProblem = fromParameter === undefined ? '' : `; ${fromParameter.problem}`;
     const topic = this.topicOf('robot-description');
-    if (topic !== undefined) return { revision: 0, source: topic, urdf: undefined, problem: this.topicModelProblem ?? `nothing has arrived on ${topic} yet` };
+    if (topic !== undefined)
+      return { revision: 0, source: topic, urdf: undefined, problem: (this.topicModelProblem ?? `nothing has arrived on ${topic} yet`) + parameterProblem };
     return {
       revision: 0,
       source: 'none',
       urdf: undefined,
-      problem: 'the robot offers no robot_description topic (std_msgs/String): give its URDF with reins start --urdf FILE',
+      problem: `the robot offers no robot_description topic (std_msgs/String)${parameterProblem}: give its URDF with reins start --urdf FILE`,
     };
   }
 
@@ -154,6 +182,11 @@ export class SceneSource {
       latest.fields = undefined;
     }
     return this.builtMap;
+  }
+
+  /** The planned paths and markers now, each on the frame it hangs on (or waiting for it, in words). */
+  drawings(): DrawingsSnapshot {
+    return this.drawingsStore.snapshot();
   }
 
   /** The scan's and the point cloud's frames, as the tree names them. */
@@ -170,6 +203,8 @@ export class SceneSource {
     const nowMs = this.options.clock();
     for (const [key, kept] of this.messageProblems) if (nowMs - kept.atMs >= TF_HISTORY_MS) this.messageProblems.delete(key);
     const problems = [...this.tree.problems(), ...[...this.messageProblems.values()].map((kept) => kept.problem)];
+    if (this.drawingTopicsLeft.length > 0)
+      problems.push(`${MAX_DRAWING_TOPICS} path and marker topics are drawn, the most at once: ${this.drawingTopicsLeft.join(', ')} left out`);
     if (this.tree.frameNames().length === 0) {
       const tfTopics = [...this.subscriptions].filter(([, { role }]) => role === 'tf' || role === 'tf-static').map(([topic]) => topic);
       problems.push(
@@ -208,6 +243,20 @@ export class SceneSource {
     if (description !== undefined && !wanted.has(description)) wanted.set(description, 'robot-description');
     const map = chooseMapTopic(topics);
     if (map !== undefined && !wanted.has(map)) wanted.set(map, 'map');
+    this.drawingTopicsLeft = [];
+    let drawingTopics = 0;
+    for (const topic of topics) {
+      const role: Role | undefined = isPathType(topic.type)
+        ? 'path'
+        : isMarkerArrayType(topic.type)
+          ? 'markers'
+          : isMarkerType(topic.type)
+            ? 'marker'
+            : undefined;
+      if (role === undefined || wanted.has(topic.topic)) continue;
+      if (drawingTopics++ >= MAX_DRAWING_TOPICS) this.drawingTopicsLeft.push(topic.topic);
+      else wanted.set(topic.topic, role);
+    }
     if (this.latestMap !== undefined && this.latestMap.topic !== map) {
       this.latestMap = undefined;
       this.builtMap = undefined;
@@ -216,11 +265,26 @@ export class SceneSource {
       if (wanted.get(topic) === subscription.role) continue;
       subscription.unsubscribe();
       this.subscriptions.delete(topic);
+      this.drawingsStore.forgetTopic(topic);
     }
     for (const [topic, role] of wanted) {
       if (this.subscriptions.has(topic)) continue;
+      if (role === 'robot-description') this.descriptionWaitSinceMs = Date.now();
       this.subscriptions.set(topic, { role, unsubscribe: this.link.subscribe(topic, (received) => this.onMessage(role, received)) });
     }
+    this.askParameterWhenQuiet();
+  }
+
+  /** No model from the topic a while after subscribing it (or no topic at all): robot_state_publisher's parameter. */
+  private askParameterWhenQuiet(): void {
+    if (this.options.robotModelFile !== undefined || this.topicModel !== undefined || this.link.presence() !== 'present') return;
+    const nowMs = Date.now();
+    this.descriptionWaitSinceMs ??= nowMs;
+    // Without a topic too: the robot's topics may still be being discovered.
+    if (nowMs - this.descriptionWaitSinceMs < TOPIC_GRACE_MS) return;
+    this.parameter.poll(this.link, nowMs, () => {
+      if (this.parameter.result?.ok === true) this.parameterRevision = ++this.modelRevisions;
+    });
   }
 
   /** Another robot: nothing of the last one's scene is its. */
@@ -228,8 +292,11 @@ export class SceneSource {
     this.tree.clear();
     this.topicModel = undefined;
     this.topicModelProblem = undefined;
+    this.parameter.reset();
+    this.descriptionWaitSinceMs = undefined;
     this.latestMap = undefined;
     this.builtMap = undefined;
+    this.drawingsStore.clear();
     this.messageProblems.clear();
   }
 
@@ -249,6 +316,11 @@ export class SceneSource {
       case 'map':
         this.latestMap = { topic, revision: ++this.mapRevisions, fields: msg.fields };
         return;
+      case 'path':
+        return this.drawingsStore.onPath(topic, msg.fields);
+      case 'markers':
+      case 'marker':
+        return this.drawingsStore.onMarkers(topic, msg.fields, role === 'marker');
     }
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRobotSpec } from './args.ts';
+import { parseBenchArgs, parseRobotSpec, parseStartArgs } from './args.ts';
 import { UsageError } from './usageError.ts';
 
 describe('parseRobotSpec', () => {
@@ -9,7 +9,7 @@ describe('parseRobotSpec', () => {
   });
 
   it('reads rosbridge and serial robots', () => {
-    expect(parseRobotSpec('ws://10.0.0.5:9090')).toEqual({ kind: 'rosbridge', url: 'ws://10.0.0.5:9090/' });
+    expect(parseRobotSpec('ws://10.0.0.5:9090')).toEqual({ kind: 'websocket', url: 'ws://10.0.0.5:9090/' });
     expect(parseRobotSpec('serial:/dev/ttyACM0?baud=57600')).toEqual({ kind: 'serial', path: '/dev/ttyACM0', baud: 57600 });
     expect(parseRobotSpec('serial:/dev/ttyUSB1')).toEqual({ kind: 'serial', path: '/dev/ttyUSB1', baud: 115200 });
   });
@@ -20,4 +20,21 @@ describe('parseRobotSpec', () => {
       expect(() => parseRobotSpec(text)).toThrow(UsageError);
     },
   );
+});
+
+describe('the memory budget and the memory bench’s options (issue 31)', () => {
+  it('takes --memory-budget-mib as a whole number of MiB, and leaves it to the default otherwise', () => {
+    expect(parseStartArgs(['--memory-budget-mib', '2048']).memoryBudgetMib).toBe(2048);
+    expect(parseStartArgs([]).memoryBudgetMib).toBeUndefined();
+    for (const text of ['1.5', '100', 'lots', '0', '2000000'])
+      expect(() => parseStartArgs(['--memory-budget-mib', text])).toThrow(/--memory-budget-mib must be a whole number of MiB from 256 to 1048576/);
+  });
+
+  it('takes --rows and --under-load for the memory suite only', () => {
+    expect(parseBenchArgs(['memory', '--rows', '20000', '--under-load', 'only']).memory).toEqual({ rows: 20000, underLoad: 'only' });
+    expect(parseBenchArgs(['memory']).memory).toEqual({ rows: undefined, underLoad: undefined });
+    expect(() => parseBenchArgs(['memory', '--under-load', 'sometimes'])).toThrow(/--under-load must be one of also, only, off/);
+    expect(() => parseBenchArgs(['memory', '--rows', 'many'])).toThrow(/--rows takes a whole number/);
+    expect(() => parseBenchArgs(['tick', '--rows', '20000'])).toThrow(/apply only to reins bench memory/);
+  });
 });

@@ -8,7 +8,7 @@ import { LinkUnreachable, waitUntilPresent } from '../links/waitUntilPresent.ts'
 import { startSessionRecording } from '../recording/sessionRecording.ts';
 import { openRobot } from '../session/openRobot.ts';
 import { StartupError } from '../session/startupError.ts';
-import { parseRobotSpec } from './args.ts';
+import { caOption, checkCaApplies, parseRobotSpec } from './args.ts';
 import { UsageError } from './usageError.ts';
 
 export interface RecordArgs {
@@ -16,6 +16,8 @@ export interface RecordArgs {
   outPath: string;
   /** Undefined: until SIGINT or SIGTERM. */
   seconds: number | undefined;
+  /** `--ca FILE`: the PEM certificate authorities for a wss:// robot. */
+  ca?: { path: string; pem: string };
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -25,19 +27,21 @@ export function parseRecordArgs(args: string[]): RecordArgs {
     args,
     strict: true,
     allowPositionals: true,
-    options: { out: { type: 'string', short: 'o' }, seconds: { type: 'string' } },
+    options: { out: { type: 'string', short: 'o' }, seconds: { type: 'string' }, ca: { type: 'string' } },
   });
   if (positionals.length !== 1) throw new UsageError('reins record takes exactly one ROBOT');
   if (values.out === undefined || !values.out.endsWith('.mcap')) throw new UsageError('reins record needs -o FILE.mcap');
   const seconds = values.seconds === undefined ? undefined : Number(values.seconds);
   if (seconds !== undefined && !(seconds > 0 && seconds <= 86_400))
     throw new UsageError(`--seconds must be above 0 and at most 86400, got "${values.seconds}"`);
-  return { robot: positionals[0]!, outPath: resolve(values.out), seconds };
+  const ca = caOption(values.ca);
+  checkCaApplies(parseRobotSpec(positionals[0]), ca);
+  return { robot: positionals[0]!, outPath: resolve(values.out), seconds, ...(ca === undefined ? {} : { ca }) };
 }
 
 export async function runRecord(args: RecordArgs, log: Logger): Promise<number> {
   const spec = parseRobotSpec(args.robot);
-  const opened = await openRobot(spec, log);
+  const opened = await openRobot(spec, log, [], undefined, undefined, args.ca?.pem);
   try {
     try {
       await waitUntilPresent(opened.link, CONNECT_TIMEOUT_MS);

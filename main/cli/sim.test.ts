@@ -27,6 +27,7 @@ describe('parseSimArgs', () => {
       clockAheadSecs: 0,
       foxglovePort: undefined,
       foxgloveLegacy: false,
+      rosapi: true,
     });
   });
 
@@ -63,11 +64,13 @@ describe('parseSimArgs', () => {
       commandType: 'twist-stamped',
       clockAheadSecs: 10,
       foxgloveLegacy: false,
+      rosapi: true,
     });
   });
 
   it('serves the foxglove protocol beside rosbridge where asked, the old subprotocol only with --foxglove-legacy', () => {
     expect(parseSimArgs(['--foxglove-port', '8765'])).toMatchObject({ foxglovePort: 8765, foxgloveLegacy: false });
+    expect(parseSimArgs(['--ros2', '--no-rosapi'])).toMatchObject({ rosVersion: 2, rosapi: false });
     expect(parseSimArgs(['--foxglove-port', '0', '--foxglove-legacy'])).toMatchObject({ foxglovePort: 0, foxgloveLegacy: true });
   });
 

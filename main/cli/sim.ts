@@ -41,6 +41,10 @@ export interface SimArgs {
   foxglovePort: number | undefined;
   /** The foxglove server speaks only the old `foxglove.websocket.v1`, as foxglove_bridge before 3.x. */
   foxgloveLegacy: boolean;
+  /** `--no-rosapi`: rosbridge_server without rosapi, so a client cannot list topics, types or the time. */
+  rosapi: boolean;
+  /** `--no-robot-description-topic`: the model only as robot_state_publisher's parameter, not on /robot_description. */
+  robotDescriptionTopic: boolean;
 }
 
 const MAX_CAMERA = { widthPx: 640, heightPx: 480, rateHz: 30 };
@@ -76,6 +80,8 @@ export function parseSimArgs(args: string[]): SimArgs {
       'clock-ahead-s': { type: 'string', default: '0' },
       'foxglove-port': { type: 'string' },
       'foxglove-legacy': { type: 'boolean', default: false },
+      'no-rosapi': { type: 'boolean', default: false },
+      'no-robot-description-topic': { type: 'boolean', default: false },
     },
   });
   const rosbridgePort = Number(values['rosbridge-port']);
@@ -105,6 +111,8 @@ export function parseSimArgs(args: string[]): SimArgs {
     clockAheadSecs: parseClockAhead(values['clock-ahead-s'] ?? '0'),
     foxglovePort: parseFoxglovePort(values['foxglove-port'], values['foxglove-legacy'] ?? false),
     foxgloveLegacy: values['foxglove-legacy'] ?? false,
+    rosapi: values['no-rosapi'] !== true,
+    robotDescriptionTopic: values['no-robot-description-topic'] !== true,
   };
 }
 
@@ -152,6 +160,7 @@ export async function runSim(args: SimArgs): Promise<number> {
           legacy: args.foxgloveLegacy,
           clock: foxgloveClock,
           log,
+          robotDescriptionTopic: args.robotDescriptionTopic,
         }).catch(async (error: unknown) => {
           await serial?.close();
           process.stderr.write(`reins sim: --foxglove-port ${args.foxglovePort}: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -170,7 +179,9 @@ export async function runSim(args: SimArgs): Promise<number> {
     rosVersion: args.rosVersion,
     commandType: args.commandType,
     clockAheadMs: args.clockAheadSecs * 1000,
+    rosapi: args.rosapi,
     onFailure: () => signalFailure(),
+    robotDescriptionTopic: args.robotDescriptionTopic,
   }).catch(async (error: unknown) => {
     await serial?.close();
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;

@@ -2,6 +2,7 @@
 // otherwise headless: the UI and API served on loopback, and the address printed.
 import type { Logger } from 'pino';
 import { readRobotModelFile, type RobotModelFile } from '../api/robotModelFile.ts';
+import type { XacroInputs } from '../api/xacroExpansion.ts';
 import { REPO_ROOT } from '../core/runtime/repoRoot.ts';
 import { createLogger } from '../core/runtime/logger.ts';
 import type { RobotSpec } from '../links/robotAddress.ts';
@@ -21,7 +22,7 @@ export async function runStart(args: StartArgs): Promise<number> {
   const robot = parseRobotSpec(args.robot);
   checkExposure(args, log);
   // Read before anything starts, so a file that cannot be read is refused at once, named.
-  const robotModelFile = await robotModelFileOf(args.urdf);
+  const robotModelFile = await robotModelFileOf(args.urdf, args.xacro);
   if (!args.headless) {
     const electron = findElectron(REPO_ROOT, log);
     if (electron.ok)
@@ -30,15 +31,18 @@ export async function runStart(args: StartArgs): Promise<number> {
         ...(args.encoders ? ['--encoders', args.encoders] : []),
         ...(args.review ? ['--review', args.review] : []),
         ...(args.urdf ? ['--urdf', args.urdf] : []),
+        ...(args.ca ? ['--ca', args.ca.path] : []),
+        ...Object.entries(args.xacro?.args ?? {}).flatMap(([name, value]) => ['--xacro-arg', `${name}:=${value}`]),
+        ...Object.entries(args.xacro?.packages ?? {}).flatMap(([name, folder]) => ['--ros-package', `${name}=${folder}`]),
       ]);
     log.info({ reason: electron.reason }, 'no desktop window: running headless');
   }
   return args.review ? runReview(args, args.review, log, robotModelFile) : runHeadless(args, robot, log, robotModelFile);
 }
 
-async function robotModelFileOf(path: string | undefined): Promise<RobotModelFile | undefined> {
+async function robotModelFileOf(path: string | undefined, xacro: XacroInputs | undefined): Promise<RobotModelFile | undefined> {
   if (path === undefined) return undefined;
-  const read = await readRobotModelFile(path);
+  const read = await readRobotModelFile(path, xacro);
   if (!read.ok) throw new UsageError(`--urdf: ${read.problem}`);
   return read.file;
 }

@@ -72,6 +72,23 @@ describe('reins review and the point-cloud topic', () => {
     expect(parseStartArgs([]).urdf).toBeUndefined();
     expect(() => parseStartArgs(['--urdf', ''])).toThrow(/--urdf needs the path of a URDF file/);
   });
+
+  it('takes a xacro model’s arguments and package folders (absolute), and refuses them malformed', () => {
+    const args = parseStartArgs([
+      '--urdf',
+      'rover.urdf.xacro',
+      '--xacro-arg',
+      'prefix:=left_',
+      '--xacro-arg',
+      'lidar:=true',
+      '--ros-package',
+      'rover_description=src/rover',
+    ]);
+    expect(args.xacro).toEqual({ args: { prefix: 'left_', lidar: 'true' }, packages: { rover_description: resolve('src/rover') } });
+    expect(parseStartArgs([]).xacro).toEqual({ args: {}, packages: {} });
+    expect(() => parseStartArgs(['--xacro-arg', 'prefix=left_'])).toThrow(/--xacro-arg takes NAME:=VALUE, got "prefix=left_"/);
+    expect(() => parseStartArgs(['--ros-package', 'rover_description'])).toThrow(/--ros-package takes NAME=DIR/);
+  });
 });
 
 describe('reins start, the heartbeat watchdog', () => {

@@ -57,6 +57,18 @@ export interface LinkEvents {
   alerts: (alerts: readonly CoreAlert[]) => void;
 }
 
+/** A ROS node's parameter, as JSON-like values; `ok: false` says why it could not be read (no such node or parameter, no answer). */
+export type NodeParameterRead = { ok: true; value: unknown } | { ok: false; problem: string };
+
+/**
+ * Why a robot's file did not come: the link has no way to fetch files, it is not connected, the robot
+ * refused or lacks it, it is too large, or no answer came in time.
+ */
+export type RobotAssetFailure = 'unsupported' | 'not-connected' | 'refused' | 'too-large' | 'timeout';
+
+/** A file the robot serves (foxglove_bridge's `assets`: a mesh by its `package://` URI); `ok: false` says why not. */
+export type RobotAssetFetch = { ok: true; bytes: Uint8Array } | { ok: false; problem: string; failure: RobotAssetFailure };
+
 export interface Link {
   /** What the robot calls itself, for the status bar and memory rows. */
   readonly robotName: string;
@@ -72,4 +84,8 @@ export interface Link {
   publish(topic: string, twist: Twist): boolean;
   on<E extends keyof LinkEvents>(event: E, listener: LinkEvents[E]): Unsubscribe;
   close(): Promise<void>;
+  /** Reads a ROS 2 node's parameter (rosapi's get_param, foxglove_bridge's parameters); absent on a link with no way to. */
+  readNodeParameter?(node: string, name: string): Promise<NodeParameterRead>;
+  /** Fetches a file the robot serves by its URI (foxglove_bridge's assets); absent on a link with no way to. */
+  fetchAsset?(uri: string): Promise<RobotAssetFetch>;
 }

@@ -37,6 +37,13 @@ const DEFINITIONS: Readonly<Record<string, string>> = {
   'tf2_msgs/TFMessage': 'geometry_msgs/TransformStamped[] transforms',
   'nav_msgs/MapMetaData': 'time map_load_time\nfloat32 resolution\nuint32 width\nuint32 height\ngeometry_msgs/Pose origin',
   'nav_msgs/OccupancyGrid': 'std_msgs/Header header\nnav_msgs/MapMetaData info\nint8[] data',
+  'geometry_msgs/PoseStamped': 'std_msgs/Header header\ngeometry_msgs/Pose pose',
+  'nav_msgs/Path': 'std_msgs/Header header\ngeometry_msgs/PoseStamped[] poses',
+  'std_msgs/ColorRGBA': 'float32 r\nfloat32 g\nfloat32 b\nfloat32 a',
+  'visualization_msgs/Marker':
+    'uint8 ARROW=0\nuint8 CUBE=1\nuint8 SPHERE=2\nuint8 CYLINDER=3\nuint8 LINE_STRIP=4\nuint8 LINE_LIST=5\nuint8 CUBE_LIST=6\nuint8 SPHERE_LIST=7\nuint8 POINTS=8\nuint8 TEXT_VIEW_FACING=9\nuint8 MESH_RESOURCE=10\nuint8 TRIANGLE_LIST=11\nuint8 ADD=0\nuint8 MODIFY=0\nuint8 DELETE=2\nuint8 DELETEALL=3\nstd_msgs/Header header\nstring ns\nint32 id\nint32 type\nint32 action\ngeometry_msgs/Pose pose\ngeometry_msgs/Vector3 scale\n' +
+    'std_msgs/ColorRGBA color\nduration lifetime\nbool frame_locked\ngeometry_msgs/Point[] points\nstd_msgs/ColorRGBA[] colors\nstring text\nstring mesh_resource\nbool mesh_use_embedded_materials',
+  'visualization_msgs/MarkerArray': 'visualization_msgs/Marker[] markers',
 };
 
 const ROS2_DEFINITIONS: Readonly<Record<string, string>> = {
@@ -44,6 +51,15 @@ const ROS2_DEFINITIONS: Readonly<Record<string, string>> = {
   'std_msgs/Header': 'builtin_interfaces/Time stamp\nstring frame_id',
   'builtin_interfaces/Time': 'int32 sec\nuint32 nanosec',
   'nav_msgs/MapMetaData': 'builtin_interfaces/Time map_load_time\nfloat32 resolution\nuint32 width\nuint32 height\ngeometry_msgs/Pose origin',
+  'builtin_interfaces/Duration': 'int32 sec\nuint32 nanosec',
+  // ROS 2's Marker: int32 constants, a Duration, and the texture and mesh-file fields Humble added.
+  'visualization_msgs/Marker':
+    'int32 ARROW=0\nint32 CUBE=1\nint32 SPHERE=2\nint32 CYLINDER=3\nint32 LINE_STRIP=4\nint32 LINE_LIST=5\nint32 CUBE_LIST=6\nint32 SPHERE_LIST=7\nint32 POINTS=8\nint32 TEXT_VIEW_FACING=9\nint32 MESH_RESOURCE=10\nint32 TRIANGLE_LIST=11\nint32 ADD=0\nint32 MODIFY=0\nint32 DELETE=2\nint32 DELETEALL=3\nstd_msgs/Header header\nstring ns\nint32 id\nint32 type\nint32 action\ngeometry_msgs/Pose pose\ngeometry_msgs/Vector3 scale\n' +
+    'std_msgs/ColorRGBA color\nbuiltin_interfaces/Duration lifetime\nbool frame_locked\ngeometry_msgs/Point[] points\nstd_msgs/ColorRGBA[] colors\n' +
+    'string texture_resource\nsensor_msgs/CompressedImage texture\nvisualization_msgs/UVCoordinate[] uv_coordinates\nstring text\nstring mesh_resource\n' +
+    'visualization_msgs/MeshFile mesh_file\nbool mesh_use_embedded_materials',
+  'visualization_msgs/UVCoordinate': 'float32 u\nfloat32 v',
+  'visualization_msgs/MeshFile': 'string filename\nuint8[] data',
 };
 
 /** The full text for a type; '' for one without a fixed definition (reins_sim/GroundTruth grows with the sim). */

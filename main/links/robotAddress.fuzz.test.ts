@@ -52,7 +52,7 @@ describe('robot addresses under generated text', () => {
           expect((error as Error).message.length).toBeGreaterThan(subject.length + 10);
           return;
         }
-        if (spec.kind === 'rosbridge') expect(new URL(spec.url).protocol).toMatch(/^wss?:$/);
+        if (spec.kind === 'websocket') expect(new URL(spec.url).protocol).toMatch(/^wss?:$/);
         if (spec.kind === 'serial') {
           expect(spec.path.startsWith('/') || /^COM\d+$/i.test(spec.path)).toBe(true);
           expect(Number.isInteger(spec.baud) && spec.baud >= 300 && spec.baud <= 4_000_000).toBe(true);

@@ -1,13 +1,15 @@
-// Where a robot is, as the operator writes it: "sim" (the built-in simulated robot), a rosbridge
-// server (ws://HOST:PORT), a foxglove server (foxglove://HOST:PORT, e.g. foxglove_bridge on 8765) or a
-// serial port (serial:/dev/PATH?baud=N). Shared by `--robot` and the cockpit's connection manager;
+// Where a robot is, as the operator writes it: "sim" (the built-in simulated robot), a bridge at
+// ws://HOST:PORT (rosbridge or foxglove_bridge, told apart by the WebSocket handshake when the link
+// connects: bridgeDetection.ts), a foxglove server named as such (foxglove://HOST:PORT) or a serial
+// port (serial:/dev/PATH?baud=N). Shared by `--robot` and the cockpit's connection manager;
 // the opener that turns an address into a link lives with the CLI.
 import type { Link } from '../core/link.ts';
 import { parseSerialUrl, SerialUrlError } from './serial/serialUrl.ts';
 
 export type RobotSpec =
   | { kind: 'sim' }
-  | { kind: 'rosbridge'; url: string }
+  /** A ws:// or wss:// address: rosbridge or foxglove_bridge, whichever answers the handshake there. */
+  | { kind: 'websocket'; url: string }
   /** `url` is the ws:// (or wss://, from foxglove+wss://) address the link connects to. */
   | { kind: 'foxglove'; url: string }
   | { kind: 'serial'; path: string; baud: number };
@@ -23,7 +25,7 @@ export class RobotAddressError extends Error {
   override readonly name = 'RobotAddressError';
 }
 
-const EXPECTED_FORMS = 'expected "sim", ws://HOST:PORT (rosbridge), foxglove://HOST:PORT (foxglove_bridge) or serial:/dev/PATH?baud=N';
+const EXPECTED_FORMS = 'expected "sim", ws://HOST:PORT (rosbridge or foxglove_bridge), foxglove://HOST:PORT (foxglove_bridge) or serial:/dev/PATH?baud=N';
 
 export function parseRobotAddress(text: string | undefined): RobotSpec {
   if (text === undefined || text === 'sim') return { kind: 'sim' };
@@ -36,7 +38,7 @@ export function parseRobotAddress(text: string | undefined): RobotSpec {
       throw new RobotAddressError(`${text}: not a valid WebSocket URL (expected ws://HOST:PORT)`);
     }
     if (!url.hostname) throw new RobotAddressError(`${text}: the URL needs a host (ws://HOST:PORT)`);
-    return { kind: 'rosbridge', url: url.toString() };
+    return { kind: 'websocket', url: url.toString() };
   }
   if (text.startsWith('foxglove://') || text.startsWith('foxglove+wss://')) {
     const secure = text.startsWith('foxglove+wss://');

@@ -10,6 +10,8 @@ import {
   type LinkCapabilities,
   type LinkEvents,
   type LinkPresence,
+  type NodeParameterRead,
+  type RobotAssetFetch,
   type TopicInfo,
   type TopicMap,
   type TopicRole,
@@ -106,6 +108,26 @@ export class SwitchableLink implements Link {
   publish(topic: string, twist: Twist): boolean {
     if (this.closed) return false;
     return this.current.publish(this.robotTopic(topic), twist);
+  }
+
+  /** The attached robot's node parameter, where its link can read one. */
+  readNodeParameter(node: string, name: string): Promise<NodeParameterRead> {
+    const robot = this.current;
+    if (this.closed || robot.readNodeParameter === undefined)
+      return Promise.resolve({ ok: false, problem: `this robot's link cannot read node parameters (${robot.robotName})` });
+    return robot.readNodeParameter(node, name);
+  }
+
+  /** A file the attached robot serves, where its link can fetch one. */
+  fetchAsset(uri: string): Promise<RobotAssetFetch> {
+    const robot = this.current;
+    if (this.closed || robot.fetchAsset === undefined)
+      return Promise.resolve({
+        ok: false,
+        problem: `the robot's files cannot be fetched over this link (only foxglove_bridge serves them)`,
+        failure: 'unsupported',
+      });
+    return robot.fetchAsset(uri);
   }
 
   on<E extends keyof LinkEvents>(event: E, listener: LinkEvents[E]): Unsubscribe {

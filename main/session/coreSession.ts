@@ -13,7 +13,7 @@ import { policyCheckpointFolder } from '../learning/policyCheckpoints.ts';
 import { ReactiveBaselinePolicy } from '../learning/reactiveBaselinePolicy.ts';
 import { SwitchableLink } from '../links/switchableLink.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
-import { trimHeapBetweenTicks, tuneAllocator } from '../core/runtime/allocatorTuning.ts';
+import { trimHeap, trimHeapBetweenTicks, tuneAllocator } from '../core/runtime/allocatorTuning.ts';
 import { keepHelperThreadsBehindTheLoop } from '../core/runtime/helperThreads.ts';
 import type { Perception } from '../core/perception.ts';
 import { SESSION_SPEED_LIMITS } from './safetyParts.ts';
@@ -28,6 +28,8 @@ import { loadEncoders } from './encoders.ts';
 import { defaultCheckpointFolder, loadWorldModel, startWorldModelLearning, type WorldModelLearning } from './worldModelSession.ts';
 import { createControlLoop } from './loopWiring.ts';
 import { wallSchedule, type Schedule } from '../core/runtime/schedule.ts';
+import type { MemoryBudget } from '../core/runtime/memoryBudget.ts';
+import { watchMemoryBudget } from './memoryPressure.ts';
 
 export interface CoreSessionOptions {
   /** Where saved world-model and policy versions are read and written; default $XDG_DATA_HOME/reins. */
@@ -58,6 +60,8 @@ export interface CoreSession {
   stores: SessionStores;
   worldModelLearning: WorldModelLearning | undefined;
   teaching: LiveLearning;
+  /** The resident memory against `--memory-budget-mib`: near it the learners pause (alert `memory-pressure`). */
+  memoryBudget: MemoryBudget;
   /** What the UI's requests go through. */
   cockpit: CockpitService;
   /** Training steps taken so far: the policy learner's actor steps (rounds and retrains) and the world model's. */
@@ -83,7 +87,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
   const schedule = options.schedule ?? wallSchedule();
   const clock = () => schedule.now();
   const perception = await loadEncoders(args, log);
-  const opened = await (options.openFirstRobot ?? (() => openRobot(robot, log, args.simArgs, undefined, args.command)))();
+  const opened = await (options.openFirstRobot ?? (() => openRobot(robot, log, args.simArgs, undefined, args.command, args.ca?.pem)))();
   // The loop holds one link for the session; the connection manager swaps robots behind it.
   const link = new SwitchableLink(opened.link);
   const worldModel = await loadWorldModel(args.worldModel, perception, log);
@@ -100,7 +104,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
     link,
     { robot: args.robot ?? 'sim', opened },
     {
-      openRobot: (spec, topics) => openRobot(spec, log, args.simArgs, topics, args.command),
+      openRobot: (spec, topics) => openRobot(spec, log, args.simArgs, topics, args.command, args.ca?.pem),
       driver: () => loop.driver(),
       log,
     },
@@ -153,6 +157,21 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
     ...(args.pointsTopic ? { pointCloudTopic: args.pointsTopic } : {}),
     ...(options.robotModelFile ? { robotModelFile: options.robotModelFile } : {}),
   });
+  // Near the memory budget the learners pause and caches shrink; the loop and the stores go on (memoryPressure.ts).
+  const memoryBudget = watchMemoryBudget({
+    budgetMib: args.memoryBudgetMib,
+    schedule,
+    learners: [
+      ...(learning ? [{ name: 'world model', pause: () => learning.pause(), resume: () => learning.resume() }] : []),
+      { name: 'policy', pause: () => improver.pause(), resume: () => improver.resume() },
+    ],
+    caches: [
+      ['memory connection', () => stores.shrinkCaches()],
+      ['C heap', () => (allocator.tuned ? trimHeap() : undefined)],
+    ],
+    log,
+  });
+  loop.addAlertSource(() => memoryBudget.alerts());
   // Only the loop's thread keeps normal priority (see helperThreads.ts).
   const stopLowering = keepHelperThreadsBehindTheLoop((problem) => log.info({ problem }, 'helper threads run at the loop’s priority'));
   // The arenas' free pages go back to the system every few seconds, between ticks (see allocatorTuning.ts).
@@ -167,6 +186,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
     stores,
     worldModelLearning: learning,
     teaching,
+    memoryBudget,
     cockpit,
     learnerSteps: () => ({ policy: improver.stepsTaken(), worldModel: learning?.status().trainSteps ?? 0 }),
     learnerTeaching: () => improver.heldTeaching(),
@@ -180,6 +200,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
       return closeInOrder(
         [
           ['the encoders', () => loopClosed],
+          ['the memory budget', () => memoryBudget.stop()],
           ['the world model’s learner', async () => learning?.close()],
           ['the learning session', () => teaching.close()],
           ['the recording and the memory', () => stores.close()],

@@ -3,7 +3,9 @@
 // rays from), so that the model a 3D view draws, the frames the sensors are stamped in and the
 // transforms on /tf_static agree with what is simulated. base_link, on the floor under the robot's
 // centre, is the root; fixed joints hold the sensors, continuous ones the wheels (named as in
-// /joint_states). Simple shapes only (cylinders, boxes) with coloured materials, no meshes.
+// /joint_states). Simple shapes (cylinders, boxes) with coloured materials; where the robot serves its
+// files (the foxglove sim: foxglove_bridge's assets) the LiDAR housing is a mesh (robotMeshes.ts), with a
+// collision cylinder of its size that a viewer can draw when it cannot fetch the mesh.
 import { CAMERA_FORWARD_OFFSET_M, CAMERA_FRAME_ID, CAMERA_HEIGHT_M } from './camera.ts';
 import { DIFF_DRIVE_SPEC, WHEEL_JOINT_NAMES } from './diffDrive.ts';
 import { IMU_FRAME_ID } from './imu.ts';
@@ -41,16 +43,20 @@ export interface RobotModel {
 /** What of the robot's configuration its model shows: the 3D range sensor on its mast (the cloud is stamped in base_link). */
 export interface RobotModelOptions {
   points: Pick<RangeCloudOptions, 'enabled' | 'mountHeightM'>;
+  /** The LiDAR housing's mesh, by the URI the robot serves it at; absent: a cylinder (the robot serves no files). */
+  laserMeshUri?: string;
 }
 
 export const ROBOT_MODEL_NAME = 'reins_sim';
+/** The node that holds the model as its robot_description parameter, as on a ROS 2 robot. */
+export const ROBOT_STATE_PUBLISHER_NODE = '/robot_state_publisher';
 export const LEFT_WHEEL_FRAME_ID = 'left_wheel';
 export const RIGHT_WHEEL_FRAME_ID = 'right_wheel';
 
 // Sizes the sim does not simulate (it casts each sensor's rays from a point): what the parts look like.
 const WHEEL_WIDTH_M = 0.03;
-const LASER_RADIUS_M = 0.035;
-const LASER_HEIGHT_M = 0.04;
+export const LASER_RADIUS_M = 0.035;
+export const LASER_HEIGHT_M = 0.04;
 const CAMERA_SIZE_M: Xyz = [0.03, 0.08, 0.03];
 const IMU_SIZE_M: Xyz = [0.03, 0.03, 0.01];
 const RANGE_SENSOR_RADIUS_M = 0.04;
@@ -68,7 +74,7 @@ const MATERIALS = {
 } as const satisfies Record<string, Rgba>;
 type MaterialName = keyof typeof MATERIALS;
 
-type Shape = { kind: 'cylinder'; radiusM: number; lengthM: number } | { kind: 'box'; sizeM: Xyz };
+type Shape = { kind: 'cylinder'; radiusM: number; lengthM: number } | { kind: 'box'; sizeM: Xyz } | { kind: 'mesh'; uri: string };
 
 interface Visual {
   name: string;
@@ -108,9 +114,10 @@ export function robotModel(options: RobotModelOptions): RobotModel {
     body.push(...post('range_sensor_mast', [0, 0], LASER_MOUNT_HEIGHT_M + LASER_HEIGHT_M / 2, mountHeightM - RANGE_SENSOR_HEIGHT_M / 2));
   }
   const cameraBottomM = -CAMERA_SIZE_M[2] / 2;
+  const laser: Visual = { name: 'laser', xyzM: [0, 0, 0], rpyRad: UPRIGHT, shape: cylinder(LASER_RADIUS_M, LASER_HEIGHT_M), material: 'laser' };
   const visuals: Readonly<Record<string, readonly Visual[]>> = {
     [BASE_FRAME_ID]: body,
-    [LASER_FRAME_ID]: [{ name: 'laser', xyzM: [0, 0, 0], rpyRad: UPRIGHT, shape: cylinder(LASER_RADIUS_M, LASER_HEIGHT_M), material: 'laser' }],
+    [LASER_FRAME_ID]: [options.laserMeshUri !== undefined ? { ...laser, shape: { kind: 'mesh', uri: options.laserMeshUri } } : laser],
     [CAMERA_FRAME_ID]: [
       { name: 'camera', xyzM: [0, 0, 0], rpyRad: UPRIGHT, shape: { kind: 'box', sizeM: CAMERA_SIZE_M }, material: 'sensor' },
       ...post('camera_post', [0, 0], bodyHeightM - CAMERA_HEIGHT_M, cameraBottomM),
@@ -119,8 +126,11 @@ export function robotModel(options: RobotModelOptions): RobotModel {
     [LEFT_WHEEL_FRAME_ID]: [wheelVisual()],
     [RIGHT_WHEEL_FRAME_ID]: [wheelVisual()],
   };
-  const collision: Visual = body[0]!;
-  return { name: ROBOT_MODEL_NAME, rootFrame: BASE_FRAME_ID, joints, urdf: urdfText(ROBOT_MODEL_NAME, visuals, collision, joints) };
+  const collisions: Readonly<Record<string, Visual>> = {
+    [BASE_FRAME_ID]: body[0]!,
+    ...(options.laserMeshUri !== undefined ? { [LASER_FRAME_ID]: laser } : {}),
+  };
+  return { name: ROBOT_MODEL_NAME, rootFrame: BASE_FRAME_ID, joints, urdf: urdfText(ROBOT_MODEL_NAME, visuals, collisions, joints) };
 }
 
 function fixedJoint(name: string, childFrame: string, xyzM: Xyz): RobotJoint {
@@ -149,7 +159,12 @@ function post(name: string, [xM, yM]: readonly [number, number], fromZM: number,
   ];
 }
 
-function urdfText(name: string, visuals: Readonly<Record<string, readonly Visual[]>>, collision: Visual, joints: readonly RobotJoint[]): string {
+function urdfText(
+  name: string,
+  visuals: Readonly<Record<string, readonly Visual[]>>,
+  collisions: Readonly<Record<string, Visual>>,
+  joints: readonly RobotJoint[],
+): string {
   const lines = ['<?xml version="1.0"?>', `<robot name="${name}">`];
   for (const [material, rgba] of Object.entries(MATERIALS)) lines.push(`  <material name="${material}"><color rgba="${numbers(rgba)}"/></material>`);
   for (const [link, linkVisuals] of Object.entries(visuals)) {
@@ -157,7 +172,8 @@ function urdfText(name: string, visuals: Readonly<Record<string, readonly Visual
     for (const visual of linkVisuals) {
       lines.push(`    <visual name="${visual.name}">`, ...placedShape(visual), `      <material name="${visual.material}"/>`, '    </visual>');
     }
-    if (link === BASE_FRAME_ID) lines.push('    <collision name="body">', ...placedShape(collision), '    </collision>');
+    const collision = collisions[link];
+    if (collision !== undefined) lines.push(`    <collision name="${collision.name}">`, ...placedShape(collision), '    </collision>');
     lines.push('  </link>');
   }
   for (const joint of joints) {
@@ -179,7 +195,9 @@ function placedShape(visual: Visual): string[] {
   const geometry =
     shape.kind === 'cylinder'
       ? `<cylinder radius="${numbers([shape.radiusM])}" length="${numbers([shape.lengthM])}"/>`
-      : `<box size="${numbers(shape.sizeM)}"/>`;
+      : shape.kind === 'box'
+        ? `<box size="${numbers(shape.sizeM)}"/>`
+        : `<mesh filename="${shape.uri}"/>`;
   return [`      <origin xyz="${numbers(visual.xyzM)}" rpy="${numbers(visual.rpyRad)}"/>`, `      <geometry>${geometry}</geometry>`];
 }
 

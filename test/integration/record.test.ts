@@ -54,6 +54,8 @@ describe('reins record', () => {
         '/tf_static': 'tf2_msgs/TFMessage',
         '/robot_description': 'std_msgs/String',
         '/map': 'nav_msgs/OccupancyGrid',
+        '/plan': 'nav_msgs/Path',
+        '/markers': 'visualization_msgs/MarkerArray',
       });
       const readers = new Map<number, { readMessage<T>(data: Uint8Array): T }>();
       for (const channel of mcap.channelsById.values()) {

@@ -13,11 +13,18 @@ export interface FoxgloveSim {
 
 export async function startFoxgloveSim(
   robot: SimRobot,
-  options: { commandType?: SimCommandType; legacy?: boolean; clockAheadMs?: number; port?: number } = {},
+  options: { commandType?: SimCommandType; legacy?: boolean; clockAheadMs?: number; port?: number; robotDescriptionTopic?: boolean } = {},
 ): Promise<FoxgloveSim> {
   const clock = new LateRobotClock(options.clockAheadMs ?? 0);
   const commandType = options.commandType ?? 'twist';
-  const foxglove = await startSimFoxgloveServer({ robot, port: options.port ?? 0, commandType, legacy: options.legacy ?? false, clock });
+  const foxglove = await startSimFoxgloveServer({
+    robot,
+    port: options.port ?? 0,
+    commandType,
+    legacy: options.legacy ?? false,
+    clock,
+    robotDescriptionTopic: options.robotDescriptionTopic ?? true,
+  });
   const rosbridge = await startSimRosbridgeServer({ robot, port: 0, commandType, clockAheadMs: options.clockAheadMs ?? 0, sensorTaps: [foxglove.sensors] });
   clock.attach(rosbridge.robotClock);
   return {

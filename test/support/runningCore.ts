@@ -7,7 +7,7 @@ import { startApiServer, type ApiServer } from '../../main/api/server.ts';
 import { createControlLoop } from '../../main/session/loopWiring.ts';
 import type { OpenedRobot } from '../../main/links/robotAddress.ts';
 import { FoxgloveLink } from '../../main/links/foxglove/foxgloveLink.ts';
-import { RosbridgeLink } from '../../main/links/rosbridge/rosbridgeLink.ts';
+import { openWebSocketLink } from '../../main/session/linkParts.ts';
 import { SwitchableLink } from '../../main/links/switchableLink.ts';
 import type { ControlLoop } from '../../main/loop/controlLoop.ts';
 import { loadPerception } from '../../main/perception/onnxPerception.ts';
@@ -49,8 +49,8 @@ function openSimInProcess(): OpenedRobot & { link: LockstepLink } {
 
 const openRobot: OpenRobot = async (spec, topics) => {
   if (spec.kind === 'sim') return openSimInProcess();
-  if (spec.kind === 'rosbridge') {
-    const link = new RosbridgeLink({ url: spec.url, topics });
+  if (spec.kind === 'websocket') {
+    const link = openWebSocketLink({ url: spec.url, topics });
     return { link, close: () => link.close() };
   }
   if (spec.kind === 'foxglove') {

@@ -1,5 +1,6 @@
 // `reins bench bridge`: how the robot links perform (issue 4). Images and scans over rosbridge, JSON
-// against CBOR, from the simulated robot running as its own process (so its CPU is apart from the
+// against CBOR, and (issue 28) images from a ROS 2 rosbridge as cbor-raw (the CDR decoded with the
+// robot's definitions) and over foxglove_bridge, from the simulated robot running as its own process (so its CPU is apart from the
 // cockpit's) and publishing pre-rendered camera frames (so rendering is not measured); the command
 // round trip to the reference firmware under simavr; and the watchdog's stop time with the control
 // loop on real timers. The sim stamps a message with its physics step's simulated time, and runs
@@ -16,6 +17,8 @@ import { runWatchdogBench } from './watchdogBench.ts';
 
 const CAMERA = '640x480@30';
 const SCAN = '720@30';
+/** From the ROS 2 persona (`reins sim --ros2`): the link decodes the CDR with rosapi's definitions, as for a real ROS 2 robot. */
+const ROS2_STREAM_CASES: readonly StreamCase[] = [{ name: `image-${CAMERA}-cbor-raw`, topic: '/camera/image_raw', compression: 'cbor-raw' }];
 const STREAM_CASES: readonly StreamCase[] = [
   { name: `image-${CAMERA}-json`, topic: '/camera/image_raw', compression: 'none' },
   { name: `image-${CAMERA}-cbor`, topic: '/camera/image_raw', compression: 'cbor' },
@@ -72,6 +75,26 @@ async function measureStreams(timings: StreamTimings, log: Logger): Promise<Benc
       'measured a foxglove stream (cdr); latency from the header stamp as it is (the sim shares this clock)',
     );
     rows.push(...foxglove.rows);
+    rows.push(...(await measureRos2Streams(timings, log)));
+    return rows;
+  } finally {
+    await sim.close();
+  }
+}
+
+/** The same camera from the ROS 2 persona, in a process of its own started after the ROS 1 robot is measured. */
+async function measureRos2Streams(timings: StreamTimings, log: Logger): Promise<BenchRow[]> {
+  const sim = await startSimProcess(log, ['--ros2', '--camera', CAMERA, '--scan', SCAN, '--prerendered-camera']);
+  try {
+    const rows: BenchRow[] = [];
+    for (const streamCase of ROS2_STREAM_CASES) {
+      const result = await measureStream(sim.url, streamCase, timings);
+      log.info(
+        { case: streamCase.name, clockOffsetMs: result.clockOffset?.offsetMs, alerts: result.alerts.map((alert) => alert.message) },
+        'measured a ROS 2 rosbridge stream (cbor-raw, decoded with the robot’s definitions)',
+      );
+      rows.push(...result.rows);
+    }
     return rows;
   } finally {
     await sim.close();

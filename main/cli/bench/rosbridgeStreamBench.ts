@@ -1,5 +1,5 @@
 // One rosbridge stream measured as the cockpit receives it: a fresh RosbridgeLink subscribed to the
-// one topic under test, in JSON or CBOR, for a fixed window after a warm-up. Latency runs from the
+// one topic under test, in JSON, CBOR or (from a ROS 2 robot) cbor-raw, for a fixed window after a warm-up. Latency runs from the
 // robot's header stamp, put on the cockpit clock by the link's clock-offset estimate, to the moment
 // the decoded message reaches the subscriber.
 import type { CoreAlert } from '../../core/alert.ts';
@@ -45,6 +45,10 @@ export async function measureStream(url: string, streamCase: StreamCase, timings
     unsubscribe();
     if (link.alerts().some((alert) => alert.key === `cbor-fallback:${streamCase.topic}`)) {
       throw new Error(`${streamCase.name}: the link fell back from CBOR to JSON, so this case did not measure CBOR`);
+    }
+    const schema = link.alerts().find((alert) => alert.key === `schema:${streamCase.topic}`);
+    if (streamCase.compression === 'cbor-raw' && schema !== undefined) {
+      throw new Error(`${streamCase.name}: ${schema.message} — this case did not measure cbor-raw`);
     }
     const alerts = link.alerts().filter((alert) => alert.severity !== 'info');
     return { rows: window.rows(streamCase.name), clockOffset: link.clockOffset(), alerts };

@@ -27,7 +27,7 @@ export async function runProbe(args: ProbeArgs, log: Logger): Promise<number> {
   const spec = parseRobotSpec(args.robot);
   let report: ProbeReport;
   try {
-    const opened = await openRobot(spec, log);
+    const opened = await openRobot(spec, log, [], undefined, undefined, args.ca?.pem);
     try {
       report = await probeLink(opened.link, args.robot, args.seconds);
     } finally {
@@ -59,10 +59,12 @@ export async function probeLink(link: Link, robot: string, seconds: number, comm
   const command = link.topics().find((topic) => topic.topic === commandTopic);
   const commandProblem = link.alerts().find((alert) => alert.key === `command-type:${commandTopic}`)?.message;
   const clockOffset = clockOffsetOf(link);
+  const typeNow = new Map(link.topics().flatMap((topic) => (topic.type === undefined ? [] : [[topic.topic, topic.type] as const])));
   return {
     robot,
     connected: link.presence() === 'present',
-    topics: meters.map((meter) => meter.report(seconds)),
+    // A type learned while listening (rosapi answering late, or a robot without rosapi telling its ROS by its stamps) is shown; else "unknown", never a guess.
+    topics: meters.map((meter) => ({ ...meter.report(seconds), type: typeNow.get(meter.name) ?? 'unknown' })),
     ...(command === undefined ? {} : { command: { topic: command.topic, type: command.type } }),
     ...(commandProblem === undefined ? {} : { commandProblem }),
     ...(clockOffset === undefined ? {} : { clockOffset }),

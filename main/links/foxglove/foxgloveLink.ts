@@ -7,9 +7,10 @@
 // dropped, never queued.
 import type { ServerInfo } from './wsProtocol.ts';
 import type { CoreAlert } from '../../core/alert.ts';
-import type { Link, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../../core/link.ts';
+import type { Link, LinkCapabilities, LinkEvents, LinkPresence, NodeParameterRead, RobotAssetFetch, TopicInfo, Unsubscribe } from '../../core/link.ts';
 import type { Received, RobotMessage, Twist } from '../../core/messages.ts';
 import { AlertBoard, repeatingAlert } from '../alertBoard.ts';
+import { untrustedCertificateHint } from '../caFile.ts';
 import { LinkEventHub } from '../linkEventHub.ts';
 import { TopicFanout } from '../topicFanout.ts';
 import { JitteredBackoff } from '../rosbridge/backoff.ts';
@@ -21,11 +22,13 @@ import { commandChannel, type CommandChannel } from './commandChannel.ts';
 import { resolveFoxgloveOptions, type FoxgloveLinkOptions, type ResolvedFoxgloveOptions } from './foxgloveOptions.ts';
 import { FoxgloveSession } from './foxgloveSession.ts';
 import { LiveChannels } from './liveChannels.ts';
+import { ServerRequests } from './serverRequests.ts';
 
 /** What lives as long as one connection. */
 interface Connection {
   session: FoxgloveSession;
   serverInfo: ServerInfo;
+  requests: ServerRequests;
   live: LiveChannels;
   /** command topic → the client channel advertised for it */
   commandChannels: Map<string, { id: number; channel: CommandChannel }>;
@@ -202,7 +205,7 @@ export class FoxgloveLink implements Link {
     if (problem !== undefined) return this.fail(problem);
     let session: FoxgloveSession;
     try {
-      session = new FoxgloveSession(url, this.options.timings, this.options.limits, {
+      session = new FoxgloveSession(url, this.options.timings, this.options.limits, this.options.ca, {
         ready: (serverInfo, subprotocol) => this.onReady(session, serverInfo, subprotocol),
         advertise: (channels) => this.onAdvertise(channels),
         unadvertise: (ids) => this.connection?.live.unadvertise(ids),
@@ -218,6 +221,8 @@ export class FoxgloveLink implements Link {
               hint: 'Usually a server fault or version mismatch; check the foxglove_bridge version and log.',
             }),
           ),
+        parameterValues: (parameters, id) => this.connection?.requests.onParameterValues(parameters, id),
+        fetchAssetResponse: (response) => this.connection?.requests.onFetchAssetResponse(response),
         closed: (reason) => this.onClosed(session, reason),
       });
     } catch (error) {
@@ -233,7 +238,8 @@ export class FoxgloveLink implements Link {
     const { topicMap, limits } = this.options;
     const unlisted = this.options.simulated ? isSimulatorBackChannel : undefined;
     const live = new LiveChannels(session, topicMap, limits, this.alertBoard, (topic) => this.fanout.wants(topic), unlisted);
-    this.connection = { session, serverInfo, live, commandChannels: new Map() };
+    const requests = new ServerRequests(session, serverInfo.capabilities, this.options.url);
+    this.connection = { session, serverInfo, live, requests, commandChannels: new Map() };
     if (subprotocol !== 'foxglove.sdk.v1') {
       this.alertBoard.raise({ key: 'subprotocol', severity: 'info', message: `The foxglove server speaks the older ${subprotocol} protocol.` });
     }
@@ -285,13 +291,32 @@ export class FoxgloveLink implements Link {
       key: 'connection',
       severity: 'warn',
       message: `${wasPresent ? 'Lost' : 'Cannot reach'} the robot at ${this.options.url} (${reason}); retrying (attempt ${this.backoff.attempts}).`,
-      hint: 'Check that foxglove_bridge is running on the robot (ros2 launch foxglove_bridge foxglove_bridge_launch.xml; port 8765 by default) and that the host and port are reachable.',
+      hint:
+        untrustedCertificateHint(reason) ??
+        'Check that foxglove_bridge is running on the robot (ros2 launch foxglove_bridge foxglove_bridge_launch.xml; port 8765 by default) and that the host and port are reachable.',
     });
     this.reconnectTimer = this.options.clock.setTimeout(() => this.connect(), delayMs);
     this.events.setPresence('reconnecting');
   }
 
+  /** A ROS 2 node's parameter through the server's `parameters` capability (foxglove_bridge: `NODE.PARAM`). */
+  readNodeParameter(node: string, name: string): Promise<NodeParameterRead> {
+    const connection = this.connection;
+    if (connection === undefined)
+      return Promise.resolve({ ok: false, problem: `the parameter ${name} of ${node} was not asked for: not connected to ${this.options.url}` });
+    return connection.requests.readNodeParameter(node, name);
+  }
+
+  /** A file the server serves (its `assets` capability: foxglove_bridge's `package://` meshes). */
+  fetchAsset(uri: string): Promise<RobotAssetFetch> {
+    const connection = this.connection;
+    if (connection === undefined)
+      return Promise.resolve({ ok: false, problem: `${uri} was not asked for: not connected to ${this.options.url}`, failure: 'not-connected' });
+    return connection.requests.fetchAsset(uri);
+  }
+
   private endConnection(): void {
+    this.connection?.requests.dispose(`the connection to ${this.options.url} ended`);
     if (this.presentTimer !== undefined) this.options.clock.clearTimeout(this.presentTimer);
     this.presentTimer = undefined;
     this.session?.close();

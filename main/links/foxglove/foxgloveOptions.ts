@@ -58,6 +58,8 @@ export interface FoxgloveLinkOptions {
   simulated?: boolean;
   timings?: Partial<FoxgloveTimings>;
   limits?: Partial<FoxgloveLimits>;
+  /** PEM certificate authorities a wss:// robot's certificate is checked against (`--ca`); default: the system's. */
+  ca?: string;
   /** Receive times, stamps' offsets and reconnect timers; a bench gives a sub-millisecond clock. */
   clock?: LinkClock;
 }
@@ -71,6 +73,7 @@ export interface ResolvedFoxgloveOptions {
   simulated: boolean;
   timings: Readonly<FoxgloveTimings>;
   limits: Readonly<FoxgloveLimits>;
+  ca: string | undefined;
   clock: LinkClock;
 }
 
@@ -84,6 +87,7 @@ export function resolveFoxgloveOptions(options: FoxgloveLinkOptions): ResolvedFo
     simulated: options.simulated ?? false,
     timings: { ...DEFAULT_FOXGLOVE_TIMINGS, ...options.timings },
     limits: { ...DEFAULT_FOXGLOVE_LIMITS, ...options.limits },
+    ca: options.ca,
     clock: options.clock ?? systemLinkClock,
   };
 }

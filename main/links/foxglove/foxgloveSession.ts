@@ -15,6 +15,10 @@ export interface SessionEvents {
   status(level: number, message: string): void;
   /** A frame the client could not read (bad JSON, an unknown opcode). */
   frameProblem(text: string): void;
+  /** The answer to a getParameters request. */
+  parameterValues(parameters: unknown, id: unknown): void;
+  /** The answer to a fetchAsset request. */
+  fetchAssetResponse(response: { requestId: number; status: number; error?: string; data?: ArrayBufferView }): void;
   /** The connection ended (never called after close()). */
   closed(reason: string): void;
 }
@@ -32,9 +36,15 @@ export class FoxgloveSession {
     readonly url: string,
     private readonly timings: Readonly<FoxgloveTimings>,
     limits: Readonly<FoxgloveLimits>,
+    /** PEM certificate authorities a wss:// server's certificate is checked against; undefined: the system's. */
+    ca: string | undefined,
     private readonly events: SessionEvents,
   ) {
-    this.socket = new WebSocket(url, [...FOXGLOVE_SUBPROTOCOLS], { maxPayload: limits.maxFrameBytes, perMessageDeflate: false });
+    this.socket = new WebSocket(url, [...FOXGLOVE_SUBPROTOCOLS], {
+      maxPayload: limits.maxFrameBytes,
+      perMessageDeflate: false,
+      ...(ca === undefined ? {} : { ca }),
+    });
     // ws' WebSocket has the browser-style handler properties FoxgloveClient sets; the types differ only in `any`s.
     this.client = new FoxgloveClient({ ws: this.socket as unknown as IWebSocket });
     this.socket.on('pong', () => (this.lastHeardMs = Date.now()));
@@ -56,6 +66,8 @@ export class FoxgloveSession {
     this.client.on('advertise', (channels) => this.ready && events.advertise(channels));
     this.client.on('unadvertise', (ids) => this.ready && events.unadvertise(ids));
     this.client.on('status', (status) => events.status(status.level, String(status.message)));
+    this.client.on('parameterValues', ({ parameters, id }) => this.ready && events.parameterValues(parameters, id));
+    this.client.on('fetchAssetResponse', (response) => this.ready && events.fetchAssetResponse(response));
     this.client.on('message', ({ subscriptionId, timestamp, data }) => {
       if (this.ready) events.message(subscriptionId, timestamp, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
     });
@@ -71,6 +83,20 @@ export class FoxgloveSession {
 
   unsubscribe(subscriptionId: number): void {
     if (this.isOpen()) this.client.unsubscribe(subscriptionId);
+  }
+
+  /** Asks for node parameters (the server's `parameters` capability); false when not open. */
+  getParameters(names: string[], id: string): boolean {
+    if (!this.isOpen()) return false;
+    this.client.getParameters(names, id);
+    return true;
+  }
+
+  /** Asks for a file the server serves (its `assets` capability); false when not open. */
+  fetchAsset(uri: string, requestId: number): boolean {
+    if (!this.isOpen()) return false;
+    this.client.fetchAsset(uri, requestId);
+    return true;
   }
 
   /** Advertises a client channel (the protocol's client publishing); undefined when not open. */

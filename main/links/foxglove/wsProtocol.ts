@@ -11,6 +11,8 @@ const wsProtocol: WsProtocol = namespace.FoxgloveClient !== undefined ? namespac
 
 export const FoxgloveClient = wsProtocol.FoxgloveClient;
 export const FoxgloveServer = wsProtocol.FoxgloveServer;
+export const BinaryOpcode = wsProtocol.BinaryOpcode;
+export const FetchAssetStatus = wsProtocol.FetchAssetStatus;
 export type { Channel, IWebSocket, ServerInfo } from '@foxglove/ws-protocol';
 export type FoxgloveClient = InstanceType<typeof FoxgloveClient>;
 export type FoxgloveServer = InstanceType<typeof FoxgloveServer>;

@@ -9,6 +9,7 @@ import type { ClockOffsetEstimator } from './clockOffset.ts';
 import type { LinkClock, TimerHandle } from './linkClock.ts';
 import { parseTimeResponse, parseTopicsAndRawTypes, parseTopicsResponse, ROSAPI_GET_TIME, ROSAPI_TOPICS, ROSAPI_TOPICS_AND_RAW_TYPES } from './rosapi.ts';
 import type { RosbridgeSession } from './rosbridgeSession.ts';
+import { rosVersionOfMessage } from './messageRosVersion.ts';
 import { SilentCborWatch, type OpenProbe, type SilentCborOptions } from './silentCbor.ts';
 import type { TopicRoute, TopicRoutes } from './topicRoutes.ts';
 
@@ -90,8 +91,11 @@ export class LiveConnection {
   }
 
   onWireMessage(topic: string, wire: unknown): void {
+    if (this.disposed) return;
+    // Without rosapi the robot's ROS is learned from its messages' stamps, before this one is delivered.
+    if (this.host.routes.rosVersion() === undefined) this.learnRosVersion(wire);
     const route = this.active.get(topic);
-    if (route === undefined || this.disposed) return;
+    if (route === undefined) return;
     if (route.compression === 'cbor') this.silentWatch.delivered(topic);
     this.host.deliver(route, wire);
   }
@@ -151,6 +155,17 @@ export class LiveConnection {
         message: `Cannot read the robot's message definitions (${error instanceof Error ? error.message : String(error)}); images, scans and point clouds come as CBOR rather than cbor-raw, and topics of other types are recorded as JSON.`,
         hint: 'A rosapi older than rosbridge_suite 1.x lacks /rosapi/topics_and_raw_types; CBOR works, only slower.',
       });
+    }
+  }
+
+  private learnRosVersion(wire: unknown): void {
+    const version = rosVersionOfMessage(wire);
+    if (version === undefined || !this.host.routes.setRosVersionFromMessages(version)) return;
+    // The live routes now carry the robot's type names (and, on ROS 2, what the recorder needs for CDR).
+    for (const topic of [...this.active.keys()]) {
+      const outcome = this.host.routes.route(topic);
+      const before = this.active.get(topic);
+      if (outcome.ok && before !== undefined && outcome.route.compression === before.compression) this.active.set(topic, outcome.route);
     }
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTopicsAndRawTypes, rosVersionOfTypes } from './rosapi.ts';
+import { parseTopicsAndRawTypes, rosapiParameterNames, rosVersionOfTypes } from './rosapi.ts';
 import { WireFieldError } from './decode/wireFields.ts';
 
 describe('rosVersionOfTypes', () => {
@@ -13,6 +13,14 @@ describe('rosVersionOfTypes', () => {
   it('says nothing when the list says nothing', () => {
     expect(rosVersionOfTypes([])).toBeUndefined();
     expect(rosVersionOfTypes(['', 'odd'])).toBeUndefined();
+  });
+});
+
+describe('rosapiParameterNames', () => {
+  it('names a node’s parameter NODE:PARAM on ROS 2, and /NODE/PARAM then the global /PARAM on ROS 1', () => {
+    expect(rosapiParameterNames(2, '/robot_state_publisher', 'robot_description')).toEqual(['/robot_state_publisher:robot_description']);
+    expect(rosapiParameterNames(undefined, 'robot_state_publisher', 'robot_description')).toEqual(['/robot_state_publisher:robot_description']);
+    expect(rosapiParameterNames(1, 'robot_state_publisher', 'robot_description')).toEqual(['/robot_state_publisher/robot_description', '/robot_description']);
   });
 });
 

@@ -4,7 +4,8 @@
 // moment; one that cannot is dropped, never queued (see rosbridgeSession.ts for roslib's queue).
 import type { CoreAlert } from '../../core/alert.ts';
 import { AlertBoard, repeatingAlert } from '../alertBoard.ts';
-import type { Link, LinkCapabilities, LinkEvents, LinkPresence, TopicInfo, Unsubscribe } from '../../core/link.ts';
+import { untrustedCertificateHint } from '../caFile.ts';
+import type { Link, LinkCapabilities, LinkEvents, LinkPresence, NodeParameterRead, TopicInfo, Unsubscribe } from '../../core/link.ts';
 import { LinkEventHub } from '../linkEventHub.ts';
 import type { Received, RobotMessage, Twist } from '../../core/messages.ts';
 import { TopicFanout } from '../topicFanout.ts';
@@ -15,6 +16,7 @@ import { encodeTwist } from './decode/twists.ts';
 import type { TimerHandle } from './linkClock.ts';
 import { LiveConnection } from './liveConnection.ts';
 import { resolveRosbridgeOptions, rosbridgeUrlProblem, type ResolvedRosbridgeOptions, type RosbridgeLinkOptions } from './rosbridgeOptions.ts';
+import { parseGetParamResponse, ROSAPI_GET_PARAM, rosapiParameterNames } from './rosapi.ts';
 import { RosbridgeSession } from './rosbridgeSession.ts';
 import { ServiceCallError } from './serviceCallError.ts';
 import type { TopicProbe } from './silentCbor.ts';
@@ -23,6 +25,9 @@ import { isSimulatorBackChannel, TopicRoutes, type TopicRoute } from './topicRou
 
 /** The silent-CBOR probe asks for at most one message per this many ms (it only counts them). */
 const PROBE_THROTTLE_MS = 250;
+
+/** rosapi asks the node itself for a parameter (its own timeout is 5 s): allow for that and the wire. */
+const PARAMETER_TIMEOUT_MS = 6000;
 
 export class RosbridgeLink implements Link {
   readonly robotName: string;
@@ -67,6 +72,7 @@ export class RosbridgeLink implements Link {
       roleTypes: this.options.roleTypes,
       compression: this.options.compression,
       unlisted: this.options.simulated ? isSimulatorBackChannel : undefined,
+      commandTypeGiven: this.options.commandTypeGiven,
     });
     this.estimator = new ClockOffsetEstimator({ ...DEFAULT_CLOCK_OFFSET_OPTIONS, windowMs: timings.clockWindowMs });
     this.backoff = new JitteredBackoff(timings.backoff, this.options.random);
@@ -83,6 +89,11 @@ export class RosbridgeLink implements Link {
 
   topics(): readonly TopicInfo[] {
     return this.routes.offered();
+  }
+
+  /** ROS 1 or ROS 2, from rosapi's type names or, without rosapi, the robot's message stamps; undefined while unknown. */
+  rosVersion(): 1 | 2 | undefined {
+    return this.routes.rosVersion();
   }
 
   /** The robot-to-cockpit clock offset behind `sourceTimeMs`, for latency figures; undefined until known. */
@@ -152,6 +163,21 @@ export class RosbridgeLink implements Link {
       return Promise.reject(new ServiceCallError('not-connected', service, `${service} was not called: not connected to ${this.options.url}`));
     }
     return session.callService(service, type, request, timeoutMs);
+  }
+
+  /** A node's parameter through rosapi (`/rosapi/get_param`), named as the robot's ROS version names it (rosapiParameterNames). */
+  async readNodeParameter(node: string, name: string): Promise<NodeParameterRead> {
+    const names = rosapiParameterNames(this.rosVersion(), node, name);
+    for (const qualified of names) {
+      try {
+        const values = await this.callService(ROSAPI_GET_PARAM.service, ROSAPI_GET_PARAM.type, { name: qualified, default_value: '' }, PARAMETER_TIMEOUT_MS);
+        const value = parseGetParamResponse(values, qualified);
+        if (value !== undefined) return { ok: true, value };
+      } catch (error) {
+        return { ok: false, problem: `the parameter ${qualified} could not be read: ${error instanceof Error ? error.message : String(error)}` };
+      }
+    }
+    return { ok: false, problem: `the robot has no parameter ${names.join(' or ')} (rosapi's get_param)` };
   }
 
   on<E extends keyof LinkEvents>(event: E, listener: LinkEvents[E]): Unsubscribe {
@@ -229,7 +255,9 @@ export class RosbridgeLink implements Link {
       key: 'connection',
       severity: 'warn',
       message: `${wasPresent ? 'Lost' : 'Cannot reach'} the robot at ${this.options.url} (${reason}); retrying (attempt ${this.backoff.attempts}).`,
-      hint: 'Check that rosbridge_server is running on the robot (roslaunch rosbridge_server rosbridge_websocket.launch, or ros2 launch rosbridge_server rosbridge_websocket_launch.xml) and that the host and port are reachable.',
+      hint:
+        untrustedCertificateHint(reason) ??
+        'Check that rosbridge_server is running on the robot (roslaunch rosbridge_server rosbridge_websocket.launch, or ros2 launch rosbridge_server rosbridge_websocket_launch.xml) and that the host and port are reachable.',
     });
     this.reconnectTimer = this.options.clock.setTimeout(() => this.connect(), delayMs);
     this.events.setPresence('reconnecting');

@@ -8,7 +8,7 @@ import { systemLinkClock, type LinkClock } from './linkClock.ts';
 import type { LiveTimings } from './liveConnection.ts';
 import { DEFAULT_HEARTBEAT, type HeartbeatTimings } from './rosbridgeTransport.ts';
 import { DEFAULT_SILENT_CBOR_OPTIONS } from './silentCbor.ts';
-import { openWsSocket, type SocketPort } from './socketPort.ts';
+import { DEFAULT_WS_SOCKET_OPTIONS, openWsSocket, type SocketPort } from './socketPort.ts';
 import { DEFAULT_ROLE_TYPES, type WireCompression } from './topicRoutes.ts';
 
 export interface RosbridgeTimings extends LiveTimings, HeartbeatTimings {
@@ -45,6 +45,8 @@ export interface RosbridgeLinkOptions {
   /** How a TwistStamped command is stamped and framed (default: stamp zero, frame `base_link`). */
   command?: Partial<CommandStampOptions>;
   timings?: Partial<RosbridgeTimings>;
+  /** PEM certificate authorities a wss:// robot's certificate is checked against (`--ca`); default: the system's. */
+  ca?: string;
   openSocket?: (url: string) => SocketPort;
   clock?: LinkClock;
   random?: () => number;
@@ -55,6 +57,8 @@ export interface ResolvedRosbridgeOptions {
   robotName: string;
   topicMap: Readonly<TopicMap>;
   roleTypes: Readonly<Record<TopicRole, string>>;
+  /** The command type was given in `topicTypes`: the link may use it where rosapi cannot say. */
+  commandTypeGiven: boolean;
   compression: Readonly<Record<string, WireCompression>>;
   simulated: boolean;
   command: Readonly<CommandStampOptions>;
@@ -70,11 +74,12 @@ export function resolveRosbridgeOptions(options: RosbridgeLinkOptions): Resolved
     robotName: options.robotName ?? hostOf(options.url),
     topicMap: { ...DEFAULT_TOPIC_MAP, ...options.topics },
     roleTypes: { ...DEFAULT_ROLE_TYPES, ...options.topicTypes },
+    commandTypeGiven: options.topicTypes?.command !== undefined,
     compression: { ...options.compression },
     simulated: options.simulated ?? false,
     command: { ...DEFAULT_COMMAND_STAMP, ...options.command },
     timings: { ...DEFAULT_ROSBRIDGE_TIMINGS, ...options.timings },
-    openSocket: options.openSocket ?? ((url) => openWsSocket(url)),
+    openSocket: options.openSocket ?? ((url) => openWsSocket(url, { ...DEFAULT_WS_SOCKET_OPTIONS, ...(options.ca === undefined ? {} : { ca: options.ca }) })),
     clock: options.clock ?? systemLinkClock,
     random: options.random ?? Math.random,
   };

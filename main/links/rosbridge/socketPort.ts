@@ -29,6 +29,8 @@ export interface SocketPort {
 export interface WsSocketOptions {
   handshakeTimeoutMs: number;
   maxPayloadBytes: number;
+  /** PEM certificate authorities a wss:// server's certificate is checked against (`--ca`); default: the system's. */
+  ca?: string;
 }
 
 /** rosbridge's own default maximum message is 10 MB; leave room above it. */
@@ -38,7 +40,11 @@ const STATES: readonly SocketState[] = ['connecting', 'open', 'closing', 'closed
 
 /** Throws (a SyntaxError) when `url` is not a ws:// or wss:// URL. */
 export function openWsSocket(url: string, options: Readonly<WsSocketOptions> = DEFAULT_WS_SOCKET_OPTIONS): SocketPort {
-  const socket = new WebSocket(url, { handshakeTimeout: options.handshakeTimeoutMs, maxPayload: options.maxPayloadBytes });
+  const socket = new WebSocket(url, {
+    handshakeTimeout: options.handshakeTimeoutMs,
+    maxPayload: options.maxPayloadBytes,
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
+  });
   socket.binaryType = 'arraybuffer';
   // The TCP socket under the WebSocket, once upgraded: a silent connection is reset through it.
   let tcp: Socket | undefined;

@@ -8,6 +8,7 @@
 import type { CoreAlert } from '../../core/alert.ts';
 import { ROLE_KINDS, type TopicInfo, type TopicMap, type TopicRole } from '../../core/link.ts';
 import type { MessageKind, Ros2Origin } from '../../core/messages.ts';
+import { ros1TypeName, ros2TypeName } from '../../core/rosMessageDefinitions.ts';
 import { commandShapeOf, type CommandShape } from './commandMessage.ts';
 import { cborRawDecoder, cdrReaderFor, type CdrReading } from './decode/cborRaw.ts';
 import { decoderFor, deliveredKindOf, isBulkyType, type MessageDecoder } from './decode/messageTypes.ts';
@@ -53,6 +54,8 @@ export interface TopicRouteOptions {
   compression: Readonly<Record<string, WireCompression>>;
   /** Topics never offered (still routed when subscribed to by name): the simulated robot's back channel. */
   unlisted?: (topic: string) => boolean;
+  /** The command type was given (roleTypes.command is the user's, not the default): usable where rosapi is missing. */
+  commandTypeGiven?: boolean;
 }
 
 /**
@@ -83,9 +86,19 @@ export class TopicRoutes {
     this.rosVersionSeen = rosVersionOfTypes(types.values()) ?? this.rosVersionSeen;
   }
 
-  /** ROS 1 or ROS 2, as the robot's type names tell; undefined until discovery has said. */
+  /** ROS 1 or ROS 2, as the robot's type names (or, without rosapi, its messages' stamps) tell; undefined until then. */
   rosVersion(): RosVersion | undefined {
     return this.rosVersionSeen;
+  }
+
+  /**
+   * What a message's stamps said (messageRosVersion.ts), where rosapi could not list the types: taken
+   * only while the version is unknown. Returns whether it was news, so live routes are rebuilt.
+   */
+  setRosVersionFromMessages(version: RosVersion): boolean {
+    if (this.rosVersionSeen !== undefined) return false;
+    this.rosVersionSeen = version;
+    return true;
   }
 
   /**
@@ -125,7 +138,7 @@ export class TopicRoutes {
     const role = this.roleOf(topic);
     const discoveredType = this.discovered?.get(topic);
     if (role !== undefined && (discoveredType !== undefined || this.discoveryFailed)) {
-      return this.routeAs(topic, discoveredType ?? this.options.roleTypes[role], ROLE_KINDS[role], role);
+      return this.routeAs(topic, discoveredType ?? this.roleType(role), ROLE_KINDS[role], role);
     }
     if (this.discovered === undefined && !this.discoveryFailed) return { ok: false, wait: true };
     if (discoveredType === undefined) {
@@ -162,7 +175,16 @@ export class TopicRoutes {
       };
       return { ok: false, alert };
     }
-    const rosType = discoveredType ?? this.options.roleTypes.command;
+    if (discoveredType === undefined && this.discoveryFailed && this.options.commandTypeGiven !== true) {
+      const alert: CoreAlert = {
+        key,
+        severity: 'error',
+        message: `The type ${topic} takes (geometry_msgs/Twist or TwistStamped) cannot be learned: the robot's rosapi does not answer, so no command is sent.`,
+        hint: "Run rosapi next to rosbridge_server (rosbridge_websocket_launch.xml starts both), or name the command topic's type in the link's topic types.",
+      };
+      return { ok: false, alert };
+    }
+    const rosType = discoveredType ?? this.roleType('command');
     const shape = commandShapeOf(rosType);
     if (shape === undefined) {
       const alert: CoreAlert = {
@@ -179,7 +201,11 @@ export class TopicRoutes {
   /** What the robot offers, each topic in the kind the link delivers it as; the topic map's sensors where rosapi is missing. */
   offered(): TopicInfo[] {
     if (this.discovered === undefined) {
-      return SENSOR_ROLES.map((role) => ({ topic: this.options.topicMap[role], kind: ROLE_KINDS[role], type: this.options.roleTypes[role] }));
+      // Without rosapi the types are the topic map's, spelled as the robot's ROS does; unknown until that is known.
+      return SENSOR_ROLES.map((role) => {
+        const type = this.rosVersionSeen === undefined ? undefined : this.roleType(role);
+        return { topic: this.options.topicMap[role], kind: ROLE_KINDS[role], ...(type === undefined ? {} : { type }) };
+      });
     }
     const offered: TopicInfo[] = [];
     for (const [topic, type] of this.discovered) {
@@ -205,6 +231,16 @@ export class TopicRoutes {
     if (this.jsonOnly.has(topic)) return { ok: true, route: { topic, rosType, kind, decode, compression: 'none', ros2 } };
     const bulky = isBulkyType(rosType);
     const configured = this.options.compression[topic];
+    if (configured === 'cbor-raw' && this.rosVersionSeen !== 2) {
+      // A ROS 1 rosbridge serves cbor-raw too, but as ROS 1 serialised bytes, which the link does not read: never asked for.
+      const notice: CoreAlert = {
+        key: `schema:${topic}`,
+        severity: 'info',
+        message: `${topic} is set to cbor-raw, which the cockpit reads only from a ROS 2 robot (this one is ${this.rosVersionSeen === 1 ? 'ROS 1' : 'not known to be ROS 2'}); receiving it as CBOR instead.`,
+        hint: 'Set this topic\'s compression to "cbor" (or leave it unset) for a ROS 1 robot.',
+      };
+      return { ok: true, route: { topic, rosType, kind, decode, compression: 'cbor', ros2 }, notice };
+    }
     const wantsRaw = configured === 'cbor-raw' || (configured === undefined && bulky && this.rosVersionSeen === 2 && this.definitions.has(rosType));
     if (!wantsRaw) return { ok: true, route: { topic, rosType, kind, decode, compression: configured ?? (bulky ? 'cbor' : 'none'), ros2 } };
     const reading = this.readerOf(rosType);
@@ -227,6 +263,13 @@ export class TopicRoutes {
       this.readers.set(rosType, reading);
     }
     return reading;
+  }
+
+  /** A role's type from the topic map, in the robot's own spelling once its ROS version is known. */
+  private roleType(role: TopicRole): string {
+    const type = this.options.roleTypes[role];
+    if (this.rosVersionSeen === 2) return ros2TypeName(type);
+    return this.rosVersionSeen === 1 ? ros1TypeName(type) : type;
   }
 
   private roleOf(topic: string): TopicRole | undefined {

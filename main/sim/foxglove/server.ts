@@ -5,7 +5,8 @@
 // each subscribed channel's messages as binary frames, and takes velocity commands through client
 // publishing on /cmd_vel in the robot's command type (Twist, or TwistStamped with Jazzy's rules).
 // Its model, frames and map go as the rosbridge server's do (/tf with each odometry reading; the
-// transient-local /tf_static, /robot_description and /map to each client as it subscribes).
+// transient-local /tf_static, /robot_description and /map to each client as it subscribes; /plan and
+// /markers once a second with the odometry).
 //
 // @foxglove/ws-protocol's FoxgloveServer does the protocol (serverInfo, advertise, subscriptions,
 // client channels); it selects only `foxglove.websocket.v1`, so the handshake (which subprotocol, or
@@ -17,16 +18,20 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { parse } from '@foxglove/rosmsg';
 import { MessageReader, MessageWriter } from '@foxglove/rosmsg2-serialization';
-import { FoxgloveServer, type IWebSocket } from '../../links/foxglove/wsProtocol.ts';
+import { BinaryOpcode, FetchAssetStatus, FoxgloveServer, type IWebSocket } from '../../links/foxglove/wsProtocol.ts';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { fullRos2MessageDefinition, ros2TypeName } from '../../core/rosMessageDefinitions.ts';
 import { episodeMap } from '../occupancyGrid.ts';
+import { NAVIGATION_OVERLAY_RATE_HZ, NavigationOverlay } from '../navigationOverlay.ts';
+import { BASE_FRAME_ID } from '../odometry.ts';
 import { MAP_FRAME_ID, RobotFrames } from '../robotFrames.ts';
-import { robotModel } from '../robotModel.ts';
+import { RateSchedule } from '../schedule.ts';
+import { LIDAR_HOUSING_URI, lidarHousingStl } from '../robotMeshes.ts';
+import { LASER_HEIGHT_M, LASER_RADIUS_M, ROBOT_STATE_PUBLISHER_NODE, robotModel } from '../robotModel.ts';
 import { CommandInput, type SimCommandType } from '../rosbridge/commandInput.ts';
 import { rosMessageOf, type RosMessage } from '../rosbridge/rosMessages.ts';
 import { ROS2_PERSONA } from '../rosbridge/rosPersona.ts';
-import { rosOccupancyGrid, rosString, rosTfMessage } from '../rosbridge/sceneMessages.ts';
+import { rosMarkerArray, rosOccupancyGrid, rosPath, rosString, rosTfMessage } from '../rosbridge/sceneMessages.ts';
 import { CMD_VEL_TOPIC, isSensorSource, PUBLISHED_TOPICS, sameRosType, topicOfSource, type SceneSource } from '../rosbridge/topicCatalog.ts';
 import type { SensorOutput, SensorSink, SensorStream, SimRobot } from '../simRobot.ts';
 import { LatchedChannels } from './latchedChannels.ts';
@@ -55,6 +60,8 @@ export interface SimFoxgloveOptions {
   legacy: boolean;
   clock: RobotClock;
   log: { warn(object: object, message: string): void };
+  /** Whether /robot_description is a channel (default); off, the model is only robot_state_publisher's parameter. */
+  robotDescriptionTopic: boolean;
 }
 
 export interface SimFoxgloveServer {
@@ -79,11 +86,17 @@ export async function startSimFoxgloveServer(given: Partial<SimFoxgloveOptions> 
     commandType: 'twist',
     legacy: false,
     log: { warn: () => undefined },
+    robotDescriptionTopic: true,
     ...given,
   };
   const { robot, clock } = options;
   const subprotocol = options.legacy ? FOXGLOVE_LEGACY_SUBPROTOCOL : FOXGLOVE_SDK_SUBPROTOCOL;
-  const fox = new FoxgloveServer({ name: 'reins-sim', capabilities: ['clientPublish'], supportedEncodings: ['cdr'], metadata: { ROS_DISTRO: 'jazzy' } });
+  const fox = new FoxgloveServer({
+    name: 'reins-sim',
+    capabilities: ['clientPublish', 'parameters', 'assets'],
+    supportedEncodings: ['cdr'],
+    metadata: { ROS_DISTRO: 'jazzy' },
+  });
   fox.on('error', (error) => options.log.warn({ err: error }, 'a foxglove client sent something the server could not use'));
 
   const channels = new Map<string, SimChannel>();
@@ -93,7 +106,9 @@ export async function startSimFoxgloveServer(given: Partial<SimFoxgloveOptions> 
     channels.set(topic, { id, topic, writer: new MessageWriter(parse(schema, { ros2: true })) });
   };
   for (const topic of PUBLISHED_TOPICS) {
-    const offered = isSensorSource(topic.source) ? robot.hasStream(topic.source) : topic.source !== 'groundTruth';
+    const offered = isSensorSource(topic.source)
+      ? robot.hasStream(topic.source)
+      : topic.source !== 'groundTruth' && (options.robotDescriptionTopic || topic.source !== 'robotDescription');
     if (offered && fullRos2MessageDefinition(topic.type) !== '') addChannel(topic.name, topic.type);
   }
   const command = new CommandInput(options.commandType, { drive: (drive, ageSecs) => robot.drive(drive, ageSecs) }, () => clock.nowMs());
@@ -120,7 +135,8 @@ export async function startSimFoxgloveServer(given: Partial<SimFoxgloveOptions> 
 
   // The robot's model, frames and map: the latched ones kept for each client that subscribes later.
   const latched = new LatchedChannels((channelId) => [...channels.values()].some((channel) => channel.id === channelId));
-  const frames = new RobotFrames(robot, robotModel({ points: robot.pointsOptions }));
+  // This robot serves its files (assets, below): its model names the LiDAR housing's mesh.
+  const frames = new RobotFrames(robot, robotModel({ points: robot.pointsOptions, laserMeshUri: LIDAR_HOUSING_URI }));
   const sceneChannel = (source: SceneSource): SimChannel => channels.get(topicOfSource(source).name)!;
   const publishLatched = (source: SceneSource, msg: RosMessage, stampMs: number): void => {
     const channel = sceneChannel(source);
@@ -134,18 +150,40 @@ export async function startSimFoxgloveServer(given: Partial<SimFoxgloveOptions> 
     publishLatched('map', rosOccupancyGrid(episodeMap(robot), nextSeq(topicOfSource('map').name), stampMs, MAP_FRAME_ID), stampMs);
   };
   const startMs = clock.msAt(robot.simTimeSecs());
-  publishLatched('robotDescription', rosString(frames.model.urdf), startMs);
+  if (options.robotDescriptionTopic) publishLatched('robotDescription', rosString(frames.model.urdf), startMs);
+  serveParametersAndAssets(fox, frames.model.urdf);
   publishLatched('tfStatic', rosTfMessage(frames.staticTransforms, startMs), startMs);
   publishMap();
   const stopWatchingEpisodes = robot.onEpisodeStart(publishMap);
   const tfTopic = topicOfSource('tf').name;
+  // The planned route and the markers, as the rosbridge server's (scenePublisher.ts).
+  const overlay = new NavigationOverlay(robot.arena, MAP_FRAME_ID, BASE_FRAME_ID);
+  const overlaySchedule = new RateSchedule(NAVIGATION_OVERLAY_RATE_HZ);
+  const [planTopic, markersTopic] = [topicOfSource('plan').name, topicOfSource('markers').name];
+  // A first listener is sent them at once, then once a second.
+  let overlayHeard = false;
+  const publishOverlay = (simTimeSecs: number, stampMs: number): void => {
+    const due = overlaySchedule.takeDue(simTimeSecs);
+    const plan = wanted(planTopic);
+    const markers = wanted(markersTopic);
+    const heard = plan !== undefined || markers !== undefined;
+    const firstHeard = heard && !overlayHeard;
+    overlayHeard = heard;
+    if (!heard || (!due && !firstHeard)) return;
+    const truth = robot.groundTruth();
+    if (plan !== undefined) send(plan, rosPath(overlay.route(truth), nextSeq(planTopic), stampMs, MAP_FRAME_ID), stampMs);
+    if (markers !== undefined) send(markers, rosMarkerArray(overlay.markers(truth), stampMs), stampMs);
+  };
 
   const sensors: SensorSink = {
-    wants: (stream: SensorStream) => wanted(topicOfSource(stream).name) !== undefined || (stream === 'odom' && wanted(tfTopic) !== undefined),
+    wants: (stream: SensorStream) =>
+      wanted(topicOfSource(stream).name) !== undefined ||
+      (stream === 'odom' && [tfTopic, planTopic, markersTopic].some((topic) => wanted(topic) !== undefined)),
     receive: (output: SensorOutput) => {
       const stampMs = clock.msAt(output.simTimeSecs);
       const tf = wanted(tfTopic);
       if (output.stream === 'odom' && tf !== undefined) send(tf, rosTfMessage(frames.withOdometry(output.msg, output.simTimeSecs), stampMs), stampMs);
+      if (output.stream === 'odom') publishOverlay(output.simTimeSecs, stampMs);
       const channel = wanted(topicOfSource(output.stream).name);
       if (channel === undefined) return;
       send(channel, rosMessageOf(output, { seq: nextSeq(channel.topic), stampMs, scanPeriodSecs: 1 / robot.scanOptions.rateHz }), stampMs);
@@ -233,6 +271,39 @@ export async function startSimFoxgloveServer(given: Partial<SimFoxgloveOptions> 
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/**
+ * robot_state_publisher's robot_description parameter (`/robot_state_publisher.robot_description`,
+ * foxglove_bridge's naming) and the robot's meshes by `package://` URI, answered as foxglove_bridge
+ * answers: a parameter it does not have is left out of the reply; a URI outside its allow-list or not
+ * found is an error response naming it.
+ */
+function serveParametersAndAssets(fox: FoxgloveServer, urdf: string): void {
+  const parameters = new Map<string, string>([[`${ROBOT_STATE_PUBLISHER_NODE}.robot_description`, urdf]]);
+  fox.on('getParameters', ({ parameterNames, id }, client) => {
+    const asked = parameterNames.length === 0 ? [...parameters.keys()] : parameterNames;
+    const known = asked.filter((name) => parameters.has(name)).map((name) => ({ name, value: parameters.get(name)! }));
+    fox.publishParameterValues(known, id, client);
+  });
+  const housing = lidarHousingStl(LASER_RADIUS_M, LASER_HEIGHT_M);
+  const assets = new Map<string, Uint8Array>([[LIDAR_HOUSING_URI, housing]]);
+  fox.on('fetchAsset', ({ uri, requestId }, client) => {
+    const data = assets.get(uri);
+    if (!/^package:\/\//.test(uri)) {
+      fox.sendFetchAssetResponse(
+        { op: BinaryOpcode.FETCH_ASSET_RESPONSE, requestId, status: FetchAssetStatus.ERROR, error: `Asset URI not allowed: ${uri}` },
+        client,
+      );
+    } else if (data === undefined) {
+      fox.sendFetchAssetResponse(
+        { op: BinaryOpcode.FETCH_ASSET_RESPONSE, requestId, status: FetchAssetStatus.ERROR, error: `Failed to retrieve asset ${uri}` },
+        client,
+      );
+    } else {
+      fox.sendFetchAssetResponse({ op: BinaryOpcode.FETCH_ASSET_RESPONSE, requestId, status: FetchAssetStatus.SUCCESS, data }, client);
+    }
+  });
 }
 
 function listen(http: Server, host: string, port: number): Promise<void> {

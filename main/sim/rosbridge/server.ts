@@ -13,10 +13,11 @@ import { DEFAULT_OUTBOX_OPTIONS, type OutboxOptions, type OutboxStats } from './
 import { RosbridgeSession, type BridgeLog, type SessionHub } from './clientSession.ts';
 import type { OutgoingMessage } from './outgoingMessage.ts';
 import { RealtimeStepper, type RealtimeStepperOptions } from './realtimeStepper.ts';
+import { ROBOT_STATE_PUBLISHER_NODE } from '../robotModel.ts';
 import { personaOf, type SimRosVersion } from './rosPersona.ts';
 import { ScenePublisher } from './scenePublisher.ts';
 import { createServices } from './services.ts';
-import { topicsOffered } from './topicCatalog.ts';
+import { topicOfSource, topicsOffered } from './topicCatalog.ts';
 import { TopicPublisher } from './topicPublisher.ts';
 
 export const DEFAULT_ROSBRIDGE_PORT = 9090;
@@ -53,10 +54,18 @@ export interface SimRosbridgeOptions {
    * rules (commandInput.ts). Default: Twist on ROS 1, TwistStamped on ROS 2 (Jazzy's diff_drive_controller).
    */
   commandType: SimCommandType;
+  /** False: rosbridge_server without rosapi (its services unanswered), as on a robot that launched only the server. */
+  rosapi: boolean;
   /** The robot's clock runs this far ahead of the wall clock (negative: behind): its stamps, /rosapi/get_time and the command stamps it judges. */
   clockAheadMs: number;
   /** The simulation stopped with an error; the server keeps answering but publishes nothing more. */
   onFailure: (error: unknown) => void;
+  /**
+   * Whether /robot_description is offered (default). Off (`reins sim --no-robot-description-topic`),
+   * the model is only robot_state_publisher's parameter, as a ROS 2 robot whose transient-local
+   * topic the bridge does not replay looks to a client.
+   */
+  robotDescriptionTopic: boolean;
 }
 
 export interface SimRosbridgeServer {
@@ -90,7 +99,9 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
     outbox: DEFAULT_OUTBOX_OPTIONS,
     rosVersion: 1,
     clockAheadMs: 0,
+    rosapi: true,
     onFailure: () => undefined,
+    robotDescriptionTopic: true,
     ...given,
     commandType: given.commandType ?? (given.rosVersion === 2 ? 'twist-stamped' : 'twist'),
     maxMessageBytes,
@@ -130,7 +141,7 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
   const robotMsAt = (simTimeSecs: number): number => stepper.wallMsAt(simTimeSecs) + options.clockAheadMs;
   const robotNowMs = (): number => stepper.clockMsNow(robot.simTimeSecs()) + options.clockAheadMs;
   const publisher = new TopicPublisher(robot, audience, robotMsAt, persona, robotNowMs);
-  const scene = new ScenePublisher(robot, audience, robotMsAt, persona, robotNowMs);
+  const scene = new ScenePublisher(robot, audience, robotMsAt, persona, robotNowMs, options.robotDescriptionTopic);
   const command = new CommandInput(options.commandType, { drive: (drive, ageSecs) => robot.drive(drive, ageSecs) }, robotNowMs);
   const sensors = fanOutSensors([publisher, scene, ...options.sensorTaps]);
 
@@ -144,8 +155,12 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
       inject: (injection) => robot.inject(injection),
       identity: options.identity,
       robotName: options.robotName,
-      topics: topicsOffered((stream) => robot.hasStream(stream), command.topic),
+      topics: topicsOffered((stream) => robot.hasStream(stream), command.topic).filter(
+        (topic) => options.robotDescriptionTopic || topic.name !== topicOfSource('robotDescription').name,
+      ),
       persona,
+      rosapi: options.rosapi,
+      nodeParameters: { [ROBOT_STATE_PUBLISHER_NODE]: { robot_description: scene.robotDescription() } },
     }),
     command,
     relayCommand: (msg) => publisher.relayCommand(msg, command.topic.type),
@@ -194,7 +209,14 @@ export async function startSimRosbridgeServer(given: Partial<SimRosbridgeOptions
 
 function listen(options: SimRosbridgeOptions): Promise<WebSocketServer> {
   return new Promise((resolve, reject) => {
-    const wss = new WebSocketServer({ host: options.host, port: options.port, maxPayload: options.maxFrameBytes, perMessageDeflate: false });
+    const wss = new WebSocketServer({
+      host: options.host,
+      port: options.port,
+      maxPayload: options.maxFrameBytes,
+      perMessageDeflate: false,
+      // rosbridge_server (tornado) selects no subprotocol whatever a client offers; ws would select the first.
+      handleProtocols: () => false,
+    });
     wss.once('listening', () => {
       wss.removeListener('error', reject);
       wss.on('error', (error) => options.log.error({ err: error }, 'rosbridge server error'));

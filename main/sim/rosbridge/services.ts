@@ -31,6 +31,10 @@ export interface SimControl {
   topics?: readonly KnownTopic[];
   /** ROS 1 (default) or ROS 2: how rosapi names types, writes times and definitions. */
   persona?: RosPersona;
+  /** False: rosapi is not running (rosbridge_server alone), so none of its services answer. Default true. */
+  rosapi?: boolean;
+  /** Node parameters rosapi's get_param reads, by node and name (robot_state_publisher's robot_description). */
+  nodeParameters?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 /** What /rosapi/get_ros_version answers, per ROS generation (rosbridge_suite's rosapi serves it on both). */
@@ -40,6 +44,7 @@ const NoArgs = z.strictObject({});
 const TopicArgs = z.strictObject({ topic: z.string() });
 const TypeArgs = z.strictObject({ type: z.string() });
 const ServiceArgs = z.strictObject({ service: z.string() });
+const GetParamArgs = z.strictObject({ name: z.string(), default_value: z.string().optional() });
 const ResetArgs = z.strictObject({ seed: z.number().int().min(0).max(0xffff_ffff).optional() });
 
 export function createServices(sim: SimControl): ReadonlyMap<string, RosService> {
@@ -68,6 +73,9 @@ export function createServices(sim: SimControl): ReadonlyMap<string, RosService>
       type: services.find((each) => each.name === resolveRosName(name))?.type ?? '',
     })),
     service('/rosapi/get_time', 'rosapi/GetTime', NoArgs, () => ({ time: persona.time(rosTimeFromMs(sim.clockMs())) })),
+    service('/rosapi/get_param', 'rosapi/GetParam', GetParamArgs, ({ name, default_value: fallback }) => ({
+      value: JSON.stringify(nodeParameter(sim, persona, name) ?? defaultParamValue(fallback ?? '')),
+    })),
     service('/sim/reset', 'reins_sim/Reset', ResetArgs, ({ seed }) => ({ episode_seed: sim.resetEpisode(seed) })),
     {
       name: '/sim/inject',
@@ -81,7 +89,36 @@ export function createServices(sim: SimControl): ReadonlyMap<string, RosService>
     },
     service('/sim/identify', 'reins_sim/Identify', NoArgs, () => ({ identity: sim.identity, robot_name: sim.robotName })),
   ];
-  return new Map(services.map((each) => [each.name, each]));
+  const served = sim.rosapi === false ? services.filter((each) => !each.name.startsWith('/rosapi/')) : services;
+  return new Map(served.map((each) => [each.name, each]));
+}
+
+/**
+ * A parameter as rosapi names it: on ROS 2 `NODE:PARAM` (rosapi's own naming, rosapi/params.py), the
+ * node's parameter; on ROS 1 a path on the parameter server, where robot_state_publisher's
+ * robot_description sits at the root (`/robot_description`) and a node's own under its name.
+ */
+function nodeParameter(sim: SimControl, persona: RosPersona, name: string): unknown {
+  const parameters = sim.nodeParameters ?? {};
+  if (persona.rosVersion === 2) {
+    const split = name.lastIndexOf(':');
+    if (split <= 0) return undefined;
+    const node = name.slice(0, split).replace(/^(?!\/)/, '/');
+    return parameters[node]?.[name.slice(split + 1)];
+  }
+  for (const [node, values] of Object.entries(parameters))
+    for (const [parameter, value] of Object.entries(values)) if (name === `/${parameter}` || name === `${node}/${parameter}`) return value;
+  return undefined;
+}
+
+/** rosapi answers a parameter it cannot read with the default asked for, itself JSON where it parses. */
+function defaultParamValue(fallback: string): unknown {
+  if (fallback === '') return '';
+  try {
+    return JSON.parse(fallback);
+  } catch {
+    return fallback;
+  }
 }
 
 function service<Args>(name: string, type: string, schema: z.ZodType<Args>, answer: (args: Args) => Record<string, unknown>): RosService {
