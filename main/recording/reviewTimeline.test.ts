@@ -14,7 +14,7 @@ import {
   TICK_CHANNEL,
   type EventChannel,
 } from './reinsEvents.ts';
-import { buildTimeline, type TimelineSource } from './reviewTimeline.ts';
+import { buildTimeline, MAX_ROS_LOG_MARKERS, type TimelineSource } from './reviewTimeline.ts';
 
 const T0_MS = 1_700_000_000_000;
 let folder: string;
@@ -217,5 +217,57 @@ describe('buildTimeline', () => {
     const timeline = await buildTimeline(source);
     expect(timeline.markers).toEqual([{ kind: 'intervention', atMs: T0_MS + 100, label: 'Operator took over' }]);
     expect(timeline.series).toEqual([]);
+  });
+
+  it("marks the robot's own warnings and errors on /rosout (ROS 1 and ROS 2 levels), a repeat once, and caps them", async () => {
+    type Entry = { topic: string; logTimeMs: number; value: unknown };
+    const entries: Entry[] = [
+      // ROS 2: INFO 20 is not marked, WARN 30 and ERROR 40 are; the same warning again within 10 s is one moment.
+      { topic: '/rosout', logTimeMs: T0_MS + 100, value: { level: 20, name: 'talker', msg: 'Publishing: hello' } },
+      { topic: '/rosout', logTimeMs: T0_MS + 200, value: { level: 30, name: 'planner', msg: 'no path   to goal' } },
+      { topic: '/rosout', logTimeMs: T0_MS + 300, value: { level: 30, name: 'planner', msg: 'no path to goal' } },
+      { topic: '/rosout', logTimeMs: T0_MS + 5000, value: { level: 30, name: 'planner', msg: 'no path   to goal' } },
+      { topic: '/rosout', logTimeMs: T0_MS + 20_000, value: { level: 30, name: 'planner', msg: 'no path   to goal' } },
+      { topic: '/rosout', logTimeMs: T0_MS + 21_000, value: { level: 50, name: 'driver', msg: 'motor fault' } },
+      // ROS 1 numbering: INFO 2 is not marked, WARN 4 and ERROR 8 are.
+      { topic: '/ros1/rosout', logTimeMs: T0_MS + 400, value: { level: 2, name: '/talker', msg: 'hello' } },
+      { topic: '/ros1/rosout', logTimeMs: T0_MS + 500, value: { level: 8, name: '/base', msg: 'bumper pressed' } },
+      // Not a log entry: no level.
+      { topic: '/rosout', logTimeMs: T0_MS + 600, value: { name: 'odd' } },
+    ];
+    const source: TimelineSource = {
+      path: 'other-tool.mcap',
+      channels: [
+        { topic: '/rosout', schemaName: 'rcl_interfaces/msg/Log' },
+        { topic: '/ros1/rosout', schemaName: 'rosgraph_msgs/Log' },
+      ],
+      startMs: T0_MS,
+      endMs: T0_MS + 30_000,
+      async *messages(range) {
+        for (const entry of [...entries].sort((a, b) => a.logTimeMs - b.logTimeMs)) if (range.topics?.includes(entry.topic) ?? true) yield entry;
+      },
+    };
+    const timeline = await buildTimeline(source);
+    expect(timeline.markers).toEqual([
+      { kind: 'alert', atMs: T0_MS + 200, label: 'WARN planner: no path to goal' },
+      { kind: 'alert', atMs: T0_MS + 500, label: 'ERROR /base: bumper pressed' },
+      { kind: 'alert', atMs: T0_MS + 20_000, label: 'WARN planner: no path to goal' },
+      { kind: 'alert', atMs: T0_MS + 21_000, label: 'FATAL driver: motor fault' },
+    ]);
+
+    // A node warning without end is marked up to the cap, then one marker says how many were left out.
+    const flood: Entry[] = Array.from({ length: MAX_ROS_LOG_MARKERS + 7 }, (_, index) => ({
+      topic: '/rosout',
+      logTimeMs: T0_MS + index * 100,
+      value: { level: 40, name: 'lidar', msg: `timeout ${index}` },
+    }));
+    const flooded = await buildTimeline({
+      ...source,
+      messages: async function* () {
+        yield* flood;
+      },
+    });
+    expect(flooded.markers).toHaveLength(MAX_ROS_LOG_MARKERS + 1);
+    expect(flooded.markers.find((marker) => marker.label.startsWith('7 more warnings'))).toMatchObject({ atMs: T0_MS + MAX_ROS_LOG_MARKERS * 100 });
   });
 });

@@ -1,5 +1,6 @@
 // What a review's timeline shows of a log: markers at the moments that matter (interventions,
-// surprises above a threshold, answers, ratings, alerts) and numeric series to plot (speed, surprise
+// surprises above a threshold, answers, ratings, alerts, and the robot's own warnings and errors on
+// /rosout, which is all a log of another tool marks) and numeric series to plot (speed, surprise
 // ratio, reward estimate). Read once per log from Reins' own event topics and the odometry; the series are
 // thinned to a bounded number of points so a long log plots as fast as a short one.
 import type { ReviewMarker, ReviewSeries, ReviewTimelineResponse } from '../core/contract.ts';
@@ -40,6 +41,23 @@ const ODOMETRY_SCHEMAS = new Set(['nav_msgs/Odometry', 'nav_msgs/msg/Odometry'])
 /** A log of another tool has no command events: its robot's command topic is what was commanded. */
 const COMMAND_SCHEMAS = new Set(['geometry_msgs/Twist', 'geometry_msgs/msg/Twist', 'geometry_msgs/TwistStamped', 'geometry_msgs/msg/TwistStamped']);
 
+/**
+ * The robot's own log (/rosout): ROS 1's rosgraph_msgs/Log and ROS 2's rcl_interfaces/msg/Log, with the
+ * level from which an entry is marked (WARN) in each one's numbering.
+ */
+const ROS_LOG_WARN_LEVEL = new Map([
+  ['rosgraph_msgs/Log', 4],
+  ['rcl_interfaces/msg/Log', 30],
+]);
+const ROS_LOG_LEVEL_NAMES: Record<string, Record<number, string>> = {
+  'rosgraph_msgs/Log': { 4: 'WARN', 8: 'ERROR', 16: 'FATAL' },
+  'rcl_interfaces/msg/Log': { 30: 'WARN', 40: 'ERROR', 50: 'FATAL' },
+};
+/** The same entry again within this long makes no new marker (a node warning at 10 Hz is one moment, not hundreds). */
+const ROS_LOG_REPEAT_MS = 10_000;
+/** The most markers the robot's log adds; past it, one marker says how many were left out. */
+export const MAX_ROS_LOG_MARKERS = 500;
+
 interface Point {
   t: number;
   v: number;
@@ -55,7 +73,11 @@ export async function buildTimeline(source: TimelineSource, options: Partial<Tim
         source.channels.find((channel) => channel.topic === '/cmd_vel' && COMMAND_SCHEMAS.has(channel.schemaName)) ??
         source.channels.find((channel) => COMMAND_SCHEMAS.has(channel.schemaName))
       )?.topic;
+  const rosLogs = new Map(
+    source.channels.filter((channel) => ROS_LOG_WARN_LEVEL.has(channel.schemaName)).map((channel) => [channel.topic, channel.schemaName] as const),
+  );
   const topics = [
+    ...rosLogs.keys(),
     FEEDBACK_CHANNEL.topic,
     TICK_CHANNEL.topic,
     SURPRISE_CHANNEL.topic,
@@ -76,6 +98,9 @@ export async function buildTimeline(source: TimelineSource, options: Partial<Tim
   let surpriseRun: { t: number; surpriseRatio: number; modality: string } | undefined;
   let lastSurpriseMs = -Infinity;
   const alertKeys = new Set<string>();
+  const rosLogSeen = new Map<string, number>();
+  let rosLogMarkers = 0;
+  let rosLogLeftOut: { count: number; firstMs: number } | undefined;
   const closeSurpriseRun = () => {
     if (surpriseRun)
       markers.push({ kind: 'surprise', atMs: surpriseRun.t, label: `Surprise ${surpriseRun.surpriseRatio.toFixed(1)}× (${surpriseRun.modality})` });
@@ -86,6 +111,22 @@ export async function buildTimeline(source: TimelineSource, options: Partial<Tim
     for await (const message of source.messages({ topics })) {
       const t = message.logTimeMs;
       const value = message.value as Record<string, unknown>;
+      const rosLogSchema = rosLogs.get(message.topic);
+      if (rosLogSchema !== undefined) {
+        const entry = rosLogEntry(rosLogSchema, value);
+        if (entry === undefined) continue;
+        const key = `${entry.level}|${entry.name}|${entry.text}`;
+        const lastMs = rosLogSeen.get(key);
+        rosLogSeen.set(key, t);
+        if (lastMs !== undefined && t - lastMs < ROS_LOG_REPEAT_MS) continue;
+        if (rosLogMarkers >= MAX_ROS_LOG_MARKERS) {
+          rosLogLeftOut = { count: (rosLogLeftOut?.count ?? 0) + 1, firstMs: rosLogLeftOut?.firstMs ?? t };
+          continue;
+        }
+        rosLogMarkers++;
+        markers.push({ kind: 'alert', atMs: t, label: `${entry.level} ${entry.name}: ${entry.text}` });
+        continue;
+      }
       switch (message.topic) {
         case FEEDBACK_CHANNEL.topic:
           feedback.push({ row: value as unknown as FeedbackEvent, logTimeMs: t });
@@ -139,6 +180,12 @@ export async function buildTimeline(source: TimelineSource, options: Partial<Tim
     }
   }
   closeSurpriseRun();
+  if (rosLogLeftOut !== undefined)
+    markers.push({
+      kind: 'alert',
+      atMs: rosLogLeftOut.firstMs,
+      label: `${rosLogLeftOut.count} more warnings and errors of the robot's log from here on are not marked (at most ${MAX_ROS_LOG_MARKERS})`,
+    });
   markers.push(...feedbackMarkers(feedback, stepTimes));
   // A log without learning has no feedback topic: its takeovers are its interventions.
   if (!present.has(FEEDBACK_CHANNEL.topic)) for (const t of takeovers) markers.push({ kind: 'intervention', atMs: t, label: 'Operator took over' });
@@ -186,6 +233,15 @@ function feedbackMarkers(feedback: readonly { row: FeedbackEvent; logTimeMs: num
 }
 
 /** linear.x of a Twist, or of a TwistStamped's twist. */
+/** A /rosout entry at WARN or above: its level's name, the node and the message (shortened); undefined below WARN or when it is not a log entry. */
+function rosLogEntry(schemaName: string, value: Record<string, unknown>): { level: string; name: string; text: string } | undefined {
+  const level = value.level;
+  if (typeof level !== 'number' || level < ROS_LOG_WARN_LEVEL.get(schemaName)!) return undefined;
+  const text = typeof value.msg === 'string' ? value.msg.replace(/\s+/g, ' ').trim() : '';
+  const name = typeof value.name === 'string' && value.name !== '' ? value.name : 'a node';
+  return { level: ROS_LOG_LEVEL_NAMES[schemaName]![level] ?? `level ${level}`, name, text: text.length > 200 ? `${text.slice(0, 199)}…` : text };
+}
+
 function readCommandedSpeed(value: unknown): number | undefined {
   const twist = value as { linear?: { x?: unknown }; twist?: { linear?: { x?: unknown } } };
   const linear = (twist?.twist ?? twist)?.linear?.x;
