@@ -93,6 +93,39 @@ describe('OnlineImprover', () => {
     }
   });
 
+  it('starts no round or retrain while paused, keeps the ticks it is given, and learns from them once resumed', async () => {
+    const improver = new OnlineImprover({
+      embeddingSize: 6,
+      limits: [0.5, 1.5],
+      updateEverySecs: 3600,
+      stepsPerUpdate: 4,
+      learner: { hidden: 8, layers: 1, minTicksToFit: 20 },
+    });
+    const candidates: PolicyCandidate[] = [];
+    improver.onCandidate((candidate) => candidates.push(candidate));
+    try {
+      improver.pause();
+      expect(improver.isPaused()).toBe(true);
+      for (let step = 0; step < 40; step++) improver.observe(tick(step, 'operator'));
+      await improver.update();
+      let read = 0;
+      const retrain = await improver.retrainFromMemory(async () => {
+        read++;
+        throw new Error('a paused learner reads no memory');
+      }, 10);
+      expect(retrain).toEqual({ ok: false, reason: 'learning is paused while the core’s memory is near its budget', ticks: 0 });
+      expect(read).toBe(0);
+      expect(candidates).toHaveLength(0);
+      expect(improver.stepsTaken()).toBe(0);
+      improver.resume();
+      await improver.update();
+      expect(candidates.map((candidate) => candidate.trainedOn.operatorTicks)).toEqual([40]);
+      expect(improver.stepsTaken()).toBe(4);
+    } finally {
+      await improver.close();
+    }
+  });
+
   it('imagines in the world model the core hands over, and goes on learning', async () => {
     const imagination = { rollouts: 4, warmupTicks: 3, horizon: 3, everyActorSteps: 1 };
     const improver = new OnlineImprover({

@@ -82,6 +82,8 @@ export class OnlineImprover implements PolicyImprover {
   private versions = 0;
   private actorSteps = 0;
   private closed = false;
+  /** Held by the core while its memory is near its budget: no round or retrain starts. */
+  private paused = false;
   private saving: Promise<void> = Promise.resolve();
   /** Bumped whenever the frozen reward ensemble takes new weights. */
   private rewardVersion = 0;
@@ -268,9 +270,25 @@ export class OnlineImprover implements PolicyImprover {
     return () => this.listeners.delete(listener);
   }
 
-  /** Runs a round now if there is something new and none is running; resolves when it has ended. */
+  /**
+   * No round or retrain starts until `resume()` (the core's memory is near its budget). Ticks and
+   * feedback are still kept, and a round already training ends as usual; what is new is learned after.
+   */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+  }
+
+  isPaused(): boolean {
+    return this.paused;
+  }
+
+  /** Runs a round now if there is something new and none is running (nor paused); resolves when it has ended. */
   update(): Promise<void> {
-    if (this.closed || this.running || !this.somethingNew) return this.running ?? Promise.resolve();
+    if (this.closed || this.paused || this.running || !this.somethingNew) return this.running ?? Promise.resolve();
     this.somethingNew = false;
     this.running = this.round()
       .catch((error: unknown) => {
@@ -343,6 +361,7 @@ export class OnlineImprover implements PolicyImprover {
     if (!(Number.isInteger(steps) && steps >= 1)) return Promise.reject(new RangeError(`retrain steps must be a whole number ≥ 1, got ${steps}`));
     const retrain = async (): Promise<RetrainOutcome> => {
       await this.ready;
+      if (this.paused) return { ok: false, reason: 'learning is paused while the core’s memory is near its budget', ticks: 0 };
       const teaching = await read();
       const ticks = teaching.ticks.count;
       if (this.closed) return { ok: false, reason: 'the learner has closed', ticks };

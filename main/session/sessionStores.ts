@@ -37,6 +37,12 @@ export interface SessionStores {
    * reward head learns it on replay, DESIGN §3). A failing estimator leaves the row without one.
    */
   setRewardEstimator(estimate: (embedding: Float32Array) => number | undefined): void;
+  /**
+   * Gives back what the stores hold beyond their data (the core's memory is near its budget): the
+   * memory's LanceDB connection is replaced now rather than at its next 5-minute reconnect, dropping its
+   * per-commit caches. Queued rows and messages are kept; a failed reconnect keeps the old connection and throws.
+   */
+  shrinkCaches(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -126,6 +132,7 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
     setRewardEstimator(estimate) {
       rewardEstimator = estimate;
     },
+    shrinkCaches: async () => ticks?.memory.reconnect(),
     async close() {
       for (const close of closers.reverse()) await close();
     },

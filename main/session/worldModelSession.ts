@@ -55,6 +55,9 @@ export interface WorldModelLearning {
    * its replay budget allows for them: a lockstep core awaits it so that learning cannot fall behind.
    */
   catchUp(): Promise<void>;
+  /** Holds training (the core's memory is near its budget) until `resume()`; ticks written meanwhile are trained on after. */
+  pause(): void;
+  resume(): void;
   close(): Promise<void>;
 }
 
@@ -179,6 +182,8 @@ export function startWorldModelLearning(
       noteWritten();
       return learner.caughtUp();
     },
+    pause: () => learner.pause(),
+    resume: () => learner.resume(),
     async close() {
       stopTicks();
       paths.close();

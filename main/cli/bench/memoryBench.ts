@@ -12,6 +12,11 @@
 // 10 nearest), recall10-1m (against exact search, with knn-1m's index and settings, on queries not
 // used to tune them), and what explains them: recall at 100k, a search filtered to operator ticks,
 // exact search, and one maintenance run at 1M (compaction, vector index, episode index).
+//
+// Under load (issue 31): the same queries on the same table with the same settings, while `reins soak`
+// runs in a child process — a core on the simulated robot with its learners, recording and memory
+// upkeep, in the soak's configuration, a minute into its run: knn-1m-under-load, its recall against the
+// idle exact search, and the soak core's CPU share over those queries (core-cpu-share, in cores).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +32,7 @@ import { createSimLink } from '../../sim/lockstepLink.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
 import { createControlLoop } from '../../session/loopWiring.ts';
 import type { BenchRow } from './report.ts';
+import { startSoakLoad } from './soakLoad.ts';
 
 export interface MemoryBenchOptions {
   encoders: string;
@@ -46,6 +52,10 @@ export interface MemoryBenchOptions {
   evalQueries: number;
   /** Tuning picks the fastest settings reaching this recall on the tuning queries. */
   tuneRecall: number;
+  /** The searches under a running core's load: off, with the rest of the suite, or alone (no pose retrieval, no mid-size rows). */
+  underLoad: 'off' | 'also' | 'only';
+  /** How long the soak under the searches drives (it is searched beside after its first minute). */
+  loadSoakMinutes: number;
 }
 
 const DEFAULTS: MemoryBenchOptions = {
@@ -61,6 +71,8 @@ const DEFAULTS: MemoryBenchOptions = {
   tuneQueries: 40,
   evalQueries: 100,
   tuneRecall: 0.97,
+  underLoad: 'also',
+  loadSoakMinutes: 2,
 };
 
 const CONTROL_RATE_HZ = 10;
@@ -84,31 +96,40 @@ interface SimulatedTicks {
 
 export async function runMemoryBench(given: Partial<MemoryBenchOptions> = {}): Promise<BenchRow[]> {
   const options = { ...DEFAULTS, ...given };
+  const full = options.underLoad !== 'only';
+  const total = scaleName(options.totalRows);
   const scratch = mkdtempSync(join(tmpdir(), 'reins-bench-memory-'));
   try {
-    const perception = await benchPerception(options, scratch);
+    const { perception, manifest } = await benchPerception(options, scratch);
     const ticks = await openTickMemory(join(scratch, 'memory'), perception, { maintenance: { periodMs: 0 } });
     const { memory, store, writer } = ticks;
     const sim = await simulateTicks(perception, ticks, options);
     const random = new SeededRandom(options.arenaSeed);
     const queries = shuffled(sim.queries, random);
-    const needed = Math.max(options.poseQueries, options.tuneQueries + options.evalQueries);
+    const needed = Math.max(full ? options.poseQueries : 0, options.tuneQueries + options.evalQueries);
     if (queries.length < needed) throw new Error(`only ${queries.length} held-out ticks for ${needed} queries: hold out more episodes (heldOutEvery)`);
+    const rows: BenchRow[] = [];
 
-    log(`pose retrieval on ${sim.written.length} distinct ticks (exact search), ${options.poseQueries} held-out queries`);
-    const poseRetrieval = await scorePoseRetrieval(ticks, sim.poses, queries.slice(0, options.poseQueries));
-
+    if (full) {
+      log(`pose retrieval on ${sim.written.length} distinct ticks (exact search), ${options.poseQueries} held-out queries`);
+      rows.push(row('pose-retrieval', 'fraction', await scorePoseRetrieval(ticks, sim.poses, queries.slice(0, options.poseQueries))));
+    }
     const noise = noiseBank(sim.written, options.perturbationQuantile, random);
-    await extend(writer, sim.written, noise, options.midRows, random);
-    const midBuild = await timed(() => memory.maintenance.runOnce());
-    const indexed = Object.values(midBuild.result.vectorIndexes).filter((outcome) => outcome !== 'too-small').length;
-    log(`${options.midRows} rows in ${store.segments.length} segments, ${indexed} with a vector index; maintenance ${midBuild.secs.toFixed(1)} s`);
     const evalQueries = queries.slice(options.tuneQueries, options.tuneQueries + options.evalQueries).map((query) => query.embedding);
-    const mid = await measureSearch(ticks, evalQueries);
+    if (full) {
+      const mid = scaleName(options.midRows);
+      await extend(writer, sim.written, noise, options.midRows, random);
+      const midBuild = await timed(() => memory.maintenance.runOnce());
+      const indexed = Object.values(midBuild.result.vectorIndexes).filter((outcome) => outcome !== 'too-small').length;
+      log(`${options.midRows} rows in ${store.segments.length} segments, ${indexed} with a vector index; maintenance ${midBuild.secs.toFixed(1)} s`);
+      const midSearch = await measureSearch(ticks, evalQueries);
+      rows.push(latencyRow(`knn-${mid}`, midSearch.approxMs), row(`recall10-${mid}`, 'fraction', midSearch.recall));
+    }
 
+    const insertFrom = writer.status().written + writer.status().queued;
     const insertStart = performance.now();
     await extend(writer, sim.written, noise, options.totalRows, random);
-    const insertRowsPerSec = (options.totalRows - options.midRows) / ((performance.now() - insertStart) / 1000);
+    const insertRowsPerSec = (options.totalRows - insertFrom) / ((performance.now() - insertStart) / 1000);
     const { dropped, rejected } = writer.status();
     if (dropped + rejected > 0) throw new Error(`the writer dropped ${dropped} and refused ${rejected} rows: the figures would not describe a full table`);
     log(`insert: ${Math.round(insertRowsPerSec)} rows/s; compacting and indexing ${options.totalRows} rows`);
@@ -117,28 +138,93 @@ export async function runMemoryBench(given: Partial<MemoryBenchOptions> = {}): P
     const tuneQueries = queries.slice(0, options.tuneQueries).map((query) => query.embedding);
     store.searchSettings = await tuneSearch(ticks, tuneQueries, options.tuneRecall);
     log(`tuned on ${tuneQueries.length} queries: ${store.searchSettings.minimumNprobes} probes`);
-    const full = await measureSearch(ticks, evalQueries);
-    const operatorOnly = await searchAll(ticks, evalQueries, false, { actedBy: ['operator'] });
+    const idle = await measureSearch(ticks, evalQueries);
+    rows.unshift(row('insert', 'rows/s', insertRowsPerSec));
+    rows.push(latencyRow(`knn-${total}`, idle.approxMs), row(`recall10-${total}`, 'fraction', idle.recall));
+    if (full) {
+      const operatorOnly = await searchAll(ticks, evalQueries, false, { actedBy: ['operator'] });
+      rows.push(latencyRow(`knn-${total}-filtered`, operatorOnly.latenciesMs), latencyRow(`knn-exact-${total}`, idle.exactMs));
+    }
+    rows.push(row(`index-build-${total}`, 's', build.secs));
+    if (options.underLoad !== 'off') rows.push(...(await searchUnderLoad(ticks, evalQueries, idle.exactIds, total, options.loadSoakMinutes, manifest)));
     await ticks.close();
     await perception.close();
-    return [
-      row('insert', 'rows/s', insertRowsPerSec),
-      row('pose-retrieval', 'fraction', poseRetrieval),
-      { name: 'knn-100k', unit: 'ms', ...percentiles(mid.approxMs), value: mean(mid.approxMs) },
-      row('recall10-100k', 'fraction', mid.recall),
-      { name: 'knn-1m', unit: 'ms', ...percentiles(full.approxMs), value: mean(full.approxMs) },
-      row('recall10-1m', 'fraction', full.recall),
-      { name: 'knn-1m-filtered', unit: 'ms', ...percentiles(operatorOnly.latenciesMs), value: mean(operatorOnly.latenciesMs) },
-      { name: 'knn-exact-1m', unit: 'ms', ...percentiles(full.exactMs), value: mean(full.exactMs) },
-      row('index-build-1m', 's', build.secs),
-    ];
+    return rows;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
+/**
+ * The idle figures' queries again, with the memory's own search, while `reins soak` drives a core in a
+ * child process: after its first minute (learners trained, maintenance run once), three passes, and
+ * the soak core's CPU time over them. The soak is then left to finish and clean up.
+ */
+async function searchUnderLoad(
+  ticks: TickMemory,
+  queries: readonly Float32Array[],
+  exactIds: readonly string[][],
+  total: string,
+  soakMinutes: number,
+  manifest: string,
+): Promise<BenchRow[]> {
+  log(`starting reins soak --minutes ${soakMinutes} to search beside; searching after its first minute`);
+  const load = await startSoakLoad({ minutes: soakMinutes, encoders: manifest });
+  let searched: { latenciesMs: number[]; recall: number; cpuShare: number | undefined };
+  try {
+    await load.logged('soak window');
+    const cpuStartSecs = load.cpuSecs();
+    const startMs = performance.now();
+    const passes = [await searchAll(ticks, queries, false), await searchAll(ticks, queries, false), await searchAll(ticks, queries, false)];
+    const wallSecs = (performance.now() - startMs) / 1000;
+    const cpuEndSecs = load.cpuSecs();
+    searched = {
+      latenciesMs: passes.flatMap((pass) => pass.latenciesMs),
+      recall: recallAt(passes[0]!.ids, exactIds),
+      cpuShare: cpuStartSecs === undefined || cpuEndSecs === undefined ? undefined : (cpuEndSecs - cpuStartSecs) / wallSecs,
+    };
+  } catch (error) {
+    load.kill();
+    throw error;
+  }
+  log(`searched under load; waiting for the soak to finish (exit ${await load.finished()})`);
+  if (searched.cpuShare === undefined) log('core-cpu-share left out: no /proc/PID/stat to read the soak core’s CPU time from (Linux only)');
+  return [
+    latencyRow(`knn-${total}-under-load`, searched.latenciesMs),
+    row(`recall10-${total}-under-load`, 'fraction', searched.recall),
+    ...(searched.cpuShare === undefined ? [] : [row('core-cpu-share', 'cores', searched.cpuShare)]),
+  ];
+}
+
+/** The smallest `--rows`: enough distinct ticks for the held-out queries. */
+export const MIN_MEMORY_BENCH_ROWS = 10_000;
+
+/** `reins bench memory --rows N`: the suite at another size (a short check), its distinct ticks and mid-size rows scaled with it. */
+export function memoryBenchScale(totalRows: number): Pick<MemoryBenchOptions, 'totalRows' | 'midRows' | 'distinctTicks' | 'poseQueries'> {
+  if (!(Number.isInteger(totalRows) && totalRows >= MIN_MEMORY_BENCH_ROWS))
+    throw new RangeError(`rows must be a whole number ≥ ${MIN_MEMORY_BENCH_ROWS}, got ${totalRows}`);
+  const distinctTicks = Math.min(DEFAULTS.distinctTicks, Math.max(8000, Math.floor(totalRows / 4)));
+  return {
+    totalRows,
+    distinctTicks,
+    midRows: Math.min(DEFAULTS.midRows, Math.max(distinctTicks, Math.floor(totalRows / 10))),
+    poseQueries: Math.min(DEFAULTS.poseQueries, Math.floor(totalRows / 100)),
+  };
+}
+
+/** 1,000,000 → `1m`, 100,000 → `100k`: the scale in a row's name. */
+export function scaleName(rows: number): string {
+  if (rows >= 1_000_000) return `${+(rows / 1_000_000).toFixed(2)}m`;
+  if (rows >= 1000) return `${+(rows / 1000).toFixed(1)}k`;
+  return String(rows);
+}
+
+function latencyRow(name: string, latenciesMs: readonly number[]): BenchRow {
+  return { name, unit: 'ms', ...percentiles([...latenciesMs]), value: mean(latenciesMs) };
+}
+
 /** The default encoders; until models/manifest.json is built, randomly initialised ones of the same shapes. */
-async function benchPerception(options: MemoryBenchOptions, scratch: string): Promise<Perception> {
+async function benchPerception(options: MemoryBenchOptions, scratch: string): Promise<{ perception: Perception; manifest: string }> {
   let manifest = options.encoders;
   if (manifest === DEFAULT_MANIFEST_PATH && !existsSync(manifest)) {
     manifest = writeRandomEncoders(join(scratch, 'encoders'), 1);
@@ -146,7 +232,7 @@ async function benchPerception(options: MemoryBenchOptions, scratch: string): Pr
   }
   const perception = await openEncoders(manifest, options.perception);
   log(`encoders ${perception.version}: ${perception.embeddingSize} floats`);
-  return perception;
+  return { perception, manifest };
 }
 
 /**
@@ -281,6 +367,8 @@ async function extend(
 interface SearchFigures {
   approxMs: number[];
   exactMs: number[];
+  /** The exact search's 10 nearest per query: the truth recall is measured against. */
+  exactIds: string[][];
   recall: number;
 }
 
@@ -292,7 +380,7 @@ async function measureSearch(ticks: TickMemory, queries: readonly Float32Array[]
   // Two more passes for the latency figures only: on a shared machine one pass is at its neighbours' mercy.
   const again = [await searchAll(ticks, queries, false), await searchAll(ticks, queries, false)];
   const approxMs = [approx, ...again].flatMap((pass) => pass.latenciesMs);
-  return { approxMs, exactMs: exact.latenciesMs, recall: recallAt(approx.ids, exact.ids) };
+  return { approxMs, exactMs: exact.latenciesMs, exactIds: exact.ids, recall: recallAt(approx.ids, exact.ids) };
 }
 
 async function searchAll(
@@ -312,7 +400,7 @@ async function searchAll(
   return { latenciesMs, ids };
 }
 
-function recallAt(found: readonly string[][], truth: readonly string[][]): number {
+function recallAt(found: readonly string[][], truth: readonly (readonly string[])[]): number {
   let hits = 0;
   found.forEach((ids, i) => {
     const expected = new Set(truth[i]);

@@ -2,7 +2,7 @@
 import type { BenchArgs } from '../args.ts';
 import { UsageError } from '../usageError.ts';
 import { runBridgeBench } from './bridgeBench.ts';
-import { runMemoryBench } from './memoryBench.ts';
+import { memoryBenchScale, MIN_MEMORY_BENCH_ROWS, runMemoryBench, type MemoryBenchOptions } from './memoryBench.ts';
 import { runMemoryUpkeepBench } from './memoryUpkeepBench.ts';
 import { runPerceptionBench } from './perceptionBench.ts';
 import { runRecordingBench } from './recordingBench.ts';
@@ -34,7 +34,7 @@ const CRITIC_BENCH_DEFAULTS: LearningBenchSettings = {
 const SUITES: Record<string, (args: BenchArgs) => Promise<BenchRow[]> | BenchRow[]> = {
   tick: (args) => runTickBench({ ...encodersOf(args) }),
   perception: (args) => runPerceptionBench({ ...encodersOf(args) }),
-  memory: (args) => runMemoryBench({ ...encodersOf(args) }),
+  memory: (args) => runMemoryBench({ ...encodersOf(args), ...memoryOptions(args) }),
   'memory-upkeep': () => runMemoryUpkeepBench(),
   sim: () => runSimBench(),
   bridge: () => runBridgeBench(),
@@ -49,6 +49,13 @@ function encodersOf(args: BenchArgs) {
     ...(args.encoders === undefined ? {} : { encoders: args.encoders }),
     perception: args.encoderThreads === undefined ? {} : { intraOpThreads: args.encoderThreads },
   };
+}
+
+/** `--rows` and `--under-load`, checked before the long part starts. */
+function memoryOptions(args: BenchArgs): Partial<MemoryBenchOptions> {
+  const { rows, underLoad } = args.memory;
+  if (rows !== undefined && rows < MIN_MEMORY_BENCH_ROWS) throw new UsageError(`--rows must be at least ${MIN_MEMORY_BENCH_ROWS}, got ${rows}`);
+  return { ...(rows === undefined ? {} : memoryBenchScale(rows)), ...(underLoad === undefined ? {} : { underLoad }) };
 }
 
 export async function runBench(args: BenchArgs): Promise<number> {
