@@ -48,6 +48,37 @@ describe('launching the core', () => {
     expect(coreArgs(launch)).toEqual(['start', '--headless', '--port=0', '--token=g', '--urdf=/data/robot.urdf']);
   });
 
+  it('forwards a xacro model’s arguments and package folders, each as often as given', () => {
+    const launch = coreLaunchFromArgv(
+      [
+        '/usr/bin/electron',
+        '.',
+        '--',
+        '--urdf',
+        '/data/robot.urdf.xacro',
+        '--xacro-arg',
+        'use_lidar:=true',
+        '--ros-package=arm_description=/opt/arm',
+        '--xacro-arg=prefix:=left_',
+        '--ros-package',
+        'base_description=/opt/base',
+      ],
+      () => 'g',
+    );
+    expect(coreArgs(launch)).toEqual([
+      'start',
+      '--headless',
+      '--port=0',
+      '--token=g',
+      '--urdf=/data/robot.urdf.xacro',
+      '--xacro-arg=use_lidar:=true',
+      '--xacro-arg=prefix:=left_',
+      '--ros-package=arm_description=/opt/arm',
+      '--ros-package=base_description=/opt/base',
+    ]);
+    expect(() => coreLaunchFromArgv(['/usr/bin/electron', '.', '--', '--xacro-arg'], () => 'g')).toThrow('--xacro-arg needs a value: --xacro-arg NAME:=VALUE');
+  });
+
   it('reads --robot=X and a packaged app argv without `--`', () => {
     expect(coreLaunchFromArgv(['/opt/Reins/reins', '--robot=sim'], () => 'g').robot).toBe('sim');
   });

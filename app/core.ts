@@ -26,19 +26,32 @@ export interface CoreLaunch {
   review?: string | undefined;
   /** The robot's model for the 3D view (`--urdf FILE`). */
   urdf?: string | undefined;
+  /** Arguments for a `.xacro` model (`--xacro-arg NAME:=VALUE`, each as given). */
+  xacroArgs?: string[] | undefined;
+  /** Where a xacro's `$(find PKG)` looks (`--ros-package NAME=DIR`, each as given). */
+  rosPackages?: string[] | undefined;
 }
 
 /**
  * Reads what the desktop app forwards to the core from its own argv: the arguments after `--`
  * (`electron . -- --robot X`), or all of them when there is no `--` (a packaged `Reins --robot X`).
- * Only `--robot`, `--encoders`, `--review` and `--urdf` are forwarded; `--token` is used instead of a generated one.
+ * Only `--robot`, `--encoders`, `--review`, `--urdf`, `--xacro-arg` and `--ros-package` (each as often as given) are
+ * forwarded; `--token` is used instead of a generated one.
  */
 export function coreLaunchFromArgv(argv: readonly string[], newToken: () => string = generateToken): CoreLaunch {
   const separator = argv.indexOf('--');
   const args = separator >= 0 ? argv.slice(separator + 1) : argv.slice(1);
   const { values } = parseArgs({
     args: [...args],
-    options: { robot: { type: 'string' }, token: { type: 'string' }, encoders: { type: 'string' }, review: { type: 'string' }, urdf: { type: 'string' } },
+    options: {
+      robot: { type: 'string' },
+      token: { type: 'string' },
+      encoders: { type: 'string' },
+      review: { type: 'string' },
+      urdf: { type: 'string' },
+      'xacro-arg': { type: 'string', multiple: true },
+      'ros-package': { type: 'string', multiple: true },
+    },
     strict: false,
     allowPositionals: true,
   });
@@ -46,11 +59,24 @@ export function coreLaunchFromArgv(argv: readonly string[], newToken: () => stri
   const encoders = typeof values.encoders === 'string' ? { encoders: values.encoders } : {};
   if (typeof values.review === 'string') Object.assign(encoders, { review: values.review });
   if (typeof values.urdf === 'string') Object.assign(encoders, { urdf: values.urdf });
+  const xacroArgs = repeated(values['xacro-arg'], '--xacro-arg', 'NAME:=VALUE');
+  if (xacroArgs.length > 0) Object.assign(encoders, { xacroArgs });
+  const rosPackages = repeated(values['ros-package'], '--ros-package', 'NAME=DIR');
+  if (rosPackages.length > 0) Object.assign(encoders, { rosPackages });
   if (values.token === undefined) return { token: newToken(), robot, ...encoders };
   if (typeof values.token !== 'string' || !TOKEN_PATTERN.test(values.token)) {
     throw new Error('--token needs 16 to 256 characters of A-Z a-z 0-9 . _ ~ -');
   }
   return { token: values.token, robot, ...encoders };
+}
+
+/** A repeatable option's values; one given without a value is refused, naming the form it takes. */
+function repeated(given: ReadonlyArray<string | boolean> | string | boolean | undefined, option: string, form: string): string[] {
+  const values = given === undefined ? [] : Array.isArray(given) ? given : [given];
+  return values.map((value) => {
+    if (typeof value !== 'string') throw new Error(`${option} needs a value: ${option} ${form}`);
+    return value;
+  });
 }
 
 export function generateToken(): string {
@@ -66,7 +92,9 @@ export function coreArgs(launch: CoreLaunch): string[] {
   const encoders = launch.encoders === undefined ? [] : [`--encoders=${launch.encoders}`];
   const review = launch.review === undefined ? [] : [`--review=${launch.review}`];
   const urdf = launch.urdf === undefined ? [] : [`--urdf=${launch.urdf}`];
-  return ['start', '--headless', '--port=0', `--token=${launch.token}`, ...robot, ...encoders, ...review, ...urdf];
+  const xacroArgs = (launch.xacroArgs ?? []).map((value) => `--xacro-arg=${value}`);
+  const rosPackages = (launch.rosPackages ?? []).map((value) => `--ros-package=${value}`);
+  return ['start', '--headless', '--port=0', `--token=${launch.token}`, ...robot, ...encoders, ...review, ...urdf, ...xacroArgs, ...rosPackages];
 }
 
 /**

@@ -20,6 +20,8 @@ export default defineConfig({
     // three.js (the point-cloud panel's own chunk, loaded after the cockpit) is ~560 kB minified on its own.
     chunkSizeWarningLimit: 600,
   },
+  // The 3D view's worker (panels/pointcloud/sceneWorker.ts) is a module worker with chunks of its own.
+  worker: { format: 'es' },
   server: {
     host: '127.0.0.1',
     // The UI bundles main/core/contract.ts, which lives outside renderer/.

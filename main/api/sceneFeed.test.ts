@@ -96,7 +96,7 @@ function connect(source: SceneSource, fixedFrame = 'map'): Connection {
   const feed = new SceneFeed(source, fixedFrame, {
     sendEvent: (event) => {
       if (event.type === 'scene') scenes.push(event);
-      else robots.push(event);
+      else if (event.type === 'scene-robot') robots.push(event);
       return true;
     },
     sendBinary: (frame) => {

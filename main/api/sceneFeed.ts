@@ -1,22 +1,27 @@
 // The 3D scene of one UI connection (one per socket, closed with it, like its live plots): every
 // SCENE_PERIOD_MS a scene event in the connection's fixed frame (each TF frame placed there now, or
 // not placed with the reason in words: the UI never draws a frame at the origin or at a stale place
-// silently), the robot's model once per revision, and the map's cells once per revision. What the
+// silently), the robot's model once per revision, the map's cells once per revision, and the planned
+// paths and markers whenever they change (each on its frame; one whose frame cannot be placed in the
+// fixed frame is said in words). What the
 // scene is made of is shared by every connection (sceneSource.ts); a slow socket skips a round
 // (nothing queues) and gets the model and the map when it has room again.
-import type { SceneEvent, SceneFrame, SceneMap, ScenePose, SceneRobotEvent } from '../core/contract.ts';
+import type { SceneDrawingsEvent, SceneEvent, SceneFrame, SceneMap, ScenePose, SceneRobotEvent } from '../core/contract.ts';
 import { stripLeadingSlash, type TfLookupResult } from '../core/tfTree.ts';
 import { composeTransforms, IDENTITY_TRANSFORM, type RigidTransform } from '../core/util/rigidTransform.ts';
+import type { DrawingsSnapshot } from './sceneDrawings.ts';
 import type { SceneMapState, SceneRobotModel, SceneSource } from './sceneSource.ts';
 
 /** Scene events go out this often: the control tick's rate, smooth enough for a robot at walking pace. */
 export const SCENE_PERIOD_MS = 100;
 /** Frames named in "the tree has ..." before "and N more". */
 const FRAMES_NAMED = 12;
+/** Paths and markers named in one "not drawn" line before "and N more". */
+const DRAWINGS_NAMED = 3;
 
 export interface SceneFeedOptions {
   /** Sends one event; false when it was not sent (the socket is closed or backed up). */
-  sendEvent(event: SceneEvent | SceneRobotEvent): boolean;
+  sendEvent(event: SceneEvent | SceneRobotEvent | SceneDrawingsEvent): boolean;
   /** Sends one binary frame; false when it was not sent. */
   sendBinary(frame: Uint8Array): boolean;
   periodMs?: number;
@@ -25,6 +30,7 @@ export interface SceneFeedOptions {
 export class SceneFeed {
   private sentRobotRevision: number | undefined;
   private sentMapRevision: number | undefined;
+  private sentDrawingsRevision: number | undefined;
   private readonly release: () => void;
   private readonly timer: NodeJS.Timeout;
   private closed = false;
@@ -67,12 +73,23 @@ export class SceneFeed {
     if (map?.kind === 'grid' && map.frameBytes !== undefined && map.revision !== this.sentMapRevision) {
       if (this.options.sendBinary(map.frameBytes)) this.sentMapRevision = map.revision;
     }
-    this.options.sendEvent(sceneEventOf(this.source, this.fixedFrame, model, map));
+    const drawings = this.source.drawings();
+    if (drawings.revision !== this.sentDrawingsRevision) {
+      const event: SceneDrawingsEvent = { type: 'scene-drawings', revision: drawings.revision, shapes: drawings.drawings.map(({ shape }) => shape) };
+      if (this.options.sendEvent(event)) this.sentDrawingsRevision = drawings.revision;
+    }
+    this.options.sendEvent(sceneEventOf(this.source, this.fixedFrame, model, map, drawings));
   }
 }
 
 /** The scene in `fixedFrame` now: every frame placed there (or why not), the problems, the model's revision, the map, the sensors' frames. */
-export function sceneEventOf(source: SceneSource, fixedFrame: string, model: SceneRobotModel, map: SceneMapState | undefined): SceneEvent {
+export function sceneEventOf(
+  source: SceneSource,
+  fixedFrame: string,
+  model: SceneRobotModel,
+  map: SceneMapState | undefined,
+  drawings: DrawingsSnapshot = source.drawings(),
+): SceneEvent {
   const tree = source.tree;
   const fixed = stripLeadingSlash(fixedFrame);
   const problems = source.problems();
@@ -103,6 +120,7 @@ export function sceneEventOf(source: SceneSource, fixedFrame: string, model: Sce
   });
   const sceneMap = map === undefined ? undefined : sceneMapOf(map, fixed, place);
   if (map?.kind === 'unreadable') problems.push(map.problem);
+  problems.push(...drawings.waiting, ...unplacedDrawings(drawings, fixed, place));
   return {
     type: 'scene',
     fixedFrame,
@@ -137,6 +155,24 @@ function sceneMapOf(map: SceneMapState, fixed: string, place: (frame: string) =>
     ...(pose !== undefined ? { pose } : {}),
     ...(problem !== undefined ? { problem } : {}),
   };
+}
+
+/** The paths and markers that hang on a frame that cannot be placed in the fixed frame now, one line a frame. */
+function unplacedDrawings(drawings: DrawingsSnapshot, fixed: string, place: (frame: string) => TfLookupResult): string[] {
+  const byFrame = new Map<string, string[]>();
+  for (const { label, shape } of drawings.drawings) {
+    const labels = byFrame.get(shape.frame);
+    if (labels === undefined) byFrame.set(shape.frame, [label]);
+    else labels.push(label);
+  }
+  const lines: string[] = [];
+  for (const [frame, labels] of byFrame) {
+    const placed = place(frame);
+    if (placed.ok) continue;
+    const more = labels.length > DRAWINGS_NAMED ? ` and ${labels.length - DRAWINGS_NAMED} more` : '';
+    lines.push(`${labels.slice(0, DRAWINGS_NAMED).join(', ')}${more} not drawn: ${frame} cannot be placed in ${fixed}: ${placed.problem}`);
+  }
+  return lines;
 }
 
 function scenePose(transform: RigidTransform): ScenePose {

@@ -103,6 +103,15 @@ export async function startApiServer(api: CockpitApi, options: ApiServerOptions)
       if (request.method !== 'GET') return sendError(response, 405, { code: 'method-not-allowed', message: `${Paths.plotFields} takes GET` });
       return sendJson(response, 200, api.plotFields());
     }
+    if (path === Paths.robotAsset) {
+      if (request.method !== 'GET') return sendError(response, 405, { code: 'method-not-allowed', message: `${Paths.robotAsset} takes GET` });
+      return void api.robotAsset(new URL(request.url ?? '', 'http://core').searchParams.get('uri')).then((result) => {
+        if (!result.ok) return sendError(response, result.status, result.error);
+        // Not kept: the same URI is another file on the next robot the operator connects.
+        response.writeHead(200, { 'Content-Type': result.contentType, 'Content-Length': result.bytes.byteLength, 'Cache-Control': 'no-store' });
+        response.end(result.bytes);
+      });
+    }
     sendError(response, 404, { code: 'not-found', message: `no API at ${path}` });
   };
 

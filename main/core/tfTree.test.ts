@@ -57,6 +57,13 @@ describe('composing through the tree', () => {
     expectTransform(transformOf(tree.lookup('map', 'laser')), [-0.2, 5, 0.3], { x: 0, y: 1, z: 0, w: 0 });
   });
 
+  it('names the root a frame hangs from', () => {
+    const tree = robotTree();
+    expect(tree.rootOf('/laser')).toBe('map');
+    expect(tree.rootOf('map')).toBe('map');
+    expect(tree.rootOf('elsewhere')).toBeUndefined();
+  });
+
   it('gives the inverse the other way round', () => {
     // laser ← map: Ry180ᵀ = Ry180, and −Ry180·(−0.2, 5, 0.3) = (−0.2, −5, 0.3).
     expectTransform(transformOf(robotTree().lookup('laser', 'map')), [-0.2, -5, 0.3], { x: 0, y: 1, z: 0, w: 0 });

@@ -141,6 +141,12 @@ export class TfTree {
     return this.records.has(name) || this.children.has(name);
   }
 
+  /** The root of the tree a frame hangs in (the frame itself for a root); undefined for a frame the tree does not know. */
+  rootOf(frame: string): string | undefined {
+    const name = stripLeadingSlash(frame);
+    return this.has(name) ? this.chainUp(name).at(-1) : undefined;
+  }
+
   /** Every frame the tree knows: those with a parent, then the roots. */
   frameNames(): string[] {
     return [...new Set([...this.records.keys(), ...this.children.keys()])];

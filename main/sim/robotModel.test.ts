@@ -7,7 +7,8 @@ import { DIFF_DRIVE_SPEC, WHEEL_JOINT_NAMES } from './diffDrive.ts';
 import { LASER_MOUNT_HEIGHT_M } from './lidar.ts';
 import { DEFAULT_RANGE_CLOUD_OPTIONS } from './rangeCloud.ts';
 import { quaternionFromRpy } from './robotFrames.ts';
-import { robotModel } from './robotModel.ts';
+import { LIDAR_HOUSING_URI } from './robotMeshes.ts';
+import { LASER_HEIGHT_M, LASER_RADIUS_M, robotModel } from './robotModel.ts';
 import { SimRobot } from './simRobot.ts';
 
 type ParsedModel = InstanceType<typeof ROSLIB.UrdfModel>;
@@ -89,6 +90,24 @@ describe('the simulated robot model (/robot_description)', () => {
     expect(rangeSensor.origin!.position.z).toBeCloseTo(DEFAULT_RANGE_CLOUD_OPTIONS.mountHeightM, 6);
     const withoutCloud = parse(robotModel({ points: { ...DEFAULT_RANGE_CLOUD_OPTIONS, enabled: false } }).urdf);
     expect(withoutCloud.links['base_link']!.visuals.map((visual) => visual.name)).toEqual(['body']);
+  });
+
+  it('names the LiDAR housing’s mesh where the robot serves it, with a collision cylinder of its size to draw instead', () => {
+    const served = parse(robotModel({ points: DEFAULT_RANGE_CLOUD_OPTIONS, laserMeshUri: LIDAR_HOUSING_URI }).urdf);
+    const laser = served.links['laser']!;
+    expect(laser.visuals.map((visual) => [visual.name, visual.geometry])).toMatchObject([
+      ['laser', { type: ROSLIB.UrdfType.MESH, filename: LIDAR_HOUSING_URI }],
+    ]);
+    expect(laser.visuals[0]!.material?.color).toMatchObject({ a: 1 });
+    expect(model.urdf).not.toContain('<mesh');
+    // roslib reads no <collision>: the laser link's, read from the text.
+    const laserLink = /<link name="laser">([\s\S]*?)<\/link>/.exec(
+      robotModel({ points: DEFAULT_RANGE_CLOUD_OPTIONS, laserMeshUri: LIDAR_HOUSING_URI }).urdf,
+    )?.[1];
+    expect(laserLink).toContain(`<collision name="laser">`);
+    expect(laserLink).toContain(`<geometry><cylinder radius="${LASER_RADIUS_M}" length="${LASER_HEIGHT_M}"/></geometry>`);
+    // Everything else the same as the model of a robot that serves no files.
+    expect(Object.keys(served.links).sort()).toEqual(Object.keys(urdf.links).sort());
   });
 
   it('holds every frame the robot stamps its sensors in', () => {

@@ -19,7 +19,7 @@ if (token) {
   sessionStorage.setItem(TOKEN_KEY, token);
   history.replaceState(history.state, '', `${location.pathname}${location.search}${hashWithoutToken(location.hash)}`);
   const fetchCore = (path: string) => fetch(path, { headers: { authorization: `Bearer ${token}` }, cache: 'no-store' });
-  const cockpit = new Cockpit(coreSocketUrl(location, token), openBrowserSocket, systemClock, fetchCore);
+  const cockpit = new Cockpit(coreSocketUrl(location, token), openBrowserSocket, systemClock, fetchCore, { origin: location.origin, token });
   cockpit.start();
   mount(App, { target, props: { cockpit } });
 } else {

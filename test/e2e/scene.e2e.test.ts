@@ -2,11 +2,13 @@
 // draws the robot model from its URDF (/robot_description), places it through TF (/tf, /tf_static),
 // draws the scan where the URDF mounts the LiDAR (the drawn scan's world matrix, placed through TF,
 // equals the model's laser link, placed through the URDF joint, within 1 mm and 0.1°) and the map
-// (/map) under it; the frames list shows the TF tree with each frame's rate. Then `reins review`
+// (/map) under it, the planned route (/plan) and the markers (/markers) on their frames; the frames
+// list shows the TF tree with each frame's rate. Then `reins review`
 // plays the session just recorded and shows the same: for the ROS 1 robot a Reins log, for the ROS 2
 // robot a log written in ROS 2's own encoding (cdr, ros2msg). A model given with --urdf that names a
-// mesh is drawn with a note that the mesh was left out; one that does not parse is refused in words
-// while the map and the scan are still drawn.
+// mesh is drawn with a note that the mesh was left out (the in-process sim's link serves no files); one that does not parse is refused in words
+// while the map and the scan are still drawn. The view renders in a worker of its own (the page
+// hands it the canvas), and the operator's wheel still zooms it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,6 +61,10 @@ async function expectRobotInItsScene(page: Page, live: boolean): Promise<void> {
   await expect.poll(() => view(page).getAttribute('data-fixed-frame'), { timeout: 10_000 }).toBe('map');
   await expect.poll(async () => Number(await view(page).getAttribute('data-map-cells')), { timeout: 10_000 }).toBeGreaterThan(1000);
   await expect.poll(() => view(page).getAttribute('data-map-shown'), { timeout: 10_000 }).toBe('true');
+  // The planned route (/plan) and the markers (/markers: the goal and its label, the arena's outline,
+  // its obstacles, the robot's heading) drawn on their frames.
+  await expect.poll(async () => Number(await view(page).getAttribute('data-drawn-paths')), { timeout: 10_000 }).toBe(1);
+  await expect.poll(async () => Number(await view(page).getAttribute('data-drawn-markers')), { timeout: 10_000 }).toBeGreaterThanOrEqual(5);
 
   // The scan drawn through TF sits where the URDF mounts the LiDAR on the model drawn through TF.
   await expect.poll(async () => matrixOf(await view(page).getAttribute('data-scan-world')) !== undefined, { timeout: 10_000 }).toBe(true);
@@ -129,6 +135,14 @@ describe('the robot in its scene', () => {
     await page.goto(cockpit.core.uiUrl);
     await expect.poll(() => page.getByTestId('core-status').textContent(), { timeout: 10_000 }).toBe('Connected');
     await expectRobotInItsScene(page, true);
+    // The view renders on a thread of its own, and the operator's wheel over it still zooms it.
+    expect(await view(page).getAttribute('data-scene-thread')).toBe('worker');
+    const orbitDistance = async () => Number(await view(page).getAttribute('data-orbit-distance'));
+    const before = await orbitDistance();
+    const canvas = (await page.getByTestId('pointcloud-canvas').boundingBox())!;
+    await page.mouse.move(canvas.x + canvas.width / 2, canvas.y + canvas.height / 2);
+    await page.mouse.wheel(0, -500);
+    await expect.poll(orbitDistance, { timeout: 5000 }).toBeLessThan(before * 0.9);
     await cockpit.screenshot('scene-live');
     expect.soft(await axeFindings(page)).toEqual([]);
     expect(await cockpit.close()).toBe(0);
@@ -179,7 +193,7 @@ describe('the robot in its scene', () => {
     await expect.poll(() => view(cockpit!.page).getAttribute('data-model-shown'), { timeout: 15_000 }).toBe('true');
     await expect
       .poll(() => cockpit!.page.getByTestId('scene-notes').textContent(), { timeout: 10_000 })
-      .toMatch(/1 mesh of the robot model not drawn: the cockpit cannot fetch the robot's package files/);
+      .toMatch(/1 mesh of the robot model not drawn: the robot's files cannot be fetched over this link \(only foxglove_bridge serves them\)/);
     expect(await cockpit.close()).toBe(0);
 
     cockpit = await openCockpitBrowser(['--token', TOKEN, '--no-world-model', '--no-record', '--urdf', broken], { dataHome: folder });

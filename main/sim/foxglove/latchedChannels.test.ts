@@ -1,6 +1,6 @@
 // The simulated robot served as foxglove_bridge: its transient-local channels (/tf_static,
 // /robot_description, /map) reach every client as it subscribes, however late, and only once; /tf
-// goes with the odometry, stamped alike. Read with @foxglove/ws-protocol's client and the channels'
+// goes with the odometry, stamped alike; /plan and /markers once a second. Read with @foxglove/ws-protocol's client and the channels'
 // own ros2msg schemas.
 import { parse } from '@foxglove/rosmsg';
 import { MessageReader } from '@foxglove/rosmsg2-serialization';
@@ -10,6 +10,7 @@ import { startFoxgloveSim } from '../../../test/support/foxgloveSim.ts';
 import { WaitableLog } from '../../../test/support/waitableLog.ts';
 import { FoxgloveClient, type Channel, type IWebSocket } from '../../links/foxglove/wsProtocol.ts';
 import { OCCUPIED } from '../occupancyGrid.ts';
+import { LIDAR_HOUSING_URI } from '../robotMeshes.ts';
 import { robotModel } from '../robotModel.ts';
 import { SimRobot } from '../simRobot.ts';
 import { FOXGLOVE_SDK_SUBPROTOCOL } from './server.ts';
@@ -74,7 +75,7 @@ describe('the simulated robot as foxglove_bridge: its model, TF and map', () => 
       'base_link→imu_link',
     ]);
     expect(Math.abs(transforms[0]!.header.stamp.sec - Date.now() / 1000)).toBeLessThan(60);
-    expect(first.of('/robot_description')[0]!.msg['data']).toBe(robotModel({ points: robot.pointsOptions }).urdf);
+    expect(first.of('/robot_description')[0]!.msg['data']).toBe(robotModel({ points: robot.pointsOptions, laserMeshUri: LIDAR_HOUSING_URI }).urdf);
     const map = first.of('/map')[0]!.msg as { header: { frame_id: string }; info: { width: number; height: number }; data: Int8Array };
     expect([map.header.frame_id, map.info.width, map.info.height, map.data.length]).toEqual(['map', 128, 128, 128 * 128]);
     expect(map.data[64 * 128 + 1], 'a cell of the west wall').toBe(OCCUPIED);
@@ -117,6 +118,27 @@ describe('the simulated robot as foxglove_bridge: its model, TF and map', () => 
 
     for (const topic of LATCHED) expect(first.of(topic), topic).toHaveLength(1);
     expect(second.received.items.filter((item) => item.subscriptionId === again)).toEqual([]);
+  });
+
+  it('sends the planned route on /plan and the markers on /markers, as ROS 2 types in CDR', async () => {
+    const robot = new SimRobot({ arenaSeed: 3, episodeSeed: 5, camera: { widthPx: 32, heightPx: 24 }, scan: { beams: 90 }, points: { enabled: false } });
+    const sim = await startFoxgloveSim(robot, { commandType: 'twist' });
+    cleanups.push(() => sim.close());
+    const watcher = await connect(sim.foxglove.url);
+    expect(watcher.channels.items.find((channel) => channel.topic === '/plan')).toMatchObject({ encoding: 'cdr', schemaName: 'nav_msgs/msg/Path' });
+    expect(watcher.channels.items.find((channel) => channel.topic === '/markers')).toMatchObject({ schemaName: 'visualization_msgs/msg/MarkerArray' });
+    watcher.subscribe('/plan');
+    watcher.subscribe('/markers');
+    await watcher.received.until(() => watcher.of('/plan').length > 0 && watcher.of('/markers').length > 0, 'a plan and markers');
+    const plan = watcher.of('/plan')[0]!.msg as { header: { frame_id: string }; poses: Array<{ pose: { position: { x: number; y: number } } }> };
+    const { goal } = robot.groundTruth();
+    expect(plan.header.frame_id).toBe('map');
+    const end = plan.poses.at(-1)!.pose.position;
+    expect(Math.hypot(end.x - goal.xM, end.y - goal.yM)).toBeLessThan(0.05);
+    const { markers } = watcher.of('/markers')[0]!.msg as { markers: Array<{ ns: string; type: number; action: number; text: string; lifetime: Time }> };
+    expect(markers[0]!.action).toBe(3);
+    expect(markers.find((marker) => marker.type === 9)?.text).toBe('goal');
+    expect(markers.filter((marker) => marker.ns === 'obstacles')).toHaveLength(robot.arena.obstacles.length);
   });
 });
 

@@ -182,17 +182,61 @@ describe.each([1, 2] as const)('the simulated robot model, TF and map over rosbr
     expect(Math.cos(inMap.yawRad - carriedTo.yawRad)).toBeCloseTo(1, 9);
   });
 
+  it('publishes the planned route to the goal on /plan and the goal and obstacles on /markers, once a second', async () => {
+    const { robot, server } = await robotServer(rosVersion);
+    const watcher = await client(server);
+    watcher.send({ op: 'subscribe', topic: '/plan' });
+    watcher.send({ op: 'subscribe', topic: '/markers' });
+    const [first] = await watcher.waitForPublished('/plan', 1, 3000);
+    const [markerFrame] = await watcher.waitForPublished('/markers', 1, 3000);
+    const truth = robot.groundTruth();
+    const plan = msgOf<{ header: Header; poses: Array<{ header: Header; pose: { position: { x: number; y: number } } }> }>(first!);
+    expectHeaderShape(plan.header, rosVersion, 'map');
+    expect(plan.poses.length).toBeGreaterThan(5);
+    // From where the robot is to beside the goal, in the map (the arena's frame).
+    const start = plan.poses[0]!.pose.position;
+    const end = plan.poses.at(-1)!.pose.position;
+    expect(Math.hypot(start.x - truth.pose.xM, start.y - truth.pose.yM)).toBeLessThan(0.05);
+    expect(Math.hypot(end.x - truth.goal.xM, end.y - truth.goal.yM)).toBeLessThan(0.05);
+
+    const { markers } = msgOf<{
+      markers: Array<{ header: Header; ns: string; id: number; type: number; action: number; frame_locked: boolean; lifetime: Stamp }>;
+    }>(markerFrame!);
+    expect(markers[0]!.action).toBe(3);
+    const named = (ns: string) => markers.filter((marker) => marker.ns === ns);
+    expect(named('goal').map((marker) => marker.type)).toEqual([3, 9]);
+    expect(named('obstacles')).toHaveLength(robot.arena.obstacles.length);
+    expect(named('robot')[0]).toMatchObject({ type: 0, frame_locked: true });
+    expectHeaderShape(named('robot')[0]!.header, rosVersion, 'base_link');
+    expect(Object.keys(markers[1]!.lifetime)).toEqual(rosVersion === 1 ? ['secs', 'nsecs'] : ['sec', 'nanosec']);
+
+    // At a modest rate: about one a second.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    expect(watcher.published('/plan').length).toBeGreaterThanOrEqual(2);
+    expect(watcher.published('/plan').length).toBeLessThanOrEqual(4);
+    if (rosVersion === 1) return;
+    // As cbor-raw, the MarkerArray's CDR reads back with ROS 2's definition.
+    watcher.send({ op: 'subscribe', topic: '/markers', compression: 'cbor-raw', id: 'raw' });
+    const raw = await watcher.waitFor((frame) => frame.op['topic'] === '/markers' && (frame.op['msg'] as { bytes?: unknown }).bytes !== undefined, 3000);
+    const read = new MessageReader(parse(fullRos2MessageDefinition('visualization_msgs/msg/MarkerArray'), { ros2: true })).readMessage<{
+      markers: Array<{ ns: string; type: number; text: string }>;
+    }>((raw.op['msg'] as { bytes: Uint8Array }).bytes);
+    expect(read.markers.find((marker) => marker.type === 9)?.text).toBe('goal');
+  });
+
   it('lists the new topics in rosapi, with their definitions', async () => {
     const { server } = await robotServer(rosVersion);
     const rosapi = await client(server);
     const answer = (await rosapi.call('/rosapi/topics', {}))['values'] as { topics: string[]; types: string[] };
     const typeOf = (topic: string) => answer.types[answer.topics.indexOf(topic)];
     const typeName = (pkg: string, type: string) => (rosVersion === 1 ? `${pkg}/${type}` : `${pkg}/msg/${type}`);
-    expect([typeOf('/tf'), typeOf('/tf_static'), typeOf('/robot_description'), typeOf('/map')]).toEqual([
+    expect([typeOf('/tf'), typeOf('/tf_static'), typeOf('/robot_description'), typeOf('/map'), typeOf('/plan'), typeOf('/markers')]).toEqual([
       typeName('tf2_msgs', 'TFMessage'),
       typeName('tf2_msgs', 'TFMessage'),
       typeName('std_msgs', 'String'),
       typeName('nav_msgs', 'OccupancyGrid'),
+      typeName('nav_msgs', 'Path'),
+      typeName('visualization_msgs', 'MarkerArray'),
     ]);
     if (rosVersion === 1) return;
     const raw = (await rosapi.call('/rosapi/topics_and_raw_types', {}))['values'] as { topics: string[]; typedefs_full_text: string[] };

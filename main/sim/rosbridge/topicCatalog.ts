@@ -2,8 +2,8 @@
 // would show them on a robot running rosbridge_server, and how names and types are compared.
 import type { SensorStream } from '../simRobot.ts';
 
-/** What the robot publishes besides its sensors and ground truth: its model, its frames and its map (scenePublisher.ts). */
-export type SceneSource = 'robotDescription' | 'tfStatic' | 'tf' | 'map';
+/** What the robot publishes besides its sensors and ground truth: its model, its frames, its map, its planned route and markers (scenePublisher.ts). */
+export type SceneSource = 'robotDescription' | 'tfStatic' | 'tf' | 'map' | 'plan' | 'markers';
 export type TopicSource = SensorStream | 'groundTruth' | SceneSource;
 
 export interface PublishedTopic {
@@ -30,6 +30,8 @@ export const PUBLISHED_TOPICS: readonly PublishedTopic[] = Object.freeze([
   { name: '/tf_static', type: 'tf2_msgs/TFMessage', source: 'tfStatic', defaultQueueLength: 1, latched: true },
   { name: '/robot_description', type: 'std_msgs/String', source: 'robotDescription', defaultQueueLength: 1, latched: true },
   { name: '/map', type: 'nav_msgs/OccupancyGrid', source: 'map', defaultQueueLength: 1, latched: true },
+  { name: '/plan', type: 'nav_msgs/Path', source: 'plan', defaultQueueLength: 1, latched: false },
+  { name: '/markers', type: 'visualization_msgs/MarkerArray', source: 'markers', defaultQueueLength: 1, latched: false },
   { name: '/sim/ground_truth', type: 'reins_sim/GroundTruth', source: 'groundTruth', defaultQueueLength: 10, latched: false },
 ]);
 
@@ -46,7 +48,7 @@ export type KnownTopic = { name: string; type: string; defaultQueueLength: numbe
 
 export const ALL_TOPICS: readonly KnownTopic[] = Object.freeze([...PUBLISHED_TOPICS, CMD_VEL_TOPIC]);
 
-/** The topics a robot offers: the sensor streams it has (the point cloud may be off), its model, frames and map, ground truth and /cmd_vel (in the type it takes). */
+/** The topics a robot offers: the sensor streams it has (the point cloud may be off), its model, frames, map, plan and markers, ground truth and /cmd_vel (in the type it takes). */
 export function topicsOffered(hasStream: (stream: SensorStream) => boolean, commandTopic: KnownTopic = CMD_VEL_TOPIC): KnownTopic[] {
   const isOffered = (topic: KnownTopic): boolean => {
     const source = (topic as Partial<PublishedTopic>).source;

@@ -34,9 +34,19 @@ import {
 } from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import type { URDFRobot } from 'urdf-loader';
-import { MAX_PREVIEW_POINTS, type OccupancyGridFrame, type ScanFrame, type SceneEvent, type SceneMap, type ScenePose } from '../../lib/contract.ts';
+import {
+  MAX_PREVIEW_POINTS,
+  type OccupancyGridFrame,
+  type ScanFrame,
+  type SceneDrawingsEvent,
+  type SceneEvent,
+  type SceneMap,
+  type ScenePose,
+} from '../../lib/contract.ts';
 import { heightColour } from './heightColours.ts';
 import { parseRobotModel } from './robotModel.ts';
+import type { RobotFileAccess } from './robotMeshes.ts';
+import { SceneMarkers } from './sceneMarkers.ts';
 
 const ROBOT_RADIUS_M = 0.175;
 const ROBOT_HEIGHT_M = 0.2;
@@ -59,6 +69,8 @@ const MAP_DEPTH_M = -0.005;
 export interface SceneFacts {
   /** Links in the robot model; 0 without one. */
   modelLinks: number;
+  /** The model's meshes drawn from the robot's files (fetched through the core). */
+  modelMeshes: number;
   /** Whether the model is drawn now (its root link placed). */
   modelShown: boolean;
   /** The drawn scan's world matrix, when a scan is drawn. */
@@ -68,6 +80,19 @@ export interface SceneFacts {
   /** Cells of the map drawn; 0 without one. */
   mapCells: number;
   mapShown: boolean;
+  /** Planned paths and markers drawn now (each on a frame the scene places). */
+  drawnPaths: number;
+  drawnMarkers: number;
+  /** How far the orbit camera is from what it looks at (the operator zooms it). */
+  orbitDistanceM: number;
+}
+
+/** What the view is given besides its canvas: where the robot's meshes come from, and who hears of a change that came later. */
+export interface SceneViewOptions {
+  /** The core's origin and token, for the robot's meshes; without them the meshes are left out with a note. */
+  robotFiles?: RobotFileAccess;
+  /** Told when the notes or facts changed outside a call (the model's meshes arrived), to report them again. */
+  onChanged?: () => void;
 }
 
 export class SceneView {
@@ -84,10 +109,17 @@ export class SceneView {
   readonly #path: Line;
   readonly #pathPositions = new Float32Array(MAX_PATH_POINTS * 3);
   readonly #disposables: Array<{ dispose(): void }> = [];
+  /** The planned paths and markers, each on its frame's group (sceneMarkers.ts). */
+  readonly #markers = new SceneMarkers((frame) => {
+    const group = this.#frames.get(frame);
+    return group?.visible ? group : undefined;
+  });
   #robot: URDFRobot | undefined;
   #robotRoot = '';
   #robotRevision = -1;
   #robotNotes: string[] = [];
+  #robotMeshes = 0;
+  readonly #options: SceneViewOptions;
   #robotProblem: string | undefined;
   #map: { mesh: Mesh; texture: DataTexture; holder: Group; revision: number; cells: number } | undefined;
   #mapMeta: SceneMap | undefined;
@@ -102,10 +134,20 @@ export class SceneView {
   #following = false;
   #renderedAtMs = Number.NEGATIVE_INFINITY;
 
-  /** Throws when WebGL cannot start (no GPU and no software fallback): the panel says so instead. */
-  /** `onCloudsDrawn`: told, after each render that drew a new cloud, how many clouds have been drawn (for tests and benches). */
-  constructor(canvas: HTMLCanvasElement, onCloudsDrawn: (count: number) => void = () => {}) {
+  /**
+   * Throws when WebGL cannot start (no GPU and no software fallback): the panel says so instead.
+   * `canvas`: the page's canvas, or its OffscreenCanvas in the view's own worker (sceneWorker.ts);
+   * `controlsElement`: what the orbit controls listen to (the canvas, or the worker's stand-in for it).
+   * `onCloudsDrawn`: told, after each render that drew a new cloud, how many clouds have been drawn (for tests and benches).
+   */
+  constructor(
+    canvas: HTMLCanvasElement | OffscreenCanvas,
+    controlsElement: HTMLElement,
+    onCloudsDrawn: (count: number) => void = () => {},
+    options: SceneViewOptions = {},
+  ) {
     this.#onCloudsDrawn = onCloudsDrawn;
+    this.#options = options;
     this.#renderer = new WebGLRenderer({ canvas, antialias: false, powerPreference: 'low-power' });
     this.#renderer.setClearColor(BACKGROUND);
     this.#camera.up.set(0, 0, 1);
@@ -140,7 +182,7 @@ export class SceneView {
     this.#disposables.push(pathGeometry, pathMaterial);
     this.#place();
 
-    this.#controls = new OrbitControls(this.#camera, canvas);
+    this.#controls = new OrbitControls(this.#camera, controlsElement);
     this.#controls.target.set(0, 0, 0.2);
     this.#controls.minDistance = 0.5;
     this.#controls.maxDistance = 120;
@@ -218,16 +260,22 @@ export class SceneView {
     }
     this.#mapMeta = event.map;
     this.#place();
+    this.#markers.place();
     this.#follow();
     this.#requestRender();
   }
 
-  /** The robot's model, once per revision; returns the notes on it (a problem, meshes left out). */
-  setRobot(revision: number, source: string, urdf: string): void {
+  /**
+   * The robot's model, once per revision; returns the notes on it (a problem, meshes left out).
+   * `problem`: what the page's own XML parser found wrong with it (checkRobotXml), where the model is
+   * built in the view's worker, whose XML parser forgives what the page's refuses.
+   */
+  setRobot(revision: number, source: string, urdf: string, problem?: string): void {
     if (revision === this.#robotRevision) return;
     this.#robotRevision = revision;
     this.#disposeRobot();
-    const parsed = parseRobotModel(urdf, source);
+    const parsed = problem !== undefined ? ({ ok: false, problem } as const) : parseRobotModel(urdf, source, this.#options.robotFiles);
+    this.#robotMeshes = 0;
     if (!parsed.ok) {
       this.#robotProblem = parsed.problem;
       this.#robotNotes = [];
@@ -236,6 +284,14 @@ export class SceneView {
       this.#robotRoot = parsed.rootLink;
       this.#robotNotes = parsed.notes;
       this.#robotProblem = undefined;
+      // The meshes join the model as they arrive (a model replaced meanwhile is disposed, its meshes with it).
+      void parsed.meshes?.then((loaded) => {
+        if (this.#robot !== parsed.robot) return disposeTree(parsed.robot);
+        this.#robotMeshes = loaded.drawn;
+        this.#robotNotes = [...parsed.notes, ...loaded.notes];
+        this.#requestRender();
+        this.#options.onChanged?.();
+      });
     }
     this.#place();
     this.#requestRender();
@@ -257,6 +313,12 @@ export class SceneView {
     holder.add(mesh);
     this.#map = { mesh, texture, holder, revision: frame.revision, cells: frame.width * frame.height };
     this.#place();
+    this.#requestRender();
+  }
+
+  /** The planned paths and markers, whenever they change: built once each, hung on their frames. */
+  setDrawings(event: SceneDrawingsEvent): void {
+    this.#markers.set(event);
     this.#requestRender();
   }
 
@@ -287,13 +349,18 @@ export class SceneView {
     const scanShown = this.#scan.points.parent !== null && visibleInWorld(this.#scan.points) && this.#scan.count > 0;
     const scanFrame = this.#event?.sensorFrames.scan;
     const link = scanFrame !== undefined ? this.#robot?.links[scanFrame] : undefined;
+    const drawn = this.#markers.counts();
     return {
       modelLinks: this.#robot ? Object.keys(this.#robot.links).length : 0,
+      modelMeshes: this.#robot ? this.#robotMeshes : 0,
       modelShown: this.#robot !== undefined && visibleInWorld(this.#robot),
       scanWorld: scanShown ? [...this.#scan.points.matrixWorld.elements] : undefined,
       scanLinkWorld: link !== undefined && this.#robot !== undefined && visibleInWorld(this.#robot) ? [...link.matrixWorld.elements] : undefined,
       mapCells: this.#map?.cells ?? 0,
       mapShown: this.#map !== undefined && this.#map.holder.parent !== null && visibleInWorld(this.#map.holder),
+      drawnPaths: drawn.paths,
+      drawnMarkers: drawn.markers,
+      orbitDistanceM: this.#camera.position.distanceTo(this.#controls.target),
     };
   }
 
@@ -314,6 +381,7 @@ export class SceneView {
     this.#controls.dispose();
     this.#disposeRobot();
     this.#disposeMap();
+    this.#markers.dispose();
     for (const disposable of this.#disposables) disposable.dispose();
     this.#renderer.dispose();
   }
@@ -392,13 +460,7 @@ export class SceneView {
     const robot = this.#robot;
     if (robot === undefined) return;
     robot.removeFromParent();
-    robot.traverse((object) => {
-      const mesh = object as Partial<Mesh>;
-      mesh.geometry?.dispose();
-      const material = mesh.material;
-      if (Array.isArray(material)) for (const one of material) one.dispose();
-      else material?.dispose();
-    });
+    disposeTree(robot);
     this.#robot = undefined;
   }
 
@@ -502,6 +564,16 @@ function setPose(object: Object3D, pose: ScenePose): void {
   }
   object.matrix.compose(new Vector3(x, y, z), object.quaternion.set(qx, qy, qz, qw), new Vector3(1, 1, 1));
   object.matrixWorldNeedsUpdate = true;
+}
+
+function disposeTree(root: Object3D): void {
+  root.traverse((object) => {
+    const mesh = object as Partial<Mesh>;
+    mesh.geometry?.dispose();
+    const material = mesh.material;
+    if (Array.isArray(material)) for (const one of material) one.dispose();
+    else material?.dispose();
+  });
 }
 
 function visibleInWorld(object: Object3D): boolean {
