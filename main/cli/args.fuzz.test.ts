@@ -16,7 +16,7 @@ describe('--robot under generated text', () => {
       [text],
       (input) => {
         try {
-          expect(['sim', 'rosbridge', 'serial']).toContain(parseRobotSpec(input).kind);
+          expect(['sim', 'websocket', 'foxglove', 'serial']).toContain(parseRobotSpec(input).kind);
         } catch (error) {
           expect(error).toBeInstanceOf(UsageError);
           const subject = input.trim() === '' ? 'no robot address given' : input;

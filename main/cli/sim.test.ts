@@ -28,6 +28,7 @@ describe('parseSimArgs', () => {
       foxglovePort: undefined,
       foxgloveLegacy: false,
       rosapi: true,
+      robotDescriptionTopic: true,
     });
   });
 
