@@ -186,6 +186,15 @@ describe('paths and markers in the scene', () => {
     // The waiting marker is not sent at all (never drawn at the origin); the path goes with its frame, which the view cannot place.
     expect(ui.shape('/markers obstacles/1')).toBeUndefined();
     expect(ui.shape('/markers obstacles/2')).toMatchObject({ frame: 'map' });
+
+    // Many markers waiting for the same missing frame say so in one line, naming three.
+    const lost = { header: { frame_id: 'nowhere', stamp: { secs: 0, nsecs: 0 }, seq: 0 } };
+    link.deliver('/markers', markerArray([3, 4, 5, 6, 7].map((id) => cube(id, lost))));
+    advance(SCENE_PERIOD_MS);
+    const waiting = ui.problems().filter((problem) => problem.includes('nowhere'));
+    expect(waiting).toEqual([
+      'Marker obstacles/1 on /markers, Marker obstacles/3 on /markers, Marker obstacles/4 on /markers and 3 more not drawn: no frame nowhere in the TF tree; it has odom, base_link, map',
+    ]);
     ui.feed.close();
   });
 

@@ -112,7 +112,8 @@ export class SceneDrawings {
   /** The shapes now: lifetimes that have run out end, markers waiting for their frame are tried again. */
   snapshot(): DrawingsSnapshot {
     const nowMs = this.options.clock();
-    const waiting: string[] = [];
+    // Markers that wait for the same frame say so in one line (a MarkerArray of a hundred would otherwise be a hundred).
+    const waitingFor = new Map<string, string[]>();
     for (const entry of [...this.entries.values()]) {
       if (entry.expiresAtMs !== undefined && nowMs >= entry.expiresAtMs) {
         this.remove(entry.key);
@@ -120,9 +121,14 @@ export class SceneDrawings {
       }
       if (entry.placed === undefined) {
         if (this.pin(entry)) this.changed();
-        else waiting.push(`${entry.label} not drawn: ${entry.waitingProblem}`);
+        else {
+          const labels = waitingFor.get(entry.waitingProblem ?? '');
+          if (labels === undefined) waitingFor.set(entry.waitingProblem ?? '', [entry.label]);
+          else labels.push(entry.label);
+        }
       }
     }
+    const waiting = [...waitingFor].map(([problem, labels]) => `${namedFew(labels)} not drawn: ${problem}`);
     if (this.snapshotCache?.revision !== this.revision || waiting.length > 0 || this.snapshotCache.waiting.length > 0) {
       const drawings: PlacedDrawing[] = [];
       for (const entry of this.entries.values()) if (entry.placed !== undefined) drawings.push({ label: entry.label, shape: entry.placed });
@@ -252,4 +258,13 @@ export class SceneDrawings {
 
 function lowerFirst(text: string): string {
   return text.charAt(0).toLowerCase() + text.slice(1);
+}
+
+/** At most this many paths or markers named in one line of the scene's problems; the rest are counted. */
+export const DRAWINGS_NAMED = 3;
+
+/** `Marker a/0, Marker a/1, Marker a/2 and 9 more`. */
+export function namedFew(labels: readonly string[]): string {
+  const more = labels.length > DRAWINGS_NAMED ? ` and ${labels.length - DRAWINGS_NAMED} more` : '';
+  return `${labels.slice(0, DRAWINGS_NAMED).join(', ')}${more}`;
 }

@@ -9,15 +9,13 @@
 import type { SceneDrawingsEvent, SceneEvent, SceneFrame, SceneMap, ScenePose, SceneRobotEvent } from '../core/contract.ts';
 import { stripLeadingSlash, type TfLookupResult } from '../core/tfTree.ts';
 import { composeTransforms, IDENTITY_TRANSFORM, type RigidTransform } from '../core/util/rigidTransform.ts';
-import type { DrawingsSnapshot } from './sceneDrawings.ts';
+import { namedFew, type DrawingsSnapshot } from './sceneDrawings.ts';
 import type { SceneMapState, SceneRobotModel, SceneSource } from './sceneSource.ts';
 
 /** Scene events go out this often: the control tick's rate, smooth enough for a robot at walking pace. */
 export const SCENE_PERIOD_MS = 100;
 /** Frames named in "the tree has ..." before "and N more". */
 const FRAMES_NAMED = 12;
-/** Paths and markers named in one "not drawn" line before "and N more". */
-const DRAWINGS_NAMED = 3;
 
 export interface SceneFeedOptions {
   /** Sends one event; false when it was not sent (the socket is closed or backed up). */
@@ -169,8 +167,7 @@ function unplacedDrawings(drawings: DrawingsSnapshot, fixed: string, place: (fra
   for (const [frame, labels] of byFrame) {
     const placed = place(frame);
     if (placed.ok) continue;
-    const more = labels.length > DRAWINGS_NAMED ? ` and ${labels.length - DRAWINGS_NAMED} more` : '';
-    lines.push(`${labels.slice(0, DRAWINGS_NAMED).join(', ')}${more} not drawn: ${frame} cannot be placed in ${fixed}: ${placed.problem}`);
+    lines.push(`${namedFew(labels)} not drawn: ${frame} cannot be placed in ${fixed}: ${placed.problem}`);
   }
   return lines;
 }
