@@ -69,5 +69,7 @@ describe('reins start keeps the session', () => {
     } finally {
       await memory.close();
     }
-  });
+    // A whole core with its world model starts, ticks and stops here: past vitest's 20 s default on a
+    // loaded 2-core machine (it took 10.8 s and, beside the rest of the unit run, 20+ s).
+  }, 45_000);
 });
