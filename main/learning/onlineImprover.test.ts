@@ -29,15 +29,20 @@ function tick(step: number, driver: 'operator' | 'policy' | 'idle', embedding = 
   } as const;
 }
 
+/** A small improver whose rounds run only when a test calls update(). */
+function smallImprover(): OnlineImprover {
+  return new OnlineImprover({
+    embeddingSize: 6,
+    limits: [0.5, 1.5],
+    updateEverySecs: 3600,
+    stepsPerUpdate: 4,
+    learner: { hidden: 8, layers: 1, minTicksToFit: 20 },
+  });
+}
+
 describe('OnlineImprover', () => {
   it('turns operator ticks and feedback into numbered candidates', async () => {
-    const improver = new OnlineImprover({
-      embeddingSize: 6,
-      limits: [0.5, 1.5],
-      updateEverySecs: 3600,
-      stepsPerUpdate: 4,
-      learner: { hidden: 8, layers: 1, minTicksToFit: 20 },
-    });
+    const improver = smallImprover();
     const candidates: PolicyCandidate[] = [];
     improver.onCandidate((candidate) => candidates.push(candidate));
     try {
@@ -94,13 +99,7 @@ describe('OnlineImprover', () => {
   });
 
   it('starts no round or retrain while paused, keeps the ticks it is given, and learns from them once resumed', async () => {
-    const improver = new OnlineImprover({
-      embeddingSize: 6,
-      limits: [0.5, 1.5],
-      updateEverySecs: 3600,
-      stepsPerUpdate: 4,
-      learner: { hidden: 8, layers: 1, minTicksToFit: 20 },
-    });
+    const improver = smallImprover();
     const candidates: PolicyCandidate[] = [];
     improver.onCandidate((candidate) => candidates.push(candidate));
     try {

@@ -5,8 +5,7 @@
 // the Connect-robot dialog's connection manager and `reins probe` itself.
 // Then wss:// robots whose certificate comes from a CA of their own (made here with openssl): each
 // link fails without `--ca` with a hint that names it, and connects with it.
-import { execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pino from 'pino';
@@ -23,6 +22,7 @@ import { openRobot } from '../../main/session/openRobot.ts';
 import { SimRobot } from '../../main/sim/simRobot.ts';
 import { startFoxgloveSim, type FoxgloveSim } from '../support/foxgloveSim.ts';
 import { waitFor, waitForPresence } from '../support/linkEvents.ts';
+import { killSimChild, startSimChild } from '../support/simChildProcess.ts';
 import { hasOpenssl, makeTestAuthority, startTlsTerminator, type TestAuthority, type TlsTerminator } from '../support/tlsTerminator.ts';
 import { WaitableLog } from '../support/waitableLog.ts';
 
@@ -139,17 +139,10 @@ describe('ws:// detection: foxglove_bridge or rosbridge, from the handshake', ()
 
 describe('reins probe ws://… against `reins sim --foxglove-port 0`', () => {
   it('probes the foxglove port with the foxglove link (ROS 2 types) and the rosbridge port with the rosbridge link', async () => {
-    const sim = spawn(process.execPath, [REINS, 'sim', '--rosbridge-port', '0', '--foxglove-port', '0', '--camera', '64x48@10'], {
-      env: { ...process.env, REINS_LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    const sim = await startSimChild(0, ['--foxglove-port', '0', '--camera', '64x48@10']);
     try {
-      let printed = '';
-      sim.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-      while (!/Reins sim: ws:\S+/.test(printed))
-        await Promise.race([once(sim.stdout, 'data'), once(sim, 'exit').then(() => Promise.reject(new Error('reins sim exited')))]);
-      const foxglove = /^Reins sim foxglove: (ws:\S+)$/m.exec(printed)![1]!;
-      const rosbridge = /^Reins sim: (ws:\S+)$/m.exec(printed)![1]!;
+      const foxglove = sim.foxgloveUrl!;
+      const rosbridge = sim.url;
       const probe = async (robot: string) => {
         const { stdout } = await run(process.execPath, [REINS, 'probe', robot, '--seconds', '1', '--json'], {
           env: { ...process.env, REINS_LOG_LEVEL: 'silent' },
@@ -164,7 +157,7 @@ describe('reins probe ws://… against `reins sim --foxglove-port 0`', () => {
       expect(overRosbridge.topics.find((topic) => topic.name === '/camera/image_raw')).toMatchObject({ type: 'sensor_msgs/Image' });
       expect(overRosbridge.topics.find((topic) => topic.name === '/odom')!.hz).toBeGreaterThan(5);
     } finally {
-      sim.kill('SIGTERM');
+      await killSimChild(sim, 'SIGTERM');
     }
   }, 120_000);
 });

@@ -1,10 +1,10 @@
 // `reins probe foxglove://…` as a user runs it, against `reins sim --foxglove-port 0` (the simulated
 // robot served as foxglove_bridge 3.x serves a ROS 2 robot, its /cmd_vel taking TwistStamped).
-import { execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { killSimChild, startSimChild } from '../support/simChildProcess.ts';
 
 const REINS = fileURLToPath(new URL('../../main/cli/reins.mjs', import.meta.url));
 const run = promisify(execFile);
@@ -19,16 +19,9 @@ interface TopicRow {
 
 describe('reins probe foxglove://', () => {
   it('lists every channel with its ROS 2 type, rate, bytes per second and latency, and the command type', async () => {
-    const sim = spawn(process.execPath, [REINS, 'sim', '--rosbridge-port', '0', '--foxglove-port', '0', '--command-type', 'twist-stamped'], {
-      env: { ...process.env, REINS_LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    const sim = await startSimChild(0, ['--foxglove-port', '0', '--command-type', 'twist-stamped', '--camera', '160x120@15']);
     try {
-      let printed = '';
-      sim.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-      while (!/Reins sim: ws:\S+/.test(printed))
-        await Promise.race([once(sim.stdout, 'data'), once(sim, 'exit').then(() => Promise.reject(new Error('reins sim exited')))]);
-      const port = /^Reins sim foxglove: ws:\/\/127\.0\.0\.1:(\d+)$/m.exec(printed)![1]!;
+      const port = new URL(sim.foxgloveUrl!).port;
       const robot = `foxglove://127.0.0.1:${port}`;
       const { stdout } = await run(process.execPath, [REINS, 'probe', robot, '--seconds', '1.5', '--json'], {
         env: { ...process.env, REINS_LOG_LEVEL: 'silent' },
@@ -46,7 +39,7 @@ describe('reins probe foxglove://', () => {
         expect(byName.get(topic)!.latencyMsP50).toBeLessThan(1000);
       }
     } finally {
-      sim.kill('SIGTERM');
+      await killSimChild(sim, 'SIGTERM');
     }
   }, 60_000);
 

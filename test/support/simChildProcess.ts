@@ -11,12 +11,14 @@ export interface SimChild {
   child: ChildProcess;
   url: string;
   port: number;
+  /** Its foxglove_bridge address, where it was started with --foxglove-port. */
+  foxgloveUrl: string | undefined;
   /** Resolves with the exit code or signal once the process is gone. */
   exited: Promise<number | NodeJS.Signals | null>;
   stderr: () => string;
 }
 
-/** Starts `reins sim` on `port` (0: a free one) with a small camera, resolving once it listens. */
+/** Starts `reins sim` on `port` (0: a free one) with a small camera (a `--camera` in `extraArgs` wins), resolving once it listens. */
 export function startSimChild(port = 0, extraArgs: readonly string[] = [], timeoutMs = 30_000): Promise<SimChild> {
   const child = spawn(process.execPath, [REINS, 'sim', '--rosbridge-port', String(port), '--camera', '32x24@5', ...extraArgs], {
     env: { ...process.env, REINS_LOG_LEVEL: 'warn' },
@@ -34,11 +36,14 @@ export function startSimChild(port = 0, extraArgs: readonly string[] = [], timeo
       clearTimeout(timer);
       reject(new Error(`reins sim exited (${String(how)}) before listening; stderr:\n${stderr}`));
     });
+    // The foxglove address, where there is one, is printed before the rosbridge one.
+    let foxgloveUrl: string | undefined;
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      foxgloveUrl ??= /^Reins sim foxglove: (ws:\/\/\S+)$/.exec(line)?.[1];
       const match = /^Reins sim: (ws:\/\/127\.0\.0\.1:(\d+))$/.exec(line);
       if (!match) return;
       clearTimeout(timer);
-      resolve({ child, url: match[1]!, port: Number(match[2]), exited, stderr: () => stderr });
+      resolve({ child, url: match[1]!, port: Number(match[2]), foxgloveUrl, exited, stderr: () => stderr });
     });
   });
 }
