@@ -93,6 +93,12 @@ export interface SceneViewOptions {
   robotFiles?: RobotFileAccess;
   /** Told when the notes or facts changed outside a call (the model's meshes arrived), to report them again. */
   onChanged?: () => void;
+  /**
+   * Each new cloud is drawn as it comes, not on the next animation frame: in the view's worker, where
+   * two clouds the page passed on together would otherwise meet in one frame and the first go undrawn
+   * (a worker's canvas shows what a task drew once the task ends).
+   */
+  drawCloudsAtOnce?: boolean;
 }
 
 export class SceneView {
@@ -196,8 +202,9 @@ export class SceneView {
   setCloud(xyzM: Float32Array): void {
     this.#cloudPending = true;
     this.#cloud.fill(xyzM, Math.floor(xyzM.length / 3));
-    // Every cloud is drawn (the frame after it came); the other data rides along with it or waits its turn.
-    this.#requestRender(true);
+    // Every cloud is drawn (as it came, or the frame after); the other data rides along with it or waits its turn.
+    if (this.#options.drawCloudsAtOnce) this.#render(performance.now());
+    else this.#requestRender(true);
   }
 
   /** Draws the scan's hits (finite ranges under the range maximum) in the scan's frame. */
@@ -491,16 +498,21 @@ export class SceneView {
         return;
       }
       this.#frameRequest = 0;
-      this.#urgent = false;
-      this.#renderedAtMs = frameMs;
-      this.#renderer.render(this.#three, this.#camera);
-      if (this.#cloudPending) {
-        this.#cloudPending = false;
-        this.#onCloudsDrawn(++this.#cloudsDrawn);
-      }
+      this.#render(frameMs);
     };
     this.#frameRequest = requestAnimationFrame(onFrame);
   };
+
+  /** Draws now (a frame asked for and not yet run waits MIN_DATA_RENDER_MS from here, unless urgent). */
+  #render(atMs: number): void {
+    this.#urgent = false;
+    this.#renderedAtMs = atMs;
+    this.#renderer.render(this.#three, this.#camera);
+    if (this.#cloudPending) {
+      this.#cloudPending = false;
+      this.#onCloudsDrawn(++this.#cloudsDrawn);
+    }
+  }
 }
 
 /** One Points object over a fixed-size buffer, refilled in place. */

@@ -74,6 +74,7 @@ onmessage = (event: MessageEvent<ToSceneWorker>): void => {
       try {
         view = new SceneView(message.canvas, standIn as unknown as HTMLElement, (clouds) => post({ kind: 'drawn', clouds }), {
           ...(message.robotFiles ? { robotFiles: message.robotFiles } : {}),
+          drawCloudsAtOnce: true,
           // The model's meshes arrived after the call that set it: its notes and facts again.
           onChanged: () => {
             if (view !== undefined) report(view);
