@@ -69,10 +69,15 @@ async function measureStreams(timings: StreamTimings, log: Logger): Promise<Benc
       rows.push(...result.rows);
     }
     if (sim.foxgloveUrl === undefined) throw new Error('the simulated robot printed no foxglove address');
-    const foxglove = await measureFoxgloveStream(sim.foxgloveUrl, `image-${CAMERA}-foxglove`, '/camera/image_raw', timings);
+    const foxglove = await measureFoxgloveStream(sim.foxgloveUrl, sim.url, `image-${CAMERA}-foxglove`, '/camera/image_raw', timings);
     log.info(
-      { case: `image-${CAMERA}-foxglove`, clockOffsetMs: foxglove.clockOffset?.offsetMs, alerts: foxglove.alerts.map((alert) => alert.message) },
-      'measured a foxglove stream (cdr); latency from the header stamp as it is (the sim shares this clock)',
+      {
+        case: `image-${CAMERA}-foxglove`,
+        clockOffsetMs: foxglove.clockOffset?.offsetMs,
+        clockOffsetUncertaintyMs: foxglove.clockOffset?.uncertaintyMs,
+        alerts: foxglove.alerts.map((alert) => alert.message),
+      },
+      "measured a foxglove stream (cdr); latency uses the same robot's clock offset, from a rosbridge link beside it",
     );
     rows.push(...foxglove.rows);
     rows.push(...(await measureRos2Streams(timings, log)));
