@@ -152,6 +152,9 @@ describe('RosbridgeLink against a rosbridge server', () => {
     const fake = await server({ topics: { ...TOPICS, '/cmd_vel': CMD_VEL } });
     const robot = link(fake.url);
     await waitForPresence(robot, 'present');
+    // No command goes out before rosapi has named its type.
+    expect(robot.publish('/cmd_vel', twistFromDrive({ linearMps: 0.05, angularRadps: 0 }))).toBe(false);
+    await robot.topicsAsked();
     for (const speed of [0.1, 0.2, 0.3]) expect(robot.publish('/cmd_vel', twistFromDrive({ linearMps: speed, angularRadps: 0 }))).toBe(true);
     await fake.waitFor(() => commandsFrom(fake, () => true).length === 3, 'the commands before the dropout');
     await fake.stop();
@@ -159,6 +162,7 @@ describe('RosbridgeLink against a rosbridge server', () => {
     for (const speed of [0.4, 0.5, 0.6]) expect(robot.publish('/cmd_vel', twistFromDrive({ linearMps: speed, angularRadps: 0 }))).toBe(false);
     await fake.restart();
     await waitForPresence(robot, 'present');
+    await robot.topicsAsked();
     expect(robot.publish('/cmd_vel', twistFromDrive({ linearMps: 0.7, angularRadps: 0 }))).toBe(true);
     await fake.waitFor(() => commandsFrom(fake, (client) => client > 1).includes(0.7), 'the command after the reconnect');
     // Anything replayed would have been sent on connecting, before 0.7 on the same socket.

@@ -26,6 +26,8 @@ function scriptedLink() {
   const sockets: FakeSocketPort[] = [];
   const link = new RosbridgeLink({
     url: 'ws://robot.local:9090',
+    // The scripted sockets answer no rosapi call, so the command type is named (else no command goes out).
+    topicTypes: { command: 'geometry_msgs/Twist' },
     clock,
     random: () => 0,
     openSocket: () => {

@@ -48,6 +48,7 @@ async function rig() {
   const link = new RosbridgeLink({ url: server.url, simulated: true, timings: { backoff: { initialMs: 20, maxMs: 100, factor: 2, jitter: 0.2 } } });
   cleanups.push(() => link.close());
   await waitForPresence(link, 'present');
+  await link.topicsAsked();
   return {
     robot,
     link,
@@ -82,6 +83,7 @@ describe('a rosbridge dropout between the link and the simulated robot', () => {
     for (const speed of [0.24, 0.25]) expect(link.publish('/cmd_vel', forward(speed))).toBe(false);
 
     await waitForPresence(link, 'present');
+    await link.topicsAsked();
     for (const speed of [0.31, 0.32, 0.33]) expect(link.publish('/cmd_vel', forward(speed))).toBe(true);
     await robot.received.until(() => robot.receivedIn('after').length >= 3, 'the commands after the reconnect');
     expect(speeds(robot.receivedIn('before'))).toEqual([0.11, 0.12, 0.13]);

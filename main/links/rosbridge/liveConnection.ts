@@ -38,6 +38,11 @@ export class LiveConnection {
   private readonly clockSync: ClockSync;
   private discoveryTimer: TimerHandle | undefined;
   private disposed = false;
+  private markAsked: () => void = () => undefined;
+  /** Settles once the robot was first asked for its topics on this connection, answered or not (the command's type is then known or refused in words). */
+  readonly asked = new Promise<void>((resolve) => {
+    this.markAsked = resolve;
+  });
 
   constructor(
     private readonly session: RosbridgeSession,
@@ -134,6 +139,7 @@ export class LiveConnection {
     } else {
       this.host.alerts.raise(command.alert);
     }
+    this.markAsked();
     for (const topic of this.host.wantedTopics()) this.ensureSubscribed(topic);
     this.discoveryTimer = this.clock.setTimeout(() => void this.discover(), this.timings.discoveryPeriodMs);
   }

@@ -101,6 +101,15 @@ export class RosbridgeLink implements Link {
     return this.estimator.estimate(this.options.clock.epochMs());
   }
 
+  /**
+   * Settles once the connection now open has asked the robot's rosapi for its topics, answered or not:
+   * until then a command is refused (its type is not known); from then on it goes out in the robot's
+   * type or is refused in words. Rejects if the link is not connected.
+   */
+  topicsAsked(): Promise<void> {
+    return this.live?.asked ?? Promise.reject(new Error(`the link to ${this.options.url} is not connected`));
+  }
+
   subscribe<M extends RobotMessage>(topic: string, onMessage: (received: Received<M>) => void): Unsubscribe {
     const presence = this.events.presence();
     if (presence === 'closed' || presence === 'error') return () => undefined;

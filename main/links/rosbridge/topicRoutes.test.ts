@@ -32,6 +32,18 @@ describe('TopicRoutes', () => {
     ]);
   });
 
+  it('sends no command before rosapi names its type (a publish in a guessed type would advertise it), unless the user named the type', () => {
+    const table = routes();
+    expect(table.commandRoute('/cmd_vel')).toMatchObject({
+      ok: false,
+      alert: { key: 'command-type:/cmd_vel', severity: 'warn', message: expect.stringContaining('not known yet') },
+    });
+    table.setDiscovered(new Map([['/cmd_vel', 'geometry_msgs/msg/TwistStamped']]));
+    expect(table.commandRoute('/cmd_vel')).toEqual({ ok: true, rosType: 'geometry_msgs/msg/TwistStamped', shape: 'TwistStamped' });
+    const named = new TopicRoutes({ topicMap: DEFAULT_TOPIC_MAP, roleTypes: DEFAULT_ROLE_TYPES, compression: {}, commandTypeGiven: true });
+    expect(named.commandRoute('/cmd_vel')).toEqual({ ok: true, rosType: 'geometry_msgs/Twist', shape: 'Twist' });
+  });
+
   it('routes a topic of any other type as RosFields, maps as CBOR, its fields and header stamp as sent', () => {
     const table = routes();
     table.setDiscovered(

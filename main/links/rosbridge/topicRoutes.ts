@@ -159,9 +159,10 @@ export class TopicRoutes {
   }
 
   /**
-   * The ROS type to advertise and publish a command topic in: what rosapi lists, else (rosapi not
-   * asked yet, or missing) the topic map's command type. A listed robot that lacks the topic, or
-   * carries it in a type other than Twist or TwistStamped, is refused with an alert, never guessed at.
+   * The ROS type to advertise and publish a command topic in: what rosapi lists, else (rosapi
+   * missing) the topic map's command type where the user named it. Until rosapi answers, or where it
+   * cannot and no type was named, a robot that lacks the topic, or carries it in a type other than
+   * Twist or TwistStamped, nothing is sent: an alert says why, never a guess.
    */
   commandRoute(topic: string): CommandRoute {
     const discoveredType = this.discovered?.get(topic);
@@ -172,6 +173,16 @@ export class TopicRoutes {
         severity: 'error',
         message: `The robot does not offer the command topic ${topic} (rosapi lists no such topic), so no command is sent.`,
         hint: "Point the command role at the topic the robot's base controller takes (ros2 topic list -t / rostopic list shows them), or start that controller.",
+      };
+      return { ok: false, alert };
+    }
+    if (this.discovered === undefined && !this.discoveryFailed && this.options.commandTypeGiven !== true) {
+      // A publish in a guessed type could leave a Twist publisher on a TwistStamped topic (rosbridge advertises as it is told).
+      const alert: CoreAlert = {
+        key,
+        severity: 'warn',
+        message: `The type ${topic} takes (geometry_msgs/Twist or TwistStamped) is not known yet: the robot's rosapi has not answered, so no command is sent until it does.`,
+        hint: 'This lasts one round trip to the robot after connecting; if it stays, rosapi is slow to answer.',
       };
       return { ok: false, alert };
     }
