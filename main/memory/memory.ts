@@ -4,6 +4,7 @@
 // (compaction, clean-up of old versions, the indexes) runs in the background on what changed.
 import * as lancedb from '@lancedb/lancedb';
 import type { Table } from '@lancedb/lancedb';
+import { wallSchedule, type Schedule } from '../core/runtime/schedule.ts';
 import { ConnectionGate } from './connectionGate.ts';
 import { MemoryMaintenance, type MaintenanceOptions } from './memoryMaintenance.ts';
 import { describeLanceError, MemoryOpenError } from './memoryErrors.ts';
@@ -28,6 +29,8 @@ export interface MemoryOptions {
   reconnectEveryMs: number;
   /** How the ticks are cut into segment tables (tickSegments.ts). */
   ticks: Partial<TickStoreOptions>;
+  /** The clock maintenance and reconnects run on: the core's (simulated in a lockstep core); default the wall clock. */
+  schedule: Schedule;
 }
 
 // LanceDB's own defaults (6 GiB of index cache, 1 GiB of metadata) are a server's; the core opens up to
@@ -46,7 +49,7 @@ export class Memory {
   readonly maintenance: MemoryMaintenance;
   private readonly stores = new Map<string, Promise<TickStore>>();
   private readonly gate: ConnectionGate;
-  private reconnectTimer: NodeJS.Timeout | undefined;
+  private stopReconnecting: (() => void) | undefined;
   private reconnecting: Promise<void> | undefined;
   private closed = false;
   private reconnects = 0;
@@ -60,6 +63,7 @@ export class Memory {
     gate: ConnectionGate,
     maintenanceOptions: Partial<MaintenanceOptions>,
     private readonly tickOptions: Partial<TickStoreOptions>,
+    private readonly schedule: Schedule,
   ) {
     this.gate = gate;
     this.maintenance = new MemoryMaintenance(
@@ -67,6 +71,7 @@ export class Memory {
       () => records.all,
       maintenanceOptions,
       (run) => gate.run(run),
+      schedule,
     );
   }
 
@@ -106,7 +111,8 @@ export class Memory {
       // The marker first, so a location Reins has begun to fill is recognised as its own.
       (await openReinsTable(db, uri, { name: META_TABLE, kind: META_TABLE, version: META_SCHEMA_VERSION, schema: metaSchema() }, existing)).close();
       const gate = new ConnectionGate();
-      const memory = new Memory(uri, db, connect, await RecordTables.open(db, uri, existing, gate), gate, options.maintenance ?? {}, options.ticks ?? {});
+      const records = await RecordTables.open(db, uri, existing, gate);
+      const memory = new Memory(uri, db, connect, records, gate, options.maintenance ?? {}, options.ticks ?? {}, options.schedule ?? wallSchedule());
       memory.maintenance.start();
       memory.startReconnecting(options.reconnectEveryMs ?? DEFAULT_RECONNECT_EVERY_MS);
       return memory;
@@ -176,7 +182,7 @@ export class Memory {
   /** Stops maintenance (waiting for a run in progress) and releases the tables; close writers first. */
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.reconnectTimer);
+    this.stopReconnecting?.();
     await this.reconnecting?.catch(() => undefined);
     await this.maintenance.stop();
     const stores = await Promise.allSettled(this.stores.values());
@@ -188,8 +194,7 @@ export class Memory {
   private startReconnecting(everyMs: number): void {
     if (everyMs <= 0) return;
     // A failure is kept in reconnectStatus(); the old connection goes on serving and the next period tries again.
-    this.reconnectTimer = setInterval(() => void this.reconnect().catch(() => undefined), everyMs);
-    this.reconnectTimer.unref();
+    this.stopReconnecting = this.schedule.every(everyMs, () => this.reconnect().catch(() => undefined));
   }
 
   // Runs with the gate closed: no write is in flight, so the new handles see every commit. Every handle is

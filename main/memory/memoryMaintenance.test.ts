@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { LockstepSchedule } from '../core/runtime/schedule.ts';
 import { Memory } from './memory.ts';
 import type { MaintenanceOptions } from './memoryMaintenance.ts';
 import { nearestMoments } from './tickSearch.ts';
@@ -54,6 +55,21 @@ describe('memory maintenance', () => {
     expect(memory!.maintenance.status().running).toBe(true);
     await first;
     expect(memory!.maintenance.status()).toMatchObject({ running: false, lastError: undefined });
+  });
+
+  it('runs on the clock it is given: a simulated hour of upkeep and reconnects passes when that clock says so, each run counted', async () => {
+    const schedule = new LockstepSchedule(0);
+    memory = await Memory.open({ uri: folder, maintenance: { periodMs: 60_000 }, reconnectEveryMs: 5 * 60_000, schedule });
+    const store = await memory.ticks(SPACE);
+    for (let minute = 1; minute <= 60; minute++) {
+      await store.write(ticks(minute * 10, 10));
+      // The lockstep clock waits for each run it starts: by the time it has moved, the run is done and counted.
+      await schedule.advanceTo(minute * 60_000);
+      expect(memory.maintenance.status()).toMatchObject({ running: false, runs: minute, lastRunAtMs: minute * 60_000 });
+    }
+    expect(memory.maintenance.status().runsTotalMs).toBeGreaterThan(0);
+    expect(memory.reconnectStatus().reconnects).toBe(12);
+    expect(await store.countRows()).toBe(600);
   });
 
   it.each(['ivf-flat', 'ivf-pq'] as const)(

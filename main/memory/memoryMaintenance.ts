@@ -6,6 +6,7 @@
 // process (one a crash left unfinished is finished then). One run at a time: a run asked for while
 // another is going joins it.
 import type { Table } from '@lancedb/lancedb';
+import { wallSchedule, type Schedule } from '../core/runtime/schedule.ts';
 import { describeLanceError } from './memoryErrors.ts';
 import type { TickSegment } from './tickSegments.ts';
 import type { TickStore } from './tickStore.ts';
@@ -52,7 +53,11 @@ export interface MaintenanceReport {
 
 export interface MaintenanceStatus {
   running: boolean;
+  /** On the schedule's clock. */
   lastRunAtMs: number | undefined;
+  /** Runs finished (failed ones included) and the wall time they took together: what upkeep costs. */
+  runs: number;
+  runsTotalMs: number;
   lastReport: MaintenanceReport | undefined;
   lastError: string | undefined;
 }
@@ -60,8 +65,10 @@ export interface MaintenanceStatus {
 export class MemoryMaintenance {
   private readonly options: MaintenanceOptions;
   private running: Promise<MaintenanceReport> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private stopTimer: (() => void) | undefined;
   private lastRunAtMs: number | undefined;
+  private runs = 0;
+  private runsTotalMs = 0;
   private lastReport: MaintenanceReport | undefined;
   private lastError: string | undefined;
   /** Closed segments known finished (compacted and indexed) in this process, by table name. */
@@ -75,6 +82,8 @@ export class MemoryMaintenance {
     options: Partial<MaintenanceOptions> = {},
     /** Runs a maintenance run as a write (Memory's ConnectionGate): a reconnect waits for it. */
     private readonly asWrite: <T>(run: () => Promise<T>) => Promise<T> = (run) => run(),
+    /** The clock its timer runs on: the core's (simulated in a lockstep core, so a soak's hours of upkeep pass in minutes). */
+    private readonly schedule: Schedule = wallSchedule(),
   ) {
     this.options = { ...DEFAULT_MAINTENANCE_OPTIONS, ...options };
   }
@@ -85,16 +94,15 @@ export class MemoryMaintenance {
   }
 
   start(): void {
-    if (this.options.periodMs <= 0 || this.timer !== undefined) return;
-    // A failed run is kept in status() (lastError); the next period tries again.
-    this.timer = setInterval(() => void this.runOnce().catch(() => undefined), this.options.periodMs);
-    this.timer.unref();
+    if (this.options.periodMs <= 0 || this.stopTimer !== undefined) return;
+    // A failed run is kept in status() (lastError); the next period tries again. A lockstep schedule waits for the run.
+    this.stopTimer = this.schedule.every(this.options.periodMs, () => this.runOnce().catch(() => undefined));
   }
 
   /** Stops the timer and waits for a run in progress. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopTimer?.();
+    this.stopTimer = undefined;
     await this.running?.catch(() => undefined);
   }
 
@@ -107,11 +115,19 @@ export class MemoryMaintenance {
   }
 
   status(): MaintenanceStatus {
-    return { running: this.running !== undefined, lastRunAtMs: this.lastRunAtMs, lastReport: this.lastReport, lastError: this.lastError };
+    return {
+      running: this.running !== undefined,
+      lastRunAtMs: this.lastRunAtMs,
+      runs: this.runs,
+      runsTotalMs: this.runsTotalMs,
+      lastReport: this.lastReport,
+      lastError: this.lastError,
+    };
   }
 
   private async run(): Promise<MaintenanceReport> {
     const report: MaintenanceReport = { fragmentsCompacted: 0, versionsRemoved: 0, segmentsOptimized: [], vectorIndexes: {}, scalarIndexes: {} };
+    const startedMs = performance.now();
     try {
       for (const table of this.recordTables()) await this.optimize(table, report);
       for (const store of await this.tickStores()) {
@@ -138,7 +154,9 @@ export class MemoryMaintenance {
       this.lastError = `memory maintenance failed: ${describeLanceError(error)}`;
       throw error;
     } finally {
-      this.lastRunAtMs = Date.now();
+      this.lastRunAtMs = this.schedule.now();
+      this.runs++;
+      this.runsTotalMs += performance.now() - startedMs;
     }
   }
 
@@ -154,6 +172,8 @@ export class MemoryMaintenance {
     report.scalarIndexes[segment.name] = await ensureScalarIndexes(segment.table, this.options.scalarIndexMinRows);
   }
 
+  // Version ages stay on the wall clock, whatever the schedule: LanceDB stamps versions with it, and the
+  // readers on other connections that keepVersionsMs protects read at its pace.
   private async optimize(table: Table, report: MaintenanceReport): Promise<void> {
     const stats = await table.optimize({ cleanupOlderThan: new Date(Date.now() - this.options.keepVersionsMs) });
     report.fragmentsCompacted += stats.compaction.fragmentsRemoved;

@@ -3,6 +3,7 @@
 // has waited long enough. The queue is bounded: under sustained overload (or a disk that refuses
 // writes) new rows are dropped and counted, and status() says so. A failed batch stays at the head
 // of the queue and is retried with backoff, so a passing fault loses nothing that fits the queue.
+import { wallSchedule, type Schedule } from '../core/runtime/schedule.ts';
 import { describeLanceError, MemoryRowError } from './memoryErrors.ts';
 
 /** Where a writer's batches go (a ticks table): it checks one row and writes many. */
@@ -78,12 +79,14 @@ export class MemoryWriter<Row> {
   private lastError: string | undefined;
   private writing = false;
   private closed = false;
-  private timer: NodeJS.Timeout | undefined;
+  private cancelTimer: (() => void) | undefined;
   private waiters: Waiter[] = [];
 
   constructor(
     private readonly sink: RowSink<Row>,
     options: Partial<MemoryWriterOptions> = {},
+    /** The clock its flush interval and retries run on: the core's (simulated in a lockstep core). */
+    private readonly clock: Schedule = wallSchedule(),
   ) {
     this.options = { ...DEFAULT_WRITER_OPTIONS, ...options };
     const { batchRows, maxBatchRows, maxQueuedRows } = this.options;
@@ -149,8 +152,7 @@ export class MemoryWriter<Row> {
       this.queue.length = 0;
       throw new Error(`memory writer for ${this.sink.name} closed with ${lost} rows unwritten: ${(error as Error).message}`, { cause: error });
     } finally {
-      clearTimeout(this.timer);
-      this.timer = undefined;
+      this.clearTimer();
     }
   }
 
@@ -167,17 +169,23 @@ export class MemoryWriter<Row> {
       this.pump();
       return;
     }
-    if (this.timer !== undefined || this.queue.length === 0) return;
+    if (this.cancelTimer !== undefined || this.queue.length === 0) return;
     const delayMs = this.failing ? this.retryDelayMs : this.options.flushIntervalMs;
-    this.timer = setTimeout(() => this.pump(), delayMs);
-    // A queued row must not keep a finished program alive; close() is what writes the last rows.
-    this.timer.unref();
+    // The wall schedule's timers never keep a finished program alive; close() is what writes the last rows.
+    this.cancelTimer = this.clock.after(delayMs, () => {
+      this.cancelTimer = undefined;
+      this.pump();
+    });
+  }
+
+  private clearTimer(): void {
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
   }
 
   private pump(): void {
     if (this.writing || this.queue.length === 0) return;
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.clearTimer();
     this.writing = true;
     // The batch stays in the queue until it is written: a failure keeps it, and `queued` stays honest.
     const batch = this.queue.slice(0, this.options.maxBatchRows);

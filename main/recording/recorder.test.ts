@@ -263,11 +263,19 @@ describe('Recorder', () => {
     let total = 0;
     for (const name of names) total += (await stat(join(folder, name))).size;
     expect(total).toBeLessThanOrEqual(150_000 + 40_000 + 16_384);
+    let readBack = 0;
     for (const name of names) {
       const { reader, messages } = await readAll(join(folder, name));
       expect(messages.length).toBeGreaterThan(0);
+      readBack += messages.length;
       await reader.close();
     }
+    // What the quota deleted of this session is counted (old.mcap, another session's, is not): with what is left, every message.
+    const stats = recorder.stats();
+    expect(stats.ownFilesDeleted).toContain(path);
+    expect(stats.ownFilesDeleted).toHaveLength(stats.deletedFiles - 1);
+    expect(stats.messagesDeleted).toBeGreaterThan(0);
+    expect(readBack + stats.messagesDeleted).toBe(stats.messagesAdded);
   });
 
   it('writes images and point clouds byte for byte as the standard ROS 1 serialiser does', () => {

@@ -41,7 +41,11 @@ export interface RecorderStats {
   messagesAdded: number;
   chunksWritten: number;
   files: string[];
+  /** `.mcap` files the quota deleted from the folder (this session's and older ones). */
   deletedFiles: number;
+  /** This recorder's own files among them, and the messages they held: what a read-back of `files` cannot find. */
+  ownFilesDeleted: string[];
+  messagesDeleted: number;
 }
 
 const DEFAULTS = { maxFileBytes: 1024 ** 3, maxQueuedMessages: 2000, maxQueuedBytes: 64 * 1024 ** 2, maxChunkAgeMs: 1000 };
@@ -62,6 +66,11 @@ export class Recorder {
   private chunksInClosedFiles = 0;
   private chunksAtLastQuotaCheck = 0;
   private deletedFiles = 0;
+  /** Messages in each of this recorder's finished files, until the quota deletes one. */
+  private readonly messagesInFinishedFiles = new Map<string, number>();
+  private messagesAtFileStart = 0;
+  private readonly ownFilesDeleted: string[] = [];
+  private messagesDeleted = 0;
   private drain: Promise<void> | undefined;
   private chunkAgeTimer: NodeJS.Timeout | undefined;
   private failed = false;
@@ -100,6 +109,8 @@ export class Recorder {
       chunksWritten: this.chunksInClosedFiles + this.file.chunksWritten,
       files: [...this.files],
       deletedFiles: this.deletedFiles,
+      ownFilesDeleted: [...this.ownFilesDeleted],
+      messagesDeleted: this.messagesDeleted,
     };
   }
 
@@ -209,6 +220,8 @@ export class Recorder {
     const previous = this.file;
     await previous.close();
     this.chunksInClosedFiles += previous.chunksWritten;
+    this.messagesInFinishedFiles.set(previous.path, this.messagesAdded - this.messagesAtFileStart);
+    this.messagesAtFileStart = this.messagesAdded;
     this.file = await McapFile.create(rotatedPath(this.options.path, this.files.length + 1), this.options.chunkBytes);
     this.files.push(this.file.path);
     await this.checkQuota();
@@ -223,6 +236,13 @@ export class Recorder {
     const result = await enforceQuota(dirname(this.options.path), quotaBytes, new Set([this.file.path]));
     if (result.deletedPaths.length === 0 && result.totalBytes <= quotaBytes) return;
     this.deletedFiles += result.deletedPaths.length;
+    for (const path of result.deletedPaths) {
+      const messages = this.messagesInFinishedFiles.get(path);
+      if (messages === undefined) continue;
+      this.messagesInFinishedFiles.delete(path);
+      this.ownFilesDeleted.push(path);
+      this.messagesDeleted += messages;
+    }
     const quotaMb = (quotaBytes / 1024 ** 2).toFixed(0);
     this.raise({
       key: 'recording-quota',

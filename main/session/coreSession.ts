@@ -110,7 +110,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
     },
   );
   logClipping(loop, log);
-  const stores = await openSessionStores(link, loop, perception, args.stores, log);
+  const stores = await openSessionStores(link, loop, perception, args.stores, log, schedule);
   const learning =
     worldModel && stores.memory
       ? startWorldModelLearning(worldModel, loop, stores.memory, defaultCheckpointFolder(dataFolder), args.worldModel, log, stores.recording?.recordSurprise)
@@ -176,7 +176,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
   const stopLowering = keepHelperThreadsBehindTheLoop((problem) => log.info({ problem }, 'helper threads run at the loop’s priority'));
   // The arenas' free pages go back to the system every few seconds, between ticks (see allocatorTuning.ts).
   const stopTrimming = allocator.tuned
-    ? trimHeapBetweenTicks(loop, { everyMs: HEAP_TRIM_EVERY_MS, onTrim: (trim) => log.debug(trim, 'C heap trimmed') })
+    ? trimHeapBetweenTicks(loop, { everyMs: HEAP_TRIM_EVERY_MS, clock, onTrim: (trim) => log.debug(trim, 'C heap trimmed') })
     : () => {};
   return {
     perception,

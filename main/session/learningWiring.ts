@@ -62,7 +62,7 @@ export async function startLearning(wiring: LearningWiring): Promise<LiveLearnin
   const schedule = wiring.schedule ?? wallSchedule();
   // A connection of its own to the memory, for the low-rate corrections table; the tick writer's
   // memory does the maintenance.
-  const memory = wiring.memoryUri === undefined ? undefined : await Memory.open({ uri: wiring.memoryUri, maintenance: { periodMs: 0 } });
+  const memory = wiring.memoryUri === undefined ? undefined : await Memory.open({ uri: wiring.memoryUri, maintenance: { periodMs: 0 }, schedule });
   const recording = wiring.recording;
   const clipTopics = () => {
     const topics = wiring.topics();

@@ -51,7 +51,7 @@ export async function openTickMemory(
   const memory = await openMemory(uri, options);
   const space = tickSpaceOf(perception);
   const store = await memory.ticks(space);
-  const writer = new MemoryWriter(store);
+  const writer = new MemoryWriter(store, {}, options.schedule);
   return {
     memory,
     space,

@@ -10,6 +10,8 @@ import { defaultMemoryUri } from '../memory/memoryLocation.ts';
 import type { MemoryWriter, WriterStatus } from '../memory/memoryWriter.ts';
 import type { TickSpace } from '../memory/tickSchema.ts';
 import type { Perception } from '../core/perception.ts';
+import { wallSchedule, type Schedule } from '../core/runtime/schedule.ts';
+import type { MaintenanceStatus } from '../memory/memoryMaintenance.ts';
 import { defaultRecordingFolder } from '../recording/recordingLocation.ts';
 import { startSessionRecording, type SessionRecording } from '../recording/sessionRecording.ts';
 import { openTickMemory, type TickMemory } from './memoryParts.ts';
@@ -25,7 +27,8 @@ export interface SessionStoreArgs {
 
 export interface SessionStores {
   /** The memory the ticks go to, for the world model's learner; undefined with --no-memory. */
-  memory: { uri: string; space: TickSpace; writtenTicks: () => number; writerStatus: () => WriterStatus } | undefined;
+  memory:
+    { uri: string; space: TickSpace; writtenTicks: () => number; writerStatus: () => WriterStatus; maintenanceStatus: () => MaintenanceStatus } | undefined;
   /** The session's recording; undefined with --no-record. */
   recording: SessionRecording | undefined;
   /** The session's first episode; later ones (after the operator's `end-episode`) are `episodeIdOf(episodeId, index)`. Memory rows and feedback name them so. */
@@ -61,7 +64,15 @@ function writerAlerts(writer: MemoryWriter<unknown>): CoreAlert[] {
   ];
 }
 
-export async function openSessionStores(link: Link, loop: ControlLoop, perception: Perception, args: SessionStoreArgs, log: Logger): Promise<SessionStores> {
+/** `schedule`: the core's clock, which the recording's event times, the memory writer and memory upkeep follow. */
+export async function openSessionStores(
+  link: Link,
+  loop: ControlLoop,
+  perception: Perception,
+  args: SessionStoreArgs,
+  log: Logger,
+  schedule: Schedule = wallSchedule(),
+): Promise<SessionStores> {
   const closers: Array<() => Promise<void>> = [];
   const episodeId = `${link.robotName}-${new Date().toISOString()}`;
   let rewardEstimator: ((embedding: Float32Array) => number | undefined) | undefined;
@@ -76,7 +87,7 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
   let recording: SessionRecording | undefined;
   if (args.record) {
     const folder = args.recordings ?? defaultRecordingFolder();
-    recording = await startSessionRecording({ link, loop, folder, quotaBytes: DEFAULT_RECORDING_QUOTA_BYTES });
+    recording = await startSessionRecording({ link, loop, folder, quotaBytes: DEFAULT_RECORDING_QUOTA_BYTES, clock: () => schedule.now() });
     const stopAlerts = loop.addAlertSource(() => recording?.alerts() ?? []);
     closers.push(async () => {
       stopAlerts();
@@ -86,10 +97,16 @@ export async function openSessionStores(link: Link, loop: ControlLoop, perceptio
   }
   let ticks: TickMemory | undefined;
   if (args.remember) {
-    const opened = await openTickMemory(args.memory ?? defaultMemoryUri(), perception);
+    const opened = await openTickMemory(args.memory ?? defaultMemoryUri(), perception, { schedule });
     const { memory, space, writer: tickWriter } = opened;
     ticks = opened;
-    memoryFacts = { uri: memory.uri, space, writtenTicks: () => tickWriter.status().written, writerStatus: () => tickWriter.status() };
+    memoryFacts = {
+      uri: memory.uri,
+      space,
+      writtenTicks: () => tickWriter.status().written,
+      writerStatus: () => tickWriter.status(),
+      maintenanceStatus: () => memory.maintenance.status(),
+    };
     const stopAlerts = loop.addAlertSource(() => writerAlerts(tickWriter));
     closers.push(async () => {
       stopAlerts();

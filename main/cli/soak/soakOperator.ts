@@ -2,13 +2,15 @@
 // reacts late, has an unsteady hand) sitting at the cockpit. It sends what the UI sends, through the
 // same CockpitService: a heartbeat every 100 ms, autonomy on, and — while it watches the policy —
 // a takeover when a collision is imminent or progress stalls, driving a while, then a hand-back.
+// It acts on the core's clock: the wall clock in real time, the simulated one in the accelerated soak.
 import type { Request } from '../../core/contract.ts';
 import type { DriveCommand } from '../../core/messages.ts';
 import type { CoreSession } from '../../session/coreSession.ts';
 import type { ControlLoop } from '../../session/loopWiring.ts';
+import { wallSchedule, type Schedule } from '../../core/runtime/schedule.ts';
 import type { Arena } from '../../sim/arena.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
-import type { GroundTruthFeed } from './groundTruthFeed.ts';
+import type { GroundTruth } from '../../sim/simRobot.ts';
 
 /** The UI's heartbeat period (DESIGN §2 step 7); the operator also looks and acts this often. */
 export const OPERATOR_PERIOD_MS = 100;
@@ -26,7 +28,7 @@ export interface OperatorCounts {
 export class SoakOperator {
   readonly counts: OperatorCounts = { takeovers: 0, handBacks: 0, driveRequests: 0, refused: 0, lastRefusal: undefined };
   private readonly scripted: ScriptedOperator;
-  private timer: NodeJS.Timeout | undefined;
+  private stopTimer: (() => void) | undefined;
   private heartbeating = true;
   private supervising = true;
   private holding = false;
@@ -35,9 +37,11 @@ export class SoakOperator {
   constructor(
     private readonly cockpit: Pick<CoreSession['cockpit'], 'handle'>,
     private readonly loop: ControlLoop,
-    private readonly truth: GroundTruthFeed,
+    /** What it sees of the world: the sim's ground truth feed, or the lockstep robot's own. */
+    private readonly truth: { latest(): GroundTruth | undefined },
     arena: Arena,
     seed: number,
+    private readonly schedule: Schedule = wallSchedule(),
   ) {
     this.scripted = new ScriptedOperator(arena, { seed });
   }
@@ -46,15 +50,15 @@ export class SoakOperator {
   start(): void {
     this.heartbeat();
     this.request({ type: 'set-autonomy', enabled: true });
-    this.timer = setInterval(() => this.step(), OPERATOR_PERIOD_MS);
+    this.stopTimer = this.schedule.every(OPERATOR_PERIOD_MS, () => this.step());
   }
 
   stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopTimer?.();
+    this.stopTimer = undefined;
   }
 
-  /** Wall-clock ms of the last heartbeat sent. */
+  /** Ms of the last heartbeat sent, on the schedule's clock. */
   get lastHeartbeatAtMs(): number {
     return this.lastHeartbeatMs;
   }
@@ -113,7 +117,7 @@ export class SoakOperator {
   }
 
   private heartbeat(): void {
-    this.lastHeartbeatMs = Date.now();
+    this.lastHeartbeatMs = this.schedule.now();
     this.request({ type: 'heartbeat', sentAtMs: this.lastHeartbeatMs });
   }
 

@@ -53,8 +53,11 @@ export interface SoakAccounting {
   recorderGiven: number;
   recorderWritten: number;
   recorderDropped: number;
+  /** Messages in the session's files the recording quota deleted (the recorder's own count: they cannot be read back). */
+  recorderDeleted: number;
   mcapReadBack: number;
   mcapFiles: number;
+  mcapFilesDeleted: number;
   mcapUnfinishedFiles: number;
   commandsSent: number;
   commandsInMcap: number;
@@ -97,7 +100,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
 
 async function soakIn(folder: string, options: SoakOptions): Promise<SoakOutcome> {
   const { log, camera, scan } = options;
-  const args = startArgs(folder, options);
+  const args = soakStartArgs(folder, options);
   let simUrl = '';
   const core = await openCoreSession(args, { kind: 'sim' }, log, {
     dataFolder: join(folder, 'data'),
@@ -189,7 +192,8 @@ async function soakIn(folder: string, options: SoakOptions): Promise<SoakOutcome
   };
 }
 
-function startArgs(folder: string, options: SoakOptions): StartArgs {
+/** `reins start`'s arguments for the soak's core: the sim at the soak's rates, recording and memory in `folder`. */
+export function soakStartArgs(folder: string, options: Pick<SoakOptions, 'camera' | 'scan' | 'rateHz' | 'seed' | 'encoders' | 'worldModel'>): StartArgs {
   const { camera, scan } = options;
   return {
     robot: 'sim',
@@ -271,9 +275,11 @@ async function watchStop(core: CoreSession, truth: GroundTruthFeed, sent: SentCo
 }
 
 /** After shutdown: what the recorder was given against what its files hold; ticks against memory rows. */
-async function account(core: CoreSession, ticks: number, commandsSent: number): Promise<SoakAccounting> {
+export async function account(core: CoreSession, ticks: number, commandsSent: number): Promise<SoakAccounting> {
   const recording = core.stores.recording!.stats();
-  const readBack = await readBackRecording(recording.files);
+  const deleted = new Set(recording.ownFilesDeleted);
+  const kept = recording.files.filter((path) => !deleted.has(path));
+  const readBack = await readBackRecording(kept);
   const memoryFacts = core.stores.memory!;
   const writer = memoryFacts.writerStatus();
   const memoryRows = await readBackMemoryTicks(memoryFacts);
@@ -282,8 +288,10 @@ async function account(core: CoreSession, ticks: number, commandsSent: number): 
     recorderGiven: recording.messagesAdded + recording.dropped + recording.queued,
     recorderWritten: recording.messagesAdded,
     recorderDropped: recording.dropped,
+    recorderDeleted: recording.messagesDeleted,
     mcapReadBack: readBack.total,
-    mcapFiles: recording.files.length,
+    mcapFiles: kept.length,
+    mcapFilesDeleted: deleted.size,
     mcapUnfinishedFiles: readBack.unfinishedFiles.length,
     commandsSent,
     commandsInMcap: readBack.commandsSent,
