@@ -18,6 +18,8 @@ export type { WorldModelTrainer };
 export type { CheckpointIdentity, PresetName, TrainedWorldModel, WorldModelConfig };
 /** How replay lays out a training batch: the benches fill theirs from simulated episodes the same way. */
 export { actionFeatures, emptyBatch } from '../worldmodel/replayBatch.ts';
+/** The cockpit's predicted path, for the bench that measures it against the path driven. */
+export { integratePath, PATH_HORIZON_STEPS, readoutTrusted, VelocityReadout } from '../worldmodel/pathPrediction.ts';
 
 export interface WorldModelShape {
   /** The encoders' fused embedding; the preset's own (the reference script's) when left out. */

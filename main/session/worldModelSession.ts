@@ -16,7 +16,7 @@ import type { NamedArray } from '../worldmodel/checkpointFile.ts';
 import type { WorldModelArgs } from './worldModelOptions.ts';
 import type { EmbeddingSlot, Perception } from '../core/perception.ts';
 import { WorldModelFilter } from '../worldmodel/worldModelFilter.ts';
-import { integratePath, VelocityReadout, type PredictedPath } from '../worldmodel/pathPrediction.ts';
+import { integratePath, PATH_HORIZON_STEPS, readoutTrusted, VelocityReadout, type PredictedPath } from '../worldmodel/pathPrediction.ts';
 import type { DriveCommand } from '../core/messages.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import { restoreNewestCheckpoint } from '../worldmodel/learner/learnerCheckpoints.ts';
@@ -224,9 +224,6 @@ export async function loadReviewWorldModel(
 
 /** How often the predicted path is imagined again (each costs ~13 ms of the core's thread for wm-xs). */
 const PATH_EVERY_MS = 500;
-const PATH_HORIZON_STEPS = 20;
-/** Below this held-out R² (speed and turn rate alike), the readout is not trusted to draw a path. */
-const MIN_READOUT_R2 = 0.8;
 
 /**
  * The predicted path in the status: the readout learns from every tick; twice a second, after the
@@ -263,7 +260,7 @@ class PathPredictions {
     if (!this.readout) return { pathNote: 'No path: the encoders have no proprioception to read speed from' };
     if (this.live.filter.version === 'initial') return { pathNote: 'No path yet: the world model has not been trained' };
     if (!quality) return { pathNote: 'No path yet: learning to read speed from the embedding' };
-    if (!(quality.linear >= MIN_READOUT_R2 && quality.angular >= MIN_READOUT_R2))
+    if (!readoutTrusted(this.readout))
       return { pathNote: `No path: speed reads from the embedding too poorly (R² ${quality.linear.toFixed(2)} / ${quality.angular.toFixed(2)})` };
     if (!this.latest) return { pathNote: 'No path: the world model’s imagination failed' };
     return { predictedPath: { ...this.latest, readoutR2: Math.min(quality.linear, quality.angular) } };

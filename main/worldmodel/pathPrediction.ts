@@ -21,6 +21,18 @@ export interface ReadoutOptions {
   holdOutEvery: number;
 }
 
+/** Ticks the cockpit's path imagines ahead: 2 s at the loop's 10 Hz. */
+export const PATH_HORIZON_STEPS = 20;
+
+/** Below this held-out R² (speed and turn rate alike), the readout is not trusted to draw a path. */
+export const MIN_READOUT_R2 = 0.8;
+
+/** Whether a readout's fit is good enough to draw a path with. */
+export function readoutTrusted(readout: Pick<VelocityReadout, 'fitQuality'>): boolean {
+  const quality = readout.fitQuality();
+  return quality !== undefined && quality.linear >= MIN_READOUT_R2 && quality.angular >= MIN_READOUT_R2;
+}
+
 export const DEFAULT_READOUT_OPTIONS: Omit<ReadoutOptions, 'offset' | 'size'> = { ridge: 1e-3, minSamples: 200, refitEvery: 100, holdOutEvery: 5 };
 
 /** Ridge regression from the proprioception slot (plus a bias) to [linear m/s, angular rad/s]. */

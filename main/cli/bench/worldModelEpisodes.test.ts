@@ -26,6 +26,8 @@ describe('recordSimEpisodes', () => {
       expect(episode.embeddings).toHaveLength(40 * 256);
       expect(episode.actions).toHaveLength(40 * 2);
       expect(episode.posesWorld).toHaveLength(40 * 3);
+      expect(episode.odomVelocities).toHaveLength(40 * 2);
+      expect(episode.odomVelocities.every(Number.isFinite)).toBe(true);
       expect(episode.labels).toHaveLength(40);
       expect(episode.embeddings.every(Number.isFinite)).toBe(true);
     }

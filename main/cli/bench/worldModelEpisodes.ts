@@ -7,7 +7,7 @@ import { createSynchroniser } from '../../session/loopWiring.ts';
 import { DEFAULT_MANIFEST_PATH, openEncoders, type OnnxPerception, type PerceptionOptions } from '../../session/encoders.ts';
 import { createSimLink } from '../../sim/lockstepLink.ts';
 import { deriveSeed, SeededRandom } from '../../sim/random.ts';
-import { RandomPolicy } from '../../sim/randomPolicy.ts';
+import { RANDOM_POLICY_RESAMPLE_SECS, RandomPolicy } from '../../sim/randomPolicy.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
 import { labelTicks, scheduleEvents, type EventLabel, type ScheduledEvent } from './worldModelEvents.ts';
 
@@ -26,6 +26,8 @@ export interface SimEpisodeOptions {
   events: boolean;
   /** Chance that a driving spell is random exploration rather than the scripted operator. */
   randomSpellChance: number;
+  /** How long random exploration holds each command it draws (a key held, when long). */
+  randomHoldSecs: number;
   encoders: string;
   perception: Partial<PerceptionOptions>;
 }
@@ -42,8 +44,10 @@ export interface SimEpisode {
   /** ticks × 2 (linearMps, angularRadps): the command given after tick t's frame, leading to t + 1. */
   actions: Float32Array;
   labels: EventLabel[];
-  /** ticks × 3 (xM, yM, yawRad): the true pose at each frame, for debugging. */
+  /** ticks × 3 (xM, yM, yawRad): the true pose at each frame (never the model's input: for scoring predicted paths). */
   posesWorld: Float32Array;
+  /** ticks × 2 (linearMps, angularRadps): the odometry's velocity at each frame, as the loop saw it (NaN where none came). */
+  odomVelocities: Float32Array;
   /** ticks: 1 where random exploration chose the action, 0 where the scripted operator did. */
   randomDriven: Uint8Array;
   events: ScheduledEvent[];
@@ -56,6 +60,7 @@ export const DEFAULT_SIM_EPISODE_OPTIONS: Readonly<SimEpisodeOptions> = Object.f
   seed: 1,
   events: false,
   randomSpellChance: 0.4,
+  randomHoldSecs: RANDOM_POLICY_RESAMPLE_SECS,
   encoders: DEFAULT_MANIFEST_PATH,
   perception: {},
 });
@@ -115,7 +120,7 @@ async function recordSegment(
   const link = createSimLink({ arenaSeed, episodeSeed, epochMs: 0, autoReset: false });
   const synchroniser = createSynchroniser(link);
   const operator = new ScriptedOperator(link.robot.arena, { seed: episodeSeed });
-  const explorer = new RandomPolicy(episodeSeed);
+  const explorer = new RandomPolicy(episodeSeed, options.randomHoldSecs);
   const ticks = options.ticksPerSegment;
   const size = perception.embeddingSize;
   const episode: SimEpisode = {
@@ -127,6 +132,7 @@ async function recordSegment(
     actions: new Float32Array(ticks * 2),
     labels: labelTicks(ticks, events),
     posesWorld: new Float32Array(ticks * 3),
+    odomVelocities: new Float32Array(ticks * 2).fill(Number.NaN),
     randomDriven: new Uint8Array(ticks),
     events,
   };
@@ -165,6 +171,8 @@ async function recordSegment(
       episode.embeddings.set(embedding.values, i * size);
       episode.actions.set([lastCommand.linearMps, lastCommand.angularRadps], i * 2);
       episode.posesWorld.set([truth.pose.xM, truth.pose.yM, truth.pose.yawRad], i * 3);
+      const odom = frame.odom?.received.msg;
+      if (odom !== undefined) episode.odomVelocities.set([odom.linearMps, odom.angularRadps], i * 2);
       episode.randomDriven[i] = spell.random ? 1 : 0;
     }
   } finally {

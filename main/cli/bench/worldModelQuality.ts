@@ -1,7 +1,8 @@
 // `reins bench worldmodel`, quality rows: train the live preset on simulated driving for a stated
 // budget, then on held-out arenas (a) predict 1–10 ticks ahead open loop, given the actions, against
-// holding the last embedding, and (b) score surprise ratios on the ticks just after injected shoves,
-// obstacles and sensor faults against normal ticks.
+// holding the last embedding, (b) score surprise ratios on the ticks just after injected shoves,
+// obstacles and sensor faults against normal ticks, and (c) draw the cockpit's predicted path where the
+// command is held and compare it with the path driven (worldModelPaths.ts).
 import * as tf from '@tensorflow/tfjs-core';
 import type { EmbeddingSlot } from '../../core/perception.ts';
 import { openEncoders } from '../../session/encoders.ts';
@@ -25,9 +26,11 @@ import {
 } from '../../session/worldModelParts.ts';
 import { SeededRandom } from '../../sim/random.ts';
 import { auroc } from './auroc.ts';
+import { filterEpisodes, previousAction } from './worldModelFiltering.ts';
+import { pathRows } from './worldModelPaths.ts';
 import { OpenLoopErrorTally } from './openLoopError.ts';
 import type { BenchRow } from './report.ts';
-import { CONTROL_PERIOD_SECS, EVENT_KINDS, recordSimEpisodes, type EventKind, type SimEpisode } from './worldModelEpisodes.ts';
+import { CONTROL_PERIOD_SECS, EVENT_KINDS, recordSimEpisodes, type EventKind, type SimEpisode, type SimEpisodeOptions } from './worldModelEpisodes.ts';
 
 export interface QualityOptions {
   preset: PresetName;
@@ -77,15 +80,19 @@ const SURPRISE_ROW: Readonly<Record<EventKind, string>> = {
   'lidar-blackout': 'surprise-auroc-lidar-blackout',
 };
 const CONTROL_PERIOD_MS = CONTROL_PERIOD_SECS * 1000;
+/** Held-out driving for the path rows: the explorer alone, each command held 2.5 s, as an operator holds a key (the path horizon is 2 s). */
+const HELD_COMMAND_DRIVING: Partial<SimEpisodeOptions> = { randomSpellChance: 1, randomHoldSecs: 2.5 };
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const arenas = (base: number, count: number) => Array.from({ length: count }, (_, i) => base + i);
 
 export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTIONS): Promise<BenchRow[]> {
-  const record = (arenaSeeds: number[], events: boolean, seed: number) =>
-    recordSimEpisodes({ arenaSeeds, segmentsPerArena: options.segmentsPerArena, ticksPerSegment: options.ticksPerSegment, events, seed });
+  const record = (arenaSeeds: number[], events: boolean, seed: number, driving: Partial<SimEpisodeOptions> = {}) =>
+    recordSimEpisodes({ arenaSeeds, segmentsPerArena: options.segmentsPerArena, ticksPerSegment: options.ticksPerSegment, events, seed, ...driving });
   const training = await record(arenas(TRAIN_ARENA_BASE, options.trainArenas), false, options.seed);
   const heldOut = await record(arenas(HELD_OUT_ARENA_BASE, options.heldOutArenas), false, options.seed + 1);
   const withEvents = await record(arenas(EVENT_ARENA_BASE, options.heldOutArenas), true, options.seed + 2);
+  // The predicted path is scored where the command is held; the driving above changes it every 0.5 s.
+  const heldCommands = await record(arenas(HELD_OUT_ARENA_BASE, options.heldOutArenas), false, options.seed + 3, HELD_COMMAND_DRIVING);
   const config = sessionWorldModelConfig(options.preset, { embeddingSize: training[0]!.embeddingSize, actionLimits: SIM_ACTION_LIMITS });
   const { version: encoderVersion, slots } = await encoderLayout();
   const model =
@@ -100,7 +107,7 @@ export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTI
       await saveWorldModel(options.saveModelTo, model, { version: `bench-${trainer.steps}`, encoderVersion, createdAtMs: Date.now() });
     const openLoop = openLoopRatio(rssm, heldOut, options);
     const rows: BenchRow[] = [{ name: 'openloop-error-ratio', unit: 'ratio', p50: null, p95: null, p99: null, value: openLoop }];
-    return [...rows, ...surpriseRows(rssm, withEvents, slots)];
+    return [...rows, ...pathRows(rssm, training, heldCommands, slots, options.warmupTicks), ...surpriseRows(rssm, withEvents, slots)];
   } finally {
     disposeWorldModel(model);
   }
@@ -154,44 +161,6 @@ function sampleBatch(episodes: readonly SimEpisode[], config: WorldModelConfig, 
     for (let step = 1; step < length; step++) previousAction(episode, start + step, config, out.previousActions, (row * length + step) * config.actionSize);
   }
   return out;
-}
-
-/** The action that led to tick `tick` (taken after tick − 1), as world-model features. */
-function previousAction(episode: SimEpisode, tick: number, config: WorldModelConfig, out: Float32Array, offset: number): void {
-  if (tick === 0) return;
-  actionFeatures({ linearMps: episode.actions[(tick - 1) * 2]!, angularRadps: episode.actions[(tick - 1) * 2 + 1]! }, config, out, offset);
-}
-
-/** Filters every episode (one batch row each) tick by tick, calling `visit` with the state after each tick. */
-function filterEpisodes(
-  rssm: Rssm,
-  episodes: readonly SimEpisode[],
-  visit: (tick: number, state: RssmState, surpriseNats: Float32Array, predictionError: Float32Array, dimensionErrors: Float32Array) => void,
-): void {
-  const { config } = rssm;
-  const ticks = Math.min(...episodes.map((episode) => episode.ticks));
-  let state = rssm.initial(episodes.length);
-  for (let tick = 0; tick < ticks; tick++) {
-    const actions = new Float32Array(episodes.length * config.actionSize);
-    const embeddings = new Float32Array(episodes.length * config.embeddingSize);
-    episodes.forEach((episode, row) => {
-      previousAction(episode, tick, config, actions, row * config.actionSize);
-      embeddings.set(episode.embeddings.subarray(tick * config.embeddingSize, (tick + 1) * config.embeddingSize), row * config.embeddingSize);
-    });
-    const [action, embedding] = [tf.tensor2d(actions, [episodes.length, config.actionSize]), tf.tensor2d(embeddings, [episodes.length, config.embeddingSize])];
-    const step = rssm.observe(state, action, embedding);
-    tf.dispose([action, embedding, state.deterministic, state.stochastic]);
-    state = step.state;
-    visit(
-      tick,
-      state,
-      step.surpriseNats.dataSync() as Float32Array,
-      step.predictionError.dataSync() as Float32Array,
-      step.dimensionErrors.dataSync() as Float32Array,
-    );
-    tf.dispose([step.surpriseNats, step.predictionError, step.dimensionErrors]);
-  }
-  tf.dispose([state.deterministic, state.stochastic]);
 }
 
 function openLoopRatio(rssm: Rssm, episodes: readonly SimEpisode[], options: QualityOptions): number {
