@@ -62,6 +62,13 @@ const MAX_PATH_POINTS = 256;
 const PATH_HEIGHT_M = 0.02;
 /** New data is drawn at most this often (10 Hz): the sensors' own pace, one render for all of them. */
 const MIN_DATA_RENDER_MS = 100;
+/**
+ * While clouds keep coming at least this often, other new data (scan, TF, paths, markers) waits for the
+ * next cloud's render rather than having one of its own: a render costs about as much as its cloud
+ * (20,000 points: ~20 ms of a software rasteriser's time, `reins bench ui`), so a view drawing
+ * every cloud and the data besides rendered about twice as often as the clouds came.
+ */
+const CLOUD_RIDE_MS = 250;
 /** The map sits just under the grid so the two never fight for the same pixels. */
 const MAP_DEPTH_M = -0.005;
 
@@ -136,6 +143,8 @@ export class SceneView {
   /** A cloud was set since the last render; clouds drawn so far. */
   #cloudPending = false;
   #cloudsDrawn = 0;
+  /** When a render last drew a new cloud. */
+  #cloudRenderedAtMs = Number.NEGATIVE_INFINITY;
   readonly #onCloudsDrawn: (count: number) => void;
   #following = false;
   #renderedAtMs = Number.NEGATIVE_INFINITY;
@@ -487,13 +496,15 @@ export class SceneView {
   /**
    * Draws on the next animation frame. A new cloud and the operator's orbiting and zooming
    * (`immediate`) are drawn on the very next frame; other new data (scan, TF, path: each about 10 Hz,
-   * none in step) at most every MIN_DATA_RENDER_MS, so that one render serves them all.
+   * none in step) at most every MIN_DATA_RENDER_MS, so that one render serves them all, and while
+   * clouds keep coming, with the next cloud (CLOUD_RIDE_MS).
    */
   readonly #requestRender = (immediate = false): void => {
     if (immediate) this.#urgent = true;
     if (this.#frameRequest !== 0) return;
     const onFrame = (frameMs: number): void => {
-      if (!this.#urgent && frameMs - this.#renderedAtMs < MIN_DATA_RENDER_MS) {
+      const cloudsComing = frameMs - this.#cloudRenderedAtMs < CLOUD_RIDE_MS;
+      if (!this.#urgent && (cloudsComing || frameMs - this.#renderedAtMs < MIN_DATA_RENDER_MS)) {
         this.#frameRequest = requestAnimationFrame(onFrame);
         return;
       }
@@ -503,13 +514,17 @@ export class SceneView {
     this.#frameRequest = requestAnimationFrame(onFrame);
   };
 
-  /** Draws now (a frame asked for and not yet run waits MIN_DATA_RENDER_MS from here, unless urgent). */
+  /** Draws now, and with it whatever waited for a render (the frame asked for is no longer needed). */
   #render(atMs: number): void {
+    // This render draws whatever was waiting for one.
+    if (this.#frameRequest !== 0) cancelAnimationFrame(this.#frameRequest);
+    this.#frameRequest = 0;
     this.#urgent = false;
     this.#renderedAtMs = atMs;
     this.#renderer.render(this.#three, this.#camera);
     if (this.#cloudPending) {
       this.#cloudPending = false;
+      this.#cloudRenderedAtMs = atMs;
       this.#onCloudsDrawn(++this.#cloudsDrawn);
     }
   }
