@@ -87,6 +87,9 @@ async function expectRobotInItsScene(page: Page, live: boolean): Promise<void> {
   expect(await page.getByTestId('tf-tree').locator('tr[data-frame="laser"] td').first().textContent()).toBe('static');
   // Nothing the view could not draw: no transform missing or stale, the model parsed.
   expect(await page.getByTestId('scene-notes').count()).toBe(0);
+  // The list closed again, so that the screenshots show the robot it covered.
+  await page.getByTestId('tf-tree').locator('summary').click();
+  await expect.poll(() => page.getByTestId('tf-tree').evaluate((details) => (details as HTMLDetailsElement).open)).toBe(false);
 }
 
 /** Starts `reins sim` with these options; resolves with its rosbridge address. */
