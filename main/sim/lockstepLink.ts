@@ -32,6 +32,8 @@ export interface SimLinkOptions {
   reach: Partial<ReachOptions>;
   /** Start the next episode as soon as one ends (default true); see SimRobotOptions. */
   autoReset: boolean;
+  /** A ring of camera frames rendered once and published in turn (default 0: every frame drawn live); see SimRobotOptions. */
+  prerenderedCameraFrames: number;
   /** Wall-clock ms that simulated time 0 maps to; defaults to now. */
   epochMs: number;
   robotName: string;
@@ -62,6 +64,7 @@ export function createSimLink(options: Partial<SimLinkOptions> = {}): LockstepLi
     task: options.task ?? 'reach',
     reach: options.reach ?? {},
     autoReset: options.autoReset ?? true,
+    prerenderedCameraFrames: options.prerenderedCameraFrames ?? 0,
   });
   return new LockstepLink(robot, { epochMs: options.epochMs ?? Date.now(), robotName: options.robotName ?? 'reins-sim' });
 }

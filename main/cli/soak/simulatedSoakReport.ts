@@ -4,7 +4,7 @@
 import type { BenchRow } from '../bench/report.ts';
 import type { HourFigures } from './simulatedHours.ts';
 import type { SimulatedSoakOutcome } from './simulatedSoak.ts';
-import { accountingChecks, formatTable, type TargetCheck } from './soakReport.ts';
+import { accountingChecks, formatTable, row, type TargetCheck } from './soakReport.ts';
 
 /** A shift: what the wall time is scaled to, and the wall time it must take at most here. */
 const SHIFT_SIM_HOURS = 8;
@@ -102,14 +102,6 @@ export function formatHourTable(outcome: SimulatedSoakOutcome): string {
 }
 
 export function simulatedSoakRows(outcome: SimulatedSoakOutcome): BenchRow[] {
-  const row = (name: string, unit: string, value: number, p?: { p50: number; p95: number; p99: number }): BenchRow => ({
-    name,
-    unit,
-    p50: p?.p50 ?? null,
-    p95: p?.p95 ?? null,
-    p99: p?.p99 ?? null,
-    value,
-  });
   const a = outcome.accounting;
   return [
     ...outcome.windows.flatMap((w) => [

@@ -1,6 +1,7 @@
 // The soak's verdict: the window-by-window table, each figure against the issue's target with
 // pass/fail, and the same figures as bench rows (DESIGN §1's report shape) for `--json`.
 import type { BenchRow } from '../bench/report.ts';
+import type { Percentiles } from '../../core/util/latencyWindow.ts';
 import type { SoakAccounting, SoakOutcome, StopCheck } from './soakRun.ts';
 import type { WindowFigures } from './soakWindows.ts';
 
@@ -207,15 +208,12 @@ export function formatChecks(checks: readonly TargetCheck[]): string {
   );
 }
 
+/** A report row: a figure, with its percentiles where it has them. */
+export function row(name: string, unit: string, value: number, p?: Percentiles): BenchRow {
+  return { name, unit, p50: p?.p50 ?? null, p95: p?.p95 ?? null, p99: p?.p99 ?? null, value };
+}
+
 export function soakRows(outcome: SoakOutcome): BenchRow[] {
-  const row = (name: string, unit: string, value: number, p?: { p50: number; p95: number; p99: number }): BenchRow => ({
-    name,
-    unit,
-    p50: p?.p50 ?? null,
-    p95: p?.p95 ?? null,
-    p99: p?.p99 ?? null,
-    value,
-  });
   const a = outcome.accounting;
   return [
     ...outcome.windows.flatMap((w) => [row(`rss-min-${w.index}`, 'MiB', w.rssMiB), row(`tick-min-${w.index}`, 'ms', w.tickMs.p50, w.tickMs)]),

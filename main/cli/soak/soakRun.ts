@@ -84,7 +84,7 @@ export interface SoakOutcome {
 }
 
 export const FULL_SENSOR_RATES = { camera: { widthPx: 640, heightPx: 480, rateHz: 30 }, scan: { beams: 720, rateHz: 30 } } as const;
-const ARENA_SEED = 1;
+export const ARENA_SEED = 1;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
