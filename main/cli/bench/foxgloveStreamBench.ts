@@ -10,16 +10,9 @@
 // as the rosbridge rows do, the stamp is put on the cockpit clock with a round-trip estimate of the
 // same robot's clock: a rosbridge link to the robot that serves this foxglove server (one process,
 // one clock), open beside it for the window, subscribed to nothing, asking `/rosapi/get_time`.
-import { openFoxgloveLink, openRosbridgeLink, waitUntilPresent, type LinkClock } from '../../session/linkParts.ts';
-import type { StreamResult, StreamTimings } from './rosbridgeStreamBench.ts';
+import { openFoxgloveLink, openRosbridgeLink, waitUntilPresent } from '../../session/linkParts.ts';
+import { preciseClock, type StreamResult, type StreamTimings } from './rosbridgeStreamBench.ts';
 import { StreamWindow } from './streamWindow.ts';
-
-/** Sub-millisecond wall clock: Date.now() would round every latency to whole milliseconds. */
-const preciseClock: LinkClock = {
-  epochMs: () => performance.timeOrigin + performance.now(),
-  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
-  clearTimeout: (id) => clearTimeout(id),
-};
 
 /** `clockUrl`: the rosbridge address of the robot behind `url`, whose `/rosapi/get_time` gives its clock. */
 export async function measureFoxgloveStream(url: string, clockUrl: string, name: string, topic: string, timings: StreamTimings): Promise<StreamResult> {

@@ -28,8 +28,8 @@ export interface StreamResult {
   alerts: readonly CoreAlert[];
 }
 
-/** Sub-millisecond wall clock: Date.now() would round every latency to whole milliseconds. */
-const preciseClock: LinkClock = {
+/** Sub-millisecond wall clock: Date.now() would round every latency to whole milliseconds. Every stream row is timed on it. */
+export const preciseClock: LinkClock = {
   epochMs: () => performance.timeOrigin + performance.now(),
   setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
   clearTimeout: (id) => clearTimeout(id),

@@ -7,6 +7,7 @@ import type { Schedule } from '../../core/runtime/schedule.ts';
 import { percentiles, type Percentiles } from '../../core/util/latencyWindow.ts';
 import type { CoreSession } from '../../session/coreSession.ts';
 import { openTickMemory } from '../../session/memoryParts.ts';
+import { MIB } from './soakWindows.ts';
 
 export interface HourFigures {
   /** 1-based. */
@@ -34,7 +35,6 @@ export interface HourFigures {
   memoryDropped: number;
 }
 
-const MIB = 1024 * 1024;
 const RSS_SAMPLE_EVERY_MS = 10_000;
 /** Searches at each window's end; their embeddings are taken evenly over the window's ticks. */
 const QUERIES_PER_WINDOW = 20;

@@ -37,7 +37,7 @@ export interface SoakCounters {
   memoryDropped(): number;
 }
 
-const MIB = 1024 * 1024;
+export const MIB = 1024 * 1024;
 
 export class SoakWindows {
   readonly windows: WindowFigures[] = [];
