@@ -14,6 +14,15 @@ export interface Belief {
   version: string;
 }
 
+/**
+ * The shown surprise ratio (the most surprised modality's error over its usual error, held for a
+ * second) at or above which the cockpit raises its alarm, naming the modality, and the review
+ * timeline marks the moment. Fixed on training arenas: `reins bench worldmodel` finds the lowest ratio
+ * whose alarms, counted once at their onset, come at most 0.25 times a minute in normal driving there
+ * (its `surprise-threshold-calibrated` row; docs/worldmodel.md), and its held-out rows are scored at this value.
+ */
+export const SURPRISE_ALARM_RATIO = 3;
+
 export interface BeliefFilter {
   /** Filters one tick: the command that went out since the last tick, then the embedding seen now. */
   step(previousCommand: DriveCommand, embedding: Float32Array): Belief;

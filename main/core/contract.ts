@@ -416,6 +416,10 @@ export const WorldModelStatus = z.object({
    * prediction missed by (1 is ordinary), held at its peak over the last second.
    */
   surpriseRatio: z.number().optional(),
+  /** The modality whose prediction missed most: what the surprise ratio is about. */
+  surpriseModality: z.string().optional(),
+  /** The surprise ratio is at or above the alarm threshold (SURPRISE_ALARM_RATIO in core/belief.ts): the cockpit names the modality. */
+  surpriseAlarm: z.boolean().optional(),
   /** The last tick's KL(posterior ‖ prior) in nats, and its own prediction error. */
   surpriseNats: z.number().optional(),
   predictionError: z.number().optional(),

@@ -4,6 +4,7 @@
 // ratio, reward estimate). Read once per log from Reins' own event topics and the odometry; the series are
 // thinned to a bounded number of points so a long log plots as fast as a short one.
 import type { ReviewMarker, ReviewSeries, ReviewTimelineResponse } from '../core/contract.ts';
+import { SURPRISE_ALARM_RATIO } from '../core/belief.ts';
 import type { FeedbackEvent, TickEvent } from './reinsEvents.ts';
 import {
   ALERTS_CHANNEL,
@@ -35,7 +36,11 @@ export interface TimelineOptions {
   maxSeriesPoints: number;
 }
 
-export const DEFAULT_TIMELINE_OPTIONS: Readonly<TimelineOptions> = Object.freeze({ surpriseRatioThreshold: 3, surpriseMergeMs: 2000, maxSeriesPoints: 2000 });
+export const DEFAULT_TIMELINE_OPTIONS: Readonly<TimelineOptions> = Object.freeze({
+  surpriseRatioThreshold: SURPRISE_ALARM_RATIO,
+  surpriseMergeMs: 2000,
+  maxSeriesPoints: 2000,
+});
 
 const ODOMETRY_SCHEMAS = new Set(['nav_msgs/Odometry', 'nav_msgs/msg/Odometry']);
 /** A log of another tool has no command events: its robot's command topic is what was commanded. */

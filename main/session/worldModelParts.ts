@@ -20,6 +20,7 @@ export type { CheckpointIdentity, PresetName, TrainedWorldModel, WorldModelConfi
 export { actionFeatures, emptyBatch } from '../worldmodel/replayBatch.ts';
 /** The cockpit's predicted path, for the bench that measures it against the path driven. */
 export { integratePath, PATH_HORIZON_STEPS, readoutTrusted, VelocityReadout } from '../worldmodel/pathPrediction.ts';
+export { surpriseStatus, type SurpriseStatus } from '../worldmodel/surpriseScorer.ts';
 
 export interface WorldModelShape {
   /** The encoders' fused embedding; the preset's own (the reference script's) when left out. */

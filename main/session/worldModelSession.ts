@@ -22,7 +22,7 @@ import type { ControlLoop } from '../loop/controlLoop.ts';
 import { restoreNewestCheckpoint } from '../worldmodel/learner/learnerCheckpoints.ts';
 import { namedWeights } from '../worldmodel/rssmWeights.ts';
 import { selectSessionBackend } from './worldModelBackend.ts';
-import { createSurpriseScorer, sessionWorldModelConfig } from './worldModelParts.ts';
+import { createSurpriseScorer, sessionWorldModelConfig, surpriseStatus, type SurpriseStatus } from './worldModelParts.ts';
 
 export interface LiveWorldModel {
   filter: WorldModelFilter;
@@ -93,7 +93,7 @@ export function startWorldModelLearning(
     seed: 1,
   });
   let reported = memory.writtenTicks();
-  let lastBelief: { surpriseRatio: number; surpriseNats: number; predictionError: number } | undefined;
+  let lastBelief: SurpriseStatus | undefined;
   const scorer = createSurpriseScorer(live.slots);
   let refusedNote: string | undefined;
   learner.on('ready', (ready) => {
@@ -120,7 +120,7 @@ export function startWorldModelLearning(
     paths.observe(report, report.commandInEffect?.command);
     if (report.belief) {
       const shown = scorer.scoreBelief(report.belief, report.frame.timeMs);
-      lastBelief = { surpriseRatio: shown.surpriseRatio, surpriseNats: shown.surpriseNats, predictionError: shown.predictionError };
+      lastBelief = surpriseStatus(shown);
       recordSurprise?.(shown, report.frame.timeMs);
     }
     const weights = learner.takeWeights();

@@ -37,6 +37,12 @@ function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolea
   return a !== undefined && b !== undefined && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
 
+function meanAbsoluteDifference(a: Uint8Array, b: Uint8Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += Math.abs(a[i]! - b[i]!);
+  return sum / a.length;
+}
+
 function isDroppedColour(image: Image, column: number, row: number): boolean {
   const offset = row * image.step + column * 3;
   const [red, green, blue] = [image.data[offset] ?? 0, image.data[offset + 1] ?? 0, image.data[offset + 2] ?? 0];
@@ -98,6 +104,30 @@ describe('injected events', () => {
     expect(live.length).toBeGreaterThan(0);
     expect(sameBytes(live[0]?.msg.data, lastLive?.msg.data)).toBe(false);
     expect(frames).toHaveLength(Math.floor(1.7 * 15));
+  });
+
+  it('freeze-camera with fresh noise: the frozen view is drawn again, new pixel noise each frame, while the robot turns', () => {
+    const { link, received } = openArena();
+    link.advance(0.5);
+    link.inject({ kind: 'freeze-camera', durationMs: 600, freshNoise: true });
+    hold(link, 0, 1.5, 1.2);
+    const lastLive = on<Image>(received, DEFAULT_TOPIC_MAP.camera, 0, 500).at(-1)!;
+    const frozen = on<Image>(received, DEFAULT_TOPIC_MAP.camera, 500, 1100);
+    expect(frozen).toHaveLength(9);
+    // Never a repeat, but the same view: each pixel within the noise of the last live frame's.
+    for (const [index, frame] of frozen.entries()) {
+      expect(sameBytes(frame.msg.data, lastLive.msg.data)).toBe(false);
+      if (index > 0) expect(sameBytes(frame.msg.data, frozen[index - 1]!.msg.data)).toBe(false);
+      expect(meanAbsoluteDifference(frame.msg.data, lastLive.msg.data)).toBeLessThan(4);
+    }
+    // The robot turned meanwhile: the first live frame after shows another view.
+    const live = on<Image>(received, DEFAULT_TOPIC_MAP.camera, 1100)[0]!;
+    expect(meanAbsoluteDifference(live.msg.data, lastLive.msg.data)).toBeGreaterThan(8);
+  });
+
+  it('freeze-camera: refuses a freshNoise that is not true or false', () => {
+    const { link } = openArena();
+    expect(() => link.inject({ kind: 'freeze-camera', durationMs: 100, freshNoise: 'yes' as unknown as boolean })).toThrow(/freshNoise must be true or false/);
   });
 
   it('blackout-lidar: every beam reads NaN for the duration, then ranges return', () => {

@@ -8,8 +8,11 @@ export type SimInjection =
   | { kind: 'shove'; forwardMps: number; leftwardMps: number }
   /** Puts a cylindrical obstacle on the robot's heading, `distanceM` from its centre. */
   | { kind: 'drop-obstacle'; distanceM: number; radiusM: number }
-  /** The camera keeps publishing its last frame unchanged. */
-  | { kind: 'freeze-camera'; durationMs: number }
+  /**
+   * The camera keeps publishing its last frame: unchanged, bit for bit, or (freshNoise) the view it
+   * showed drawn again with new pixel noise each frame, as a real camera's stuck pipeline looks.
+   */
+  | { kind: 'freeze-camera'; durationMs: number; freshNoise?: boolean }
   /** Every LiDAR beam reads NaN (no return). */
   | { kind: 'blackout-lidar'; durationMs: number }
   /** One stream publishes at `rateHz`, far above its declared rate. */
@@ -53,6 +56,10 @@ export function checkInjection(injection: SimInjection): void {
       within('durationMs', injection.durationMs, 0, MAX_DURATION_MS);
       return;
     case 'freeze-camera':
+      if (injection.freshNoise !== undefined && typeof injection.freshNoise !== 'boolean')
+        throw new RangeError(`freeze-camera: freshNoise must be true or false, got ${String(injection.freshNoise)}`);
+      within('durationMs', injection.durationMs, 0, MAX_DURATION_MS);
+      return;
     case 'blackout-lidar':
     case 'stall':
       within('durationMs', injection.durationMs, 0, MAX_DURATION_MS);

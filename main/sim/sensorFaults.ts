@@ -17,6 +17,7 @@ const TIME_TOLERANCE_SECS = 1e-9;
 
 export class SensorFaults {
   private cameraFrozenUntilSecs = -Infinity;
+  private cameraFreezeFreshNoise = false;
   private lidarBlindUntilSecs = -Infinity;
   private stalledUntilSecs = -Infinity;
   private readonly floods = new Map<SensorStream, Flood>();
@@ -27,6 +28,7 @@ export class SensorFaults {
     switch (injection.kind) {
       case 'freeze-camera':
         this.cameraFrozenUntilSecs = untilSecs;
+        this.cameraFreezeFreshNoise = injection.freshNoise === true;
         return;
       case 'blackout-lidar':
         this.lidarBlindUntilSecs = untilSecs;
@@ -42,6 +44,11 @@ export class SensorFaults {
 
   cameraFrozen(nowSecs: number): boolean {
     return nowSecs <= this.cameraFrozenUntilSecs + TIME_TOLERANCE_SECS;
+  }
+
+  /** Whether the freeze in force redraws its frame with fresh pixel noise rather than repeating it. */
+  cameraFreezeRedrawn(nowSecs: number): boolean {
+    return this.cameraFrozen(nowSecs) && this.cameraFreezeFreshNoise;
   }
 
   lidarBlind(nowSecs: number): boolean {

@@ -134,6 +134,8 @@ export class SimRobot {
   private episodeCount = 0;
   private lastEndedEpisode: EpisodeState | undefined;
   private lastCameraFrame: Image | undefined;
+  /** Where the camera was when it last drew a live frame: the view a freeze with fresh noise keeps drawing. */
+  private lastCameraPose: Pose2D | undefined;
   private readonly prerenderedFrames: readonly Image[];
   private prerenderedNext = 0;
   private readonly episodeListeners = new Set<() => void>();
@@ -384,8 +386,14 @@ export class SimRobot {
     const pose = world.physics.pose();
     switch (stream) {
       case 'camera': {
-        const frozen = this.faults.cameraFrozen(nowSecs) ? this.lastCameraFrame : undefined;
-        this.lastCameraFrame = frozen ?? this.nextPrerenderedFrame() ?? world.camera.render(pose, random);
+        if (this.faults.cameraFrozen(nowSecs) && this.lastCameraFrame !== undefined) {
+          // A prerendered camera has no view to draw again: its freeze repeats the frame either way.
+          if (this.faults.cameraFreezeRedrawn(nowSecs) && this.lastCameraPose !== undefined && this.prerenderedFrames.length === 0)
+            this.lastCameraFrame = world.camera.render(this.lastCameraPose, random);
+          return { stream, simTimeSecs: nowSecs, msg: this.lastCameraFrame };
+        }
+        this.lastCameraFrame = this.nextPrerenderedFrame() ?? world.camera.render(pose, random);
+        this.lastCameraPose = pose;
         return { stream, simTimeSecs: nowSecs, msg: this.lastCameraFrame };
       }
       case 'scan':

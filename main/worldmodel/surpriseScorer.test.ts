@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SurpriseRatioScorer } from './surpriseScorer.ts';
+import { SURPRISE_ALARM_RATIO } from '../core/belief.ts';
+import { SurpriseRatioScorer, surpriseStatus } from './surpriseScorer.ts';
 
 const SLOTS = [
   { name: 'camera', offset: 0, size: 6 },
@@ -48,5 +49,26 @@ describe('a belief scored for the cockpit', () => {
     const shown = scorer.scoreBelief(belief(shoved), 2000);
     expect(shown).toMatchObject({ modality: SLOTS[1]!.name, surpriseNats: 0.8, predictionError: 0.3, worldModelVersion: 'wm-7' });
     expect(shown.surpriseRatio).toBeGreaterThan(10);
+  });
+});
+
+describe('surpriseStatus', () => {
+  const shown = { surpriseRatio: 2.5, modality: 'proprio', surpriseNats: 0.4, predictionError: 0.9, worldModelVersion: 'v1' };
+
+  it('carries the ratio with its modality, and raises the alarm at the threshold and above', () => {
+    expect(surpriseStatus(shown, 3)).toEqual({
+      surpriseRatio: 2.5,
+      surpriseModality: 'proprio',
+      surpriseAlarm: false,
+      surpriseNats: 0.4,
+      predictionError: 0.9,
+    });
+    expect(surpriseStatus({ ...shown, surpriseRatio: 3 }, 3).surpriseAlarm).toBe(true);
+    expect(surpriseStatus({ ...shown, surpriseRatio: 7 }, 3).surpriseAlarm).toBe(true);
+  });
+
+  it('uses the product threshold by default', () => {
+    expect(surpriseStatus({ ...shown, surpriseRatio: SURPRISE_ALARM_RATIO }).surpriseAlarm).toBe(true);
+    expect(surpriseStatus({ ...shown, surpriseRatio: SURPRISE_ALARM_RATIO - 0.01 }).surpriseAlarm).toBe(false);
   });
 });

@@ -3,7 +3,7 @@
 // each modality's error is measured against its own usual level — a slowly adapting geometric mean,
 // which a rare spike barely moves — and the tick's ratio is the most surprised modality's. The meter
 // then holds that ratio's peak for a second, so a one-tick event stays in view.
-import type { Belief } from '../core/belief.ts';
+import { SURPRISE_ALARM_RATIO, type Belief } from '../core/belief.ts';
 import type { EmbeddingSlot } from '../core/perception.ts';
 import { DEFAULT_SURPRISE_HOLD_MS, SurpriseMeter } from './surpriseMeter.ts';
 
@@ -31,6 +31,25 @@ export interface ShownSurprise {
   surpriseNats: number;
   predictionError: number;
   worldModelVersion: string;
+}
+
+/** What the cockpit's status shows of a tick's surprise: the ratio with its modality, and whether it raises the alarm. */
+export interface SurpriseStatus {
+  surpriseRatio: number;
+  surpriseModality: string;
+  surpriseAlarm: boolean;
+  surpriseNats: number;
+  predictionError: number;
+}
+
+export function surpriseStatus(shown: ShownSurprise, alarmRatio: number = SURPRISE_ALARM_RATIO): SurpriseStatus {
+  return {
+    surpriseRatio: shown.surpriseRatio,
+    surpriseModality: shown.modality,
+    surpriseAlarm: shown.surpriseRatio >= alarmRatio,
+    surpriseNats: shown.surpriseNats,
+    predictionError: shown.predictionError,
+  };
 }
 
 /** Keeps a modality's error from being exactly zero, where a logarithm would be infinite. */

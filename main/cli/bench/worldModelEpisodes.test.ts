@@ -67,4 +67,21 @@ describe('recordSimEpisodes', () => {
     // The step into the blackout dwarfs the ordinary change from one tick to the next.
     expect(distance(at(tick), at(tick - 1))).toBeGreaterThan(3 * distance(at(tick - 1), at(tick - 2)));
   });
+
+  it('stands still the whole segment when asked: every command zero, the robot where it started', async () => {
+    const [standing] = await recordSimEpisodes({
+      ...OPTIONS,
+      segmentsPerArena: 1,
+      standStill: true,
+      eventChoice: { kinds: ['camera-freeze'], freezeFreshNoise: true },
+    });
+    expect(standing!.actions.every((value) => value === 0)).toBe(true);
+    const [x0, y0] = [standing!.posesWorld[0]!, standing!.posesWorld[1]!];
+    const [x1, y1] = [standing!.posesWorld.at(-3)!, standing!.posesWorld.at(-2)!];
+    expect(Math.hypot(x1 - x0, y1 - y0)).toBeLessThan(0.01);
+    expect(standing!.labels).toContain('camera-freeze');
+    expect(
+      standing!.events.every((event) => event.kind === 'camera-freeze' && event.injection.kind === 'freeze-camera' && event.injection.freshNoise === true),
+    ).toBe(true);
+  });
 });

@@ -9,7 +9,7 @@ import { createSimLink } from '../../sim/lockstepLink.ts';
 import { deriveSeed, SeededRandom } from '../../sim/random.ts';
 import { RANDOM_POLICY_RESAMPLE_SECS, RandomPolicy } from '../../sim/randomPolicy.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
-import { labelTicks, scheduleEvents, type EventLabel, type ScheduledEvent } from './worldModelEvents.ts';
+import { ALL_EVENTS, labelTicks, scheduleEvents, type EventChoice, type EventLabel, type ScheduledEvent } from './worldModelEvents.ts';
 
 export { EVENT_KINDS, EVENT_LABELS, type EventKind, type EventLabel, type ScheduledEvent } from './worldModelEvents.ts';
 
@@ -24,6 +24,10 @@ export interface SimEpisodeOptions {
   seed: number;
   /** Inject shoves, dropped obstacles and sensor faults, and label the ticks after them. */
   events: boolean;
+  /** Which of them, and how a camera freezes. */
+  eventChoice: EventChoice;
+  /** The robot stands still the whole segment (every command zero): for what a frozen camera shows on a robot that does not move. */
+  standStill: boolean;
   /** Chance that a driving spell is random exploration rather than the scripted operator. */
   randomSpellChance: number;
   /** How long random exploration holds each command it draws (a key held, when long). */
@@ -59,6 +63,8 @@ export const DEFAULT_SIM_EPISODE_OPTIONS: Readonly<SimEpisodeOptions> = Object.f
   ticksPerSegment: 200,
   seed: 1,
   events: false,
+  eventChoice: ALL_EVENTS,
+  standStill: false,
   randomSpellChance: 0.4,
   randomHoldSecs: RANDOM_POLICY_RESAMPLE_SECS,
   encoders: DEFAULT_MANIFEST_PATH,
@@ -70,6 +76,7 @@ const SETTLE_TICKS = 5;
 /** A driving spell (operator or random) lasts this many ticks, drawn uniformly. */
 const SPELL_TICKS = { min: 10, max: 40 };
 const log = (line: string) => process.stderr.write(`${line}\n`);
+const STAND_STILL: DriveCommand = Object.freeze({ linearMps: 0, angularRadps: 0 });
 
 export async function recordSimEpisodes(given: Partial<SimEpisodeOptions> = {}): Promise<SimEpisode[]> {
   const options = { ...DEFAULT_SIM_EPISODE_OPTIONS, ...given };
@@ -83,13 +90,13 @@ export async function recordSimEpisodes(given: Partial<SimEpisodeOptions> = {}):
     if (off.length > 0) throw new Error(`encoders refused: ${off.map((m) => m.problem).join('; ')}`);
     const episodes: SimEpisode[] = [];
     // Counts events across the whole run so that the four kinds come up equally often.
-    let eventCount = deriveSeed('world-model-event-kinds', options.seed) % 4;
+    let eventCount = deriveSeed('world-model-event-kinds', options.seed) % options.eventChoice.kinds.length;
     const total = options.arenaSeeds.length * options.segmentsPerArena;
     const startedMs = performance.now();
     for (const arenaSeed of options.arenaSeeds) {
       for (let segment = 0; segment < options.segmentsPerArena; segment++) {
         const random = new SeededRandom(deriveSeed('world-model-segment', options.seed, arenaSeed, segment));
-        const events = options.events ? scheduleEvents(options.ticksPerSegment, random, eventCount) : [];
+        const events = options.events ? scheduleEvents(options.ticksPerSegment, random, eventCount, options.eventChoice) : [];
         eventCount += events.length;
         episodes.push(await recordSegment(perception, options, arenaSeed, segment, events, random));
         if (episodes.length % 10 === 0 || episodes.length === total) {
@@ -164,7 +171,7 @@ async function recordSegment(
         spell = { random: random.next() < options.randomSpellChance, ticksLeft: SPELL_TICKS.min + random.integer(SPELL_TICKS.max - SPELL_TICKS.min + 1) };
       }
       spell.ticksLeft--;
-      lastCommand = spell.random ? explorer.command(truth.simTimeSecs) : operatorCommand;
+      lastCommand = options.standStill ? STAND_STILL : spell.random ? explorer.command(truth.simTimeSecs) : operatorCommand;
       link.publish(DEFAULT_TOPIC_MAP.command, twistFromDrive(lastCommand));
 
       if (embedding === undefined) continue;

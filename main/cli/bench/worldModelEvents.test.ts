@@ -33,6 +33,17 @@ describe('scheduleEvents', () => {
         expect(injection.durationMs >= 2000 && injection.durationMs <= 3000).toBe(true);
     }
   });
+
+  it('takes only the kinds chosen, and a frozen camera with fresh noise when asked', () => {
+    const choice = { kinds: ['camera-freeze'] as const, freezeFreshNoise: true };
+    const events = Array.from({ length: 10 }, (_, seed) => scheduleEvents(200, new SeededRandom(seed), seed, choice)).flat();
+    expect(events.length).toBeGreaterThan(10);
+    for (const { kind, injection } of events)
+      expect([kind, injection]).toEqual(['camera-freeze', { kind: 'freeze-camera', durationMs: expect.any(Number), freshNoise: true }]);
+    const plain = scheduleEvents(200, new SeededRandom(1), 2);
+    expect(plain.find((event) => event.kind === 'camera-freeze')?.injection).not.toHaveProperty('freshNoise');
+    expect(() => scheduleEvents(200, new SeededRandom(1), 0, { kinds: [], freezeFreshNoise: false })).toThrow(/no event kinds/);
+  });
 });
 
 describe('labelTicks', () => {

@@ -30,26 +30,37 @@ const MIN_EVENT_GAP_TICKS = 5 * TICKS_PER_SEC;
 /** How far past the earliest allowed tick an event may fall. */
 const JITTER_TICKS = 2 * TICKS_PER_SEC;
 
+/** Which events a segment gets, and how a camera freezes. */
+export interface EventChoice {
+  /** The kinds, taken in turn. */
+  kinds: readonly EventKind[];
+  /** A frozen camera draws its frozen view again with fresh pixel noise, as a real camera would, instead of repeating it bit for bit. */
+  freezeFreshNoise: boolean;
+}
+
+export const ALL_EVENTS: Readonly<EventChoice> = Object.freeze({ kinds: EVENT_KINDS, freezeFreshNoise: false });
+
 /**
  * Seeded events for one segment, as many as fit: ≥ 3 s in, ≥ 5 s apart, and never inside the last
  * one's lingering, so no event's window is confounded by another. Kinds go round from `firstKindIndex`.
  */
-export function scheduleEvents(ticks: number, random: SeededRandom, firstKindIndex: number): ScheduledEvent[] {
+export function scheduleEvents(ticks: number, random: SeededRandom, firstKindIndex: number, choice: EventChoice = ALL_EVENTS): ScheduledEvent[] {
+  if (choice.kinds.length === 0) throw new RangeError('no event kinds to schedule');
   const events: ScheduledEvent[] = [];
   let earliestTick = EARLIEST_EVENT_TICK;
   for (;;) {
     const latestTick = ticks - EVENT_WINDOW_TICKS;
     if (earliestTick > latestTick) return events;
     const tick = earliestTick + random.integer(Math.min(JITTER_TICKS, latestTick - earliestTick) + 1);
-    const kind = EVENT_KINDS[(firstKindIndex + events.length) % EVENT_KINDS.length]!;
-    const injection = drawInjection(kind, random);
+    const kind = choice.kinds[(firstKindIndex + events.length) % choice.kinds.length]!;
+    const injection = drawInjection(kind, random, choice.freezeFreshNoise);
     const activeTicks = 'durationMs' in injection ? Math.ceil(injection.durationMs / (1000 / TICKS_PER_SEC)) : 0;
     events.push({ tick, kind, injection, activeTicks });
     earliestTick = Math.max(tick + MIN_EVENT_GAP_TICKS, tick + activeTicks + LINGER_TICKS);
   }
 }
 
-function drawInjection(kind: EventKind, random: SeededRandom): SimInjection {
+function drawInjection(kind: EventKind, random: SeededRandom, freezeFreshNoise: boolean): SimInjection {
   switch (kind) {
     case 'shove': {
       // A kick in any direction in the robot's frame, hard enough to move it visibly.
@@ -60,7 +71,7 @@ function drawInjection(kind: EventKind, random: SeededRandom): SimInjection {
     case 'obstacle':
       return { kind: 'drop-obstacle', distanceM: random.uniform(0.5, 0.9), radiusM: random.uniform(0.15, 0.3) };
     case 'camera-freeze':
-      return { kind: 'freeze-camera', durationMs: Math.round(random.uniform(2000, 3000)) };
+      return { kind: 'freeze-camera', durationMs: Math.round(random.uniform(2000, 3000)), ...(freezeFreshNoise ? { freshNoise: true } : {}) };
     case 'lidar-blackout':
       return { kind: 'blackout-lidar', durationMs: Math.round(random.uniform(2000, 3000)) };
   }

@@ -25,12 +25,22 @@ import {
   type WorldModelTrainer,
 } from '../../session/worldModelParts.ts';
 import { SeededRandom } from '../../sim/random.ts';
+import { SURPRISE_ALARM_RATIO } from '../../core/belief.ts';
 import { auroc } from './auroc.ts';
+import { calibrateThreshold, eventRecall, falseAlarmsPerMinute, type ShownSeries } from './surpriseAlarms.ts';
 import { filterEpisodes, previousAction } from './worldModelFiltering.ts';
 import { pathRows } from './worldModelPaths.ts';
 import { OpenLoopErrorTally } from './openLoopError.ts';
 import type { BenchRow } from './report.ts';
-import { CONTROL_PERIOD_SECS, EVENT_KINDS, recordSimEpisodes, type EventKind, type SimEpisode, type SimEpisodeOptions } from './worldModelEpisodes.ts';
+import {
+  CONTROL_PERIOD_SECS,
+  EVENT_KINDS,
+  recordSimEpisodes,
+  type EventKind,
+  type EventLabel,
+  type SimEpisode,
+  type SimEpisodeOptions,
+} from './worldModelEpisodes.ts';
 
 export interface QualityOptions {
   preset: PresetName;
@@ -79,7 +89,19 @@ const SURPRISE_ROW: Readonly<Record<EventKind, string>> = {
   'camera-freeze': 'surprise-auroc-camera-freeze',
   'lidar-blackout': 'surprise-auroc-lidar-blackout',
 };
+const RECALL_ROW: Readonly<Record<EventKind, string>> = {
+  shove: 'surprise-recall-shove',
+  obstacle: 'surprise-recall-obstacle',
+  'camera-freeze': 'surprise-recall-camera-freeze',
+  'lidar-blackout': 'surprise-recall-lidar-blackout',
+};
 const CONTROL_PERIOD_MS = CONTROL_PERIOD_SECS * 1000;
+const TICKS_PER_MINUTE = 60 / CONTROL_PERIOD_SECS;
+/**
+ * False alarms a minute of normal driving on training arenas that the alarm threshold is fixed for:
+ * half the most the issue allows an operator (0.5), since held-out arenas surprise the model more.
+ */
+export const CALIBRATION_FALSE_ALARMS_PER_MIN = 0.25;
 /** Held-out driving for the path rows: the explorer alone, each command held 2.5 s, as an operator holds a key (the path horizon is 2 s). */
 const HELD_COMMAND_DRIVING: Partial<SimEpisodeOptions> = { randomSpellChance: 1, randomHoldSecs: 2.5 };
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -91,6 +113,13 @@ export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTI
   const training = await record(arenas(TRAIN_ARENA_BASE, options.trainArenas), false, options.seed);
   const heldOut = await record(arenas(HELD_OUT_ARENA_BASE, options.heldOutArenas), false, options.seed + 1);
   const withEvents = await record(arenas(EVENT_ARENA_BASE, options.heldOutArenas), true, options.seed + 2);
+  // Camera freezes alone, the frozen view drawn again with fresh noise (as a real camera's would be):
+  // while driving, and on a robot standing still the whole segment.
+  const noisyFreeze = { events: true, eventChoice: { kinds: ['camera-freeze'], freezeFreshNoise: true } } as const;
+  const freezesNoisy = await record(arenas(EVENT_ARENA_BASE, options.heldOutArenas), true, options.seed + 5, noisyFreeze);
+  const freezesStanding = await record(arenas(EVENT_ARENA_BASE, options.heldOutArenas), true, options.seed + 6, { ...noisyFreeze, standStill: true });
+  // Fresh normal driving on the training arenas, where the alarm threshold is fixed.
+  const calibration = await record(arenas(TRAIN_ARENA_BASE, options.trainArenas), false, options.seed + 4);
   // The predicted path is scored where the command is held; the driving above changes it every 0.5 s.
   const heldCommands = await record(arenas(HELD_OUT_ARENA_BASE, options.heldOutArenas), false, options.seed + 3, HELD_COMMAND_DRIVING);
   const config = sessionWorldModelConfig(options.preset, { embeddingSize: training[0]!.embeddingSize, actionLimits: SIM_ACTION_LIMITS });
@@ -107,7 +136,18 @@ export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTI
       await saveWorldModel(options.saveModelTo, model, { version: `bench-${trainer.steps}`, encoderVersion, createdAtMs: Date.now() });
     const openLoop = openLoopRatio(rssm, heldOut, options);
     const rows: BenchRow[] = [{ name: 'openloop-error-ratio', unit: 'ratio', p50: null, p95: null, p99: null, value: openLoop }];
-    return [...rows, ...pathRows(rssm, training, heldCommands, slots, options.warmupTicks), ...surpriseRows(rssm, withEvents, slots)];
+    return [
+      ...rows,
+      ...pathRows(rssm, training, heldCommands, slots, options.warmupTicks),
+      ...surpriseRows(rssm, withEvents, slots),
+      freezeRow('surprise-auroc-camera-freeze-noisy', shownSeries(rssm, freezesNoisy, slots)),
+      freezeRow('surprise-auroc-camera-freeze-standing', shownSeries(rssm, freezesStanding, slots)),
+      ...alarmRows({
+        calibration: shownSeries(rssm, calibration, slots),
+        normal: shownSeries(rssm, heldOut, slots),
+        events: shownSeries(rssm, withEvents, slots),
+      }),
+    ];
   } finally {
     disposeWorldModel(model);
   }
@@ -227,6 +267,54 @@ function surpriseRows(rssm: Rssm, episodes: readonly SimEpisode[], slots: readon
     log(`worldmodel: ${kind}: AUROC ${SURPRISE_MEASURES.map((measure) => `${measure} ${aurocs[measure].toFixed(3)}`).join(', ')} (${counts})`);
     return { name: SURPRISE_ROW[kind], unit: 'auroc', p50: null, p95: null, p99: null, value: aurocs[SHOWN_MEASURE] };
   });
+}
+
+/** Each segment's shown surprise ratio tick by tick, as the cockpit's scorer gives it (one scorer per segment, from its first tick). */
+function shownSeries(rssm: Rssm, episodes: readonly SimEpisode[], slots: readonly EmbeddingSlot[]): ShownSeries[] {
+  const scorers = episodes.map(() => createSurpriseScorer(slots));
+  const shown = episodes.map((): number[] => []);
+  const size = rssm.config.embeddingSize;
+  filterEpisodes(rssm, episodes, (tick, _state, _nats, _error, dimensionErrors) => {
+    episodes.forEach((_episode, row) =>
+      shown[row]!.push(scorers[row]!.score(dimensionErrors.subarray(row * size, (row + 1) * size), tick * CONTROL_PERIOD_MS).shown),
+    );
+  });
+  return episodes.map((episode, row) => ({ shown: shown[row]!, labels: episode.labels.slice(0, shown[row]!.length) }));
+}
+
+/** The AUROC of the shown ratio on the first second of camera freezes against normal ticks of the same segments. */
+function freezeRow(name: string, series: readonly ShownSeries[]): BenchRow {
+  const ticksOf = (label: EventLabel) => series.flatMap((segment) => segment.shown.filter((_, tick) => segment.labels[tick] === label));
+  const [frozen, normal] = [ticksOf('camera-freeze'), ticksOf('normal')];
+  const value = auroc(frozen, normal);
+  log(`worldmodel: ${name}: AUROC ${value.toFixed(3)} (${frozen.length} frozen ticks, ${normal.length} normal)`);
+  return { name, unit: 'auroc', p50: null, p95: null, p99: null, value };
+}
+
+/**
+ * The alarm as the cockpit raises it (SURPRISE_ALARM_RATIO): the threshold normal driving on training
+ * arenas allows, beside the one the product uses; false alarms a minute on held-out normal driving; and
+ * each event's recall, all at the product's threshold.
+ */
+function alarmRows(series: { calibration: ShownSeries[]; normal: ShownSeries[]; events: ShownSeries[] }): BenchRow[] {
+  const value = (name: string, unit: string, figure: number): BenchRow => ({ name, unit, p50: null, p95: null, p99: null, value: figure });
+  const calibrated = calibrateThreshold(series.calibration, CALIBRATION_FALSE_ALARMS_PER_MIN, TICKS_PER_MINUTE);
+  const trainingAlarms = falseAlarmsPerMinute(series.calibration, SURPRISE_ALARM_RATIO, TICKS_PER_MINUTE);
+  const falseAlarms = falseAlarmsPerMinute(series.normal, SURPRISE_ALARM_RATIO, TICKS_PER_MINUTE);
+  log(
+    `worldmodel: alarm threshold ${SURPRISE_ALARM_RATIO} (training arenas allow ${calibrated.toFixed(2)} for ${CALIBRATION_FALSE_ALARMS_PER_MIN} a minute; at ${SURPRISE_ALARM_RATIO}: ${trainingAlarms.toFixed(2)} a minute there, ${falseAlarms.toFixed(2)} on held-out arenas)`,
+  );
+  const rows = [
+    value('surprise-threshold-calibrated', 'ratio', calibrated),
+    value('surprise-threshold', 'ratio', SURPRISE_ALARM_RATIO),
+    value('surprise-false-alarms', 'per min', falseAlarms),
+  ];
+  for (const kind of EVENT_KINDS) {
+    const { events, recalled } = eventRecall(series.events, kind, SURPRISE_ALARM_RATIO);
+    log(`worldmodel: ${kind}: ${recalled} of ${events} events recalled at ${SURPRISE_ALARM_RATIO}`);
+    rows.push(value(RECALL_ROW[kind], 'fraction', events === 0 ? Number.NaN : recalled / events));
+  }
+  return rows;
 }
 
 function concatenate(arrays: readonly Float32Array[]): Float32Array {
