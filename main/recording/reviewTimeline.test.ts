@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CorrectionRow } from '../memory/corrections.ts';
+import { SURPRISE_ALARM_RATIO } from '../core/belief.ts';
 import { Recorder } from './recorder.ts';
 import { RecordingReader } from './recordingReader.ts';
 import {
@@ -142,7 +143,7 @@ describe('buildTimeline', () => {
       recorder.recordEvent(ALERTS_CHANNEL, T0_MS + 4700, { alerts: [] });
       recorder.recordEvent(ALERTS_CHANNEL, T0_MS + 4800, { alerts: [alert] });
     });
-    const timeline = await buildTimeline(source);
+    const timeline = await buildTimeline(source, { surpriseRatioThreshold: 3 });
     expect(timeline.markers.map((marker) => [marker.kind, marker.atMs - T0_MS])).toEqual([
       ['surprise', 2100],
       ['intervention', 3000],
@@ -165,6 +166,15 @@ describe('buildTimeline', () => {
     expect(timeline.startMs).toBe(T0_MS);
   });
 
+  it('marks a surprise at the cockpit’s alarm threshold by default, none below it', async () => {
+    const source = await opened((recorder) => {
+      recorder.recordEvent(SURPRISE_CHANNEL, T0_MS + 1000, surprise(SURPRISE_ALARM_RATIO * 0.99));
+      recorder.recordEvent(SURPRISE_CHANNEL, T0_MS + 5000, surprise(SURPRISE_ALARM_RATIO));
+    });
+    const timeline = await buildTimeline(source);
+    expect(timeline.markers.map((marker) => [marker.kind, marker.atMs - T0_MS])).toEqual([['surprise', 5000]]);
+  });
+
   it('still marks and plots the surprises of a log written when the ratio was called score', async () => {
     const source = await opened((recorder) => {
       for (let step = 0; step < 50; step++) {
@@ -178,7 +188,7 @@ describe('buildTimeline', () => {
         });
       }
     });
-    const timeline = await buildTimeline(source);
+    const timeline = await buildTimeline(source, { surpriseRatioThreshold: 3 });
     expect(timeline.markers).toEqual([
       { kind: 'surprise', atMs: T0_MS + 1000, label: 'Surprise 5.0× (proprio)' },
       { kind: 'surprise', atMs: T0_MS + 4000, label: 'Surprise 3.2× (proprio)' },

@@ -2,7 +2,7 @@
 // that measure them: the configuration (a preset, the encoders' embedding, actions scaled to the
 // safety filter's speed limits), a model with its trainer, its checkpoint files, the surprise the
 // cockpit shows, and the batch layout replay trains on.
-import type { EmbeddingSlot } from '../core/perception.ts';
+import { MODALITIES, type EmbeddingSlot } from '../core/perception.ts';
 import { readCheckpoint, writeCheckpoint } from '../worldmodel/checkpointFile.ts';
 import { Rssm } from '../worldmodel/rssm.ts';
 import { disposeWeights } from '../worldmodel/rssmWeights.ts';
@@ -59,9 +59,14 @@ export async function readWorldModel(path: string, expected: { config: WorldMode
   return restoreCheckpoint(await readCheckpoint(path), expected, seed);
 }
 
-/** The cockpit's surprise: each modality's prediction error over its own usual error, held at its peak. */
+/**
+ * The cockpit's surprise: each sensor modality's prediction error over its own usual error, held at its
+ * peak. The presence flags' slot is left out: a constant the model predicts almost exactly, so its
+ * usual error is next to nothing and any wobble reads as hundreds of times usual (it caused 35 of 87
+ * false alarms on held-out driving, 2026-11-27); a sensor that stops is the stream table's to report.
+ */
 export function createSurpriseScorer(slots: readonly EmbeddingSlot[]): SurpriseRatioScorer {
-  return new SurpriseRatioScorer(slots);
+  return new SurpriseRatioScorer(slots.filter((slot) => (MODALITIES as readonly string[]).includes(slot.name)));
 }
 
 /** Any per-tick measure held at its peak for as long as the cockpit holds its surprise. */

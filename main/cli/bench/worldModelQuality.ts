@@ -97,6 +97,8 @@ const RECALL_ROW: Readonly<Record<EventKind, string>> = {
 };
 const CONTROL_PERIOD_MS = CONTROL_PERIOD_SECS * 1000;
 const TICKS_PER_MINUTE = 60 / CONTROL_PERIOD_SECS;
+/** Simulated time between one arena's segments when they are scored as one session. */
+const SEGMENT_GAP_MS = 10_000;
 /**
  * False alarms a minute of normal driving on training arenas that the alarm threshold is fixed for:
  * half the most the issue allows an operator (0.5), since held-out arenas surprise the model more.
@@ -240,15 +242,14 @@ function surpriseRows(rssm: Rssm, episodes: readonly SimEpisode[], slots: readon
     const key = `${measure}/${label}`;
     scores.set(key, [...(scores.get(key) ?? []), value]);
   };
-  const meters = episodes.map(() => ({ error: createSurpriseMeter(), nats: createSurpriseMeter(), ratio: createSurpriseScorer(slots) }));
-  const size = rssm.config.embeddingSize;
-  filterEpisodes(rssm, episodes, (tick, _state, surpriseNats, predictionError, dimensionErrors) => {
+  const meters = episodes.map(() => ({ error: createSurpriseMeter(), nats: createSurpriseMeter() }));
+  const ratios = shownSeries(rssm, episodes, slots);
+  filterEpisodes(rssm, episodes, (tick, _state, surpriseNats, predictionError) => {
     episodes.forEach((episode, row) => {
       const timeMs = tick * CONTROL_PERIOD_MS;
-      const ratio = meters[row]!.ratio.score(dimensionErrors.subarray(row * size, (row + 1) * size), timeMs);
       const values: Record<SurpriseMeasure, number> = {
-        'ratio-held': ratio.shown,
-        ratio: ratio.tick,
+        'ratio-held': ratios[row]!.shown[tick]!,
+        ratio: ratios[row]!.tick[tick]!,
         error: predictionError[row]!,
         'error-held': meters[row]!.error.update(predictionError[row]!, timeMs),
         nats: surpriseNats[row]!,
@@ -269,21 +270,36 @@ function surpriseRows(rssm: Rssm, episodes: readonly SimEpisode[], slots: readon
   });
 }
 
-/** Each segment's shown surprise ratio tick by tick, as the cockpit's scorer gives it (one scorer per segment, from its first tick). */
-function shownSeries(rssm: Rssm, episodes: readonly SimEpisode[], slots: readonly EmbeddingSlot[]): ShownSeries[] {
-  const scorers = episodes.map(() => createSurpriseScorer(slots));
-  const shown = episodes.map((): number[] => []);
+/**
+ * Each segment's surprise ratio tick by tick (`tick`) and as the cockpit shows it (`shown`), by the
+ * cockpit's scorer. A session's scorer runs on for hours, its usual levels long settled, so one scorer
+ * per arena scores that arena's segments one after another, as one session would, rather than starting
+ * afresh with each 20-second segment (whose first seconds would then be judged against almost nothing).
+ */
+export function shownSeries(rssm: Rssm, episodes: readonly SimEpisode[], slots: readonly EmbeddingSlot[]): Array<ShownSeries & { tick: number[] }> {
   const size = rssm.config.embeddingSize;
+  const errors = episodes.map((episode) => new Float32Array(episode.ticks * size));
   filterEpisodes(rssm, episodes, (tick, _state, _nats, _error, dimensionErrors) => {
-    episodes.forEach((_episode, row) =>
-      shown[row]!.push(scorers[row]!.score(dimensionErrors.subarray(row * size, (row + 1) * size), tick * CONTROL_PERIOD_MS).shown),
-    );
+    episodes.forEach((_episode, row) => errors[row]!.set(dimensionErrors.subarray(row * size, (row + 1) * size), tick * size));
   });
-  return episodes.map((episode, row) => ({ shown: shown[row]!, labels: episode.labels.slice(0, shown[row]!.length) }));
+  const scorers = new Map<number, { scorer: ReturnType<typeof createSurpriseScorer>; atMs: number }>();
+  return episodes.map((episode, row) => {
+    const arena = scorers.get(episode.arenaSeed) ?? { scorer: createSurpriseScorer(slots), atMs: 0 };
+    scorers.set(episode.arenaSeed, arena);
+    const series = { shown: [] as number[], tick: [] as number[], labels: episode.labels };
+    for (let tick = 0; tick < episode.ticks; tick++) {
+      const ratio = arena.scorer.score(errors[row]!.subarray(tick * size, (tick + 1) * size), arena.atMs + tick * CONTROL_PERIOD_MS);
+      series.shown.push(ratio.shown);
+      series.tick.push(ratio.tick);
+    }
+    // The next segment starts after a pause longer than the meter's hold: a new episode of the session.
+    arena.atMs += episode.ticks * CONTROL_PERIOD_MS + SEGMENT_GAP_MS;
+    return series;
+  });
 }
 
 /** The AUROC of the shown ratio on the first second of camera freezes against normal ticks of the same segments. */
-function freezeRow(name: string, series: readonly ShownSeries[]): BenchRow {
+export function freezeRow(name: string, series: readonly ShownSeries[]): BenchRow {
   const ticksOf = (label: EventLabel) => series.flatMap((segment) => segment.shown.filter((_, tick) => segment.labels[tick] === label));
   const [frozen, normal] = [ticksOf('camera-freeze'), ticksOf('normal')];
   const value = auroc(frozen, normal);
@@ -304,6 +320,17 @@ function alarmRows(series: { calibration: ShownSeries[]; normal: ShownSeries[]; 
   log(
     `worldmodel: alarm threshold ${SURPRISE_ALARM_RATIO} (training arenas allow ${calibrated.toFixed(2)} for ${CALIBRATION_FALSE_ALARMS_PER_MIN} a minute; at ${SURPRISE_ALARM_RATIO}: ${trainingAlarms.toFixed(2)} a minute there, ${falseAlarms.toFixed(2)} on held-out arenas)`,
   );
+  // What other false-alarm rates on training arenas would give, for the docs' trade-off table.
+  for (const rate of [0.5, 1, 2, 5]) {
+    const threshold = calibrateThreshold(series.calibration, rate, TICKS_PER_MINUTE);
+    const recalls = EVENT_KINDS.map((kind) => {
+      const { events, recalled } = eventRecall(series.events, kind, threshold);
+      return `${kind} ${recalled}/${events}`;
+    });
+    log(
+      `worldmodel: threshold for ${rate} a minute on training arenas: ${threshold.toFixed(2)}; held-out ${falseAlarmsPerMinute(series.normal, threshold, TICKS_PER_MINUTE).toFixed(2)} a minute; recalled ${recalls.join(', ')}`,
+    );
+  }
   const rows = [
     value('surprise-threshold-calibrated', 'ratio', calibrated),
     value('surprise-threshold', 'ratio', SURPRISE_ALARM_RATIO),
