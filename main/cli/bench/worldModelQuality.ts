@@ -138,16 +138,17 @@ export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTI
       await saveWorldModel(options.saveModelTo, model, { version: `bench-${trainer.steps}`, encoderVersion, createdAtMs: Date.now() });
     const openLoop = openLoopRatio(rssm, heldOut, options);
     const rows: BenchRow[] = [{ name: 'openloop-error-ratio', unit: 'ratio', p50: null, p95: null, p99: null, value: openLoop }];
+    const eventSeries = shownSeries(rssm, withEvents, slots);
     return [
       ...rows,
       ...pathRows(rssm, training, heldCommands, slots, options.warmupTicks),
-      ...surpriseRows(rssm, withEvents, slots),
+      ...surpriseRows(rssm, withEvents, eventSeries),
       freezeRow('surprise-auroc-camera-freeze-noisy', shownSeries(rssm, freezesNoisy, slots)),
       freezeRow('surprise-auroc-camera-freeze-standing', shownSeries(rssm, freezesStanding, slots)),
       ...alarmRows({
         calibration: shownSeries(rssm, calibration, slots),
         normal: shownSeries(rssm, heldOut, slots),
-        events: shownSeries(rssm, withEvents, slots),
+        events: eventSeries,
       }),
     ];
   } finally {
@@ -236,14 +237,14 @@ type SurpriseMeasure = (typeof SURPRISE_MEASURES)[number];
 /** What the cockpit shows (the held surpriseRatio), and so what the rows report; the others are logged beside it. */
 const SHOWN_MEASURE: SurpriseMeasure = 'ratio-held';
 
-function surpriseRows(rssm: Rssm, episodes: readonly SimEpisode[], slots: readonly EmbeddingSlot[]): BenchRow[] {
+/** Each event's AUROC against normal ticks; `ratios` are the episodes' shown series (shownSeries), the raw error and nats measured beside them. */
+function surpriseRows(rssm: Rssm, episodes: readonly SimEpisode[], ratios: ReadonlyArray<ShownSeries & { tick: number[] }>): BenchRow[] {
   const scores = new Map<string, number[]>();
   const keep = (measure: SurpriseMeasure, label: string, value: number) => {
     const key = `${measure}/${label}`;
     scores.set(key, [...(scores.get(key) ?? []), value]);
   };
   const meters = episodes.map(() => ({ error: createSurpriseMeter(), nats: createSurpriseMeter() }));
-  const ratios = shownSeries(rssm, episodes, slots);
   filterEpisodes(rssm, episodes, (tick, _state, surpriseNats, predictionError) => {
     episodes.forEach((episode, row) => {
       const timeMs = tick * CONTROL_PERIOD_MS;
