@@ -3,6 +3,8 @@
 // forward speed rise while the bad path says why in words and the other series keep plotting; the
 // series export as CSV. Then `reins review` opens the session just recorded and the same plot shows
 // the rise over the whole log, with the replay's position drawn and a click on the plot that seeks.
+// Last, a ROS 2 log another tool wrote (the mcap_ros2 fixture: a robot driving a circle at 0.3 m/s and
+// 0.4 rad/s) plotted in review: its ROS 2 types' fields plot as the simulated robot's do.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +17,10 @@ const TOKEN = 'plot-test-token-0123456789';
 const SPEED = '/odom.twist.twist.linear.x';
 const TURN = '/imu.angular_velocity.z';
 const NOTHING = '/odom.twist.twst.linear.x';
+/** Written by mcap_ros2 (see test/fixtures/foreign-logs/README.md): 0.3 m/s forward, 0.4 rad/s turning, for 10 s; its IMU reads gravity alone. */
+const ROS2_LOG = join(import.meta.dirname, '..', 'fixtures', 'foreign-logs', 'ros2-turning-zstd.mcap');
+const ROS2_TURN = '/odom.twist.twist.angular.z';
+const ROS2_GRAVITY = '/imu.linear_acceleration.z';
 
 /** Forward speed at which the plot counts as risen: well above the resting robot's (exactly 0 in the simulation). */
 const RISEN_MPS = 0.1;
@@ -165,6 +171,41 @@ describe('plots of any field', () => {
       .poll(async () => Math.abs(Number(await plotPanel(page).getByTestId('field-chart').getAttribute('data-cursor-ms')) - positionMs), { timeout: 5000 })
       .toBeLessThan(400);
     await cockpit.screenshot('plot-review');
+    expect(await axeFindings(page)).toEqual([]);
+  }, 90_000);
+
+  it('plots the fields of a ROS 2 log another tool wrote, in review', async () => {
+    await cockpit?.close();
+    cockpit = await openCockpitBrowser(['--token', TOKEN, '--no-world-model'], { command: ['review', ROS2_LOG], dataHome });
+    const { page } = cockpit;
+    await page.goto(cockpit.core.uiUrl);
+    await expect.poll(() => page.getByTestId('review-panel').isVisible(), { timeout: 10_000 }).toBe(true);
+    await movePlotTopRight(page);
+
+    // The log's own ROS 2 types (nav_msgs/msg/Odometry, sensor_msgs/msg/Imu) offer their numeric fields.
+    await fieldInput(page).focus();
+    await expect.poll(() => plotPanel(page).locator(`datalist option[value="${SPEED}"]`).count(), { timeout: 5000 }).toBe(1);
+    await addPath(page, SPEED);
+    await addPath(page, ROS2_TURN);
+    await addPath(page, ROS2_GRAVITY);
+    await addPath(page, NOTHING);
+    await expect
+      .poll(() => seriesRow(page, NOTHING).getByRole('alert').textContent(), { timeout: 10_000 })
+      .toMatch(/has no field 'twst' at \/odom\.twist\.twst/);
+    // Odometry at 50 Hz and the IMU at 100 Hz over the 10 s log: the whole log plotted, with the values it was written with.
+    await expect.poll(async () => column(await exportedCsv(page), ROS2_GRAVITY).length, { timeout: 10_000 }).toBeGreaterThan(50);
+    const csv = await exportedCsv(page);
+    expect(csv.header).toEqual(['time', SPEED, ROS2_TURN, ROS2_GRAVITY, NOTHING]);
+    for (const [path, value] of [
+      [SPEED, 0.3],
+      [ROS2_TURN, 0.4],
+      [ROS2_GRAVITY, 9.81],
+    ] as const) {
+      const values = column(csv, path);
+      expect(values.length).toBeGreaterThan(50);
+      for (const each of values) expect(each).toBeCloseTo(value, 6);
+    }
+    await cockpit.screenshot('plot-review-ros2');
     expect(await axeFindings(page)).toEqual([]);
   }, 90_000);
 });

@@ -400,7 +400,10 @@ export class Cockpit {
       case 'ack':
         break;
       case 'plot-status':
-        this.fieldSeries.reset(event.generation, event.series.length);
+        this.fieldSeries.reset(
+          event.generation,
+          event.series.map((series) => series.path),
+        );
         this.plotStatus = event;
         break;
       case 'scene':

@@ -8,16 +8,34 @@ function frame(generation: number, index: number, timesMs: number[], values: num
 describe('live field series', () => {
   it('keeps the samples of the request the core answered last, and drops older frames', () => {
     const live = new LiveFieldSeries(10_000);
-    live.reset(2, 2);
+    live.reset(2, ['/a', '/b']);
     live.add(frame(1, 0, [1000], [5]), 1000);
     live.add(frame(2, 1, [1000, 1010], [0.1, 0.2]), 1010);
     expect(live.series[0]!.length).toBe(0);
     expect([live.series[1]!.value(0), live.series[1]!.value(1)]).toEqual([0.1, 0.2]);
   });
 
+  it('keeps the samples of a path still plotted when the list changes, found by its path', () => {
+    const live = new LiveFieldSeries(10_000);
+    live.reset(1, ['/a', '/b']);
+    live.add(frame(1, 0, [1000, 1010], [1, 2]), 1010);
+    live.add(frame(1, 1, [1000], [7]), 1010);
+    live.reset(2, ['/b', '/c']);
+    expect(live.seriesFor('/a')).toBeUndefined();
+    expect(live.seriesFor('/b')!.length).toBe(1);
+    expect(live.seriesFor('/c')!.length).toBe(0);
+    // The new request's frames index its own order; the sample sent again after the change is stored once.
+    live.add(frame(2, 0, [1000, 1020], [7, 8]), 1020);
+    expect([live.seriesFor('/b')!.value(0), live.seriesFor('/b')!.value(1), live.seriesFor('/b')!.length]).toEqual([7, 8, 2]);
+    expect(live.series.map((series) => series.length)).toEqual([2, 0]);
+    // A frame of the old request is dropped.
+    live.add(frame(1, 1, [1030], [9]), 1030);
+    expect(live.seriesFor('/c')!.length).toBe(0);
+  });
+
   it('forgets samples older than its window and never holds more than its cap', () => {
     const live = new LiveFieldSeries(1000);
-    live.reset(1, 1);
+    live.reset(1, ['/a']);
     live.add(frame(1, 0, [0, 500, 1500], [1, 2, 3]), 1400);
     expect(live.series[0]!.length).toBe(2);
     expect(live.series[0]!.timeMs(0)).toBe(500);
@@ -41,7 +59,7 @@ describe('binned columns', () => {
 describe('binned live series', () => {
   it('bins a ring the same as the same samples given as arrays', () => {
     const live = new LiveFieldSeries(10_000);
-    live.reset(1, 1);
+    live.reset(1, ['/a']);
     const times = Array.from({ length: 500 }, (_, i) => 1000 + i * 10);
     const values = times.map((time) => Math.sin(time / 300));
     live.add(frame(1, 0, times, values), 6000);

@@ -31,7 +31,12 @@ class SampleRing implements SampleSource {
   #first = 0;
   length = 0;
 
+  /** A sample equal to the newest one (the same message sent again after the list changed) is not stored twice. */
   push(timeMs: number, value: number): void {
+    if (this.length > 0) {
+      const newest = (this.#first + this.length - 1) % FIELD_PLOT_MAX_SAMPLES;
+      if (this.#timesMs[newest] === timeMs && Object.is(this.#values[newest], value)) return;
+    }
     const at = (this.#first + this.length) % FIELD_PLOT_MAX_SAMPLES;
     this.#timesMs[at] = timeMs;
     this.#values[at] = value;
@@ -70,10 +75,14 @@ class SampleRing implements SampleSource {
   }
 }
 
-/** The live series of the set-plots request the core answered last; frames of an older request are dropped. */
+/**
+ * The live series of the set-plots request the core answered last, in its order and by path; frames of
+ * an older request are dropped. A path that stays plotted when the list changes keeps its samples.
+ */
 export class LiveFieldSeries {
   #generation = -1;
   #rings: SampleRing[] = [];
+  #byPath = new Map<string, SampleRing>();
   /** Bumped on every change, so a chart redraws only when something is new. */
   version = 0;
   /** Samples received since the cockpit started, all series together (`reins bench ui` reads the rate). */
@@ -85,11 +94,22 @@ export class LiveFieldSeries {
     return this.#rings;
   }
 
-  /** The core plots a new list (its plot-status event): start afresh unless it is the same request. */
-  reset(generation: number, count: number): void {
-    if (generation === this.#generation && count === this.#rings.length) return;
+  /** The samples of this path (as the core named it), or undefined when the core does not plot it. */
+  seriesFor(path: string): SampleSource | undefined {
+    return this.#byPath.get(path);
+  }
+
+  /** The core plots a new list of paths (its plot-status event): the paths it plotted before keep their samples. */
+  reset(generation: number, paths: readonly string[]): void {
+    if (generation === this.#generation && paths.length === this.#rings.length && paths.every((path, i) => this.#byPath.get(path) === this.#rings[i])) return;
     this.#generation = generation;
-    this.#rings = Array.from({ length: count }, () => new SampleRing());
+    const kept = this.#byPath;
+    this.#byPath = new Map();
+    this.#rings = paths.map((path) => {
+      const ring = kept.get(path) ?? this.#byPath.get(path) ?? new SampleRing();
+      this.#byPath.set(path, ring);
+      return ring;
+    });
     this.version++;
   }
 
