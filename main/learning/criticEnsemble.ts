@@ -36,6 +36,12 @@ export interface CriticOptions {
   uncertaintyPenalty: number;
   /** RLIF's intervention signal: the cost of each policy tick just before a takeover. */
   interventionCost: number;
+  /**
+   * Overridden-command pairs (transitions.ts): the operator's ticks after each takeover paired with the
+   * command it overrode (0: none), and the share of each critic batch drawn from them.
+   */
+  overriddenPairTicks: number;
+  overriddenPairShare: number;
   /** Reward of the tick where the operator says the goal was reached. */
   successReward: number;
   /** Weight of the soft actor-critic's term in the actor's loss, and of the critic-filtered behaviour cloning. */
@@ -63,6 +69,8 @@ export const DEFAULT_CRITIC_OPTIONS: Readonly<CriticOptions> = Object.freeze({
   rewardWeight: 0.1,
   uncertaintyPenalty: 1,
   interventionCost: 1,
+  overriddenPairTicks: 0,
+  overriddenPairShare: 0,
   successReward: 1,
   actorWeight: 1,
   filteredCloningWeight: 1,
@@ -84,6 +92,9 @@ export function checkCriticOptions(options: CriticOptions): void {
   whole('nStep', 1);
   whole('batch', 2);
   whole('warmupUpdates', 0);
+  whole('overriddenPairTicks', 0);
+  if (!(options.overriddenPairShare >= 0 && options.overriddenPairShare < 1))
+    throw new RangeError(`critics: overriddenPairShare must lie in [0, 1), got ${options.overriddenPairShare}`);
   for (const name of [
     'learningRate',
     'updatesPerTransition',

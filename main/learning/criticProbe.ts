@@ -161,7 +161,7 @@ function tdError(updates: OffPolicyUpdates, round: OffPolicyRound, actor: readon
   return tf.tidy(() => {
     const targets = updates.targets(batch, round, actor);
     const x = round.features(batch.starts);
-    const values = updates.critics.onlineValues(x, updates.actionsAt(batch.starts));
+    const values = updates.critics.onlineValues(x, updates.actionsAt(batch.actionSlots));
     const squared = values.map((value) => tf.mean(tf.square(tf.sub(value, targets))).dataSync()[0]!);
     const rms = Math.sqrt(squared.reduce((a, b) => a + b, 0) / squared.length);
     const { variance } = tf.moments(targets);

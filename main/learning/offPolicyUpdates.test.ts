@@ -86,6 +86,61 @@ describe('the off-policy critics', () => {
     expect(updates.critics.updates).toBe(400);
   }, 60_000);
 
+  it('value the command an operator overrode one takeover below the operator’s own, on the same state', () => {
+    // Episodes of three ticks: the policy drives forward at step 0, the operator takes over at step 1,
+    // turning in place, and reaches the goal at step 2.
+    const episodes = 20;
+    const taken = new TickBuffer(episodes * STEPS, STEPS);
+    const interventions: FeedbackSignals['interventions'][number][] = [];
+    for (let episode = 0; episode < episodes; episode++) {
+      for (let step = 0; step < STEPS; step++) {
+        const embedding = new Float32Array(STEPS);
+        embedding[step] = 1;
+        const driver = step === 0 ? 'policy' : 'operator';
+        taken.add({
+          episodeId: `t${episode}`,
+          step,
+          embedding,
+          action: driver === 'policy' ? { linearMps: 0.5, angularRadps: 0 } : { linearMps: 0, angularRadps: 1.5 },
+          driver,
+        });
+      }
+      interventions.push({
+        id: `i${episode}`,
+        atStep: 1,
+        episodeId: `t${episode}`,
+        policySegment: { episodeId: `t${episode}`, startStep: 0, endStep: 0 },
+        operatorSegment: { episodeId: `t${episode}`, startStep: 1, endStep: STEPS - 1 },
+      });
+    }
+    const takenSignals: FeedbackSignals = {
+      ...NO_FEEDBACK,
+      interventions,
+      episodes: interventions.map(({ episodeId }) => ({ episodeId, outcome: 'reached-goal' })),
+    };
+    const paired = OffPolicyUpdates.create(
+      taken,
+      { ...CHAIN_CRITICS, overriddenPairTicks: 1, overriddenPairShare: 0.25, interventionCost: 1 },
+      3,
+      new SeededRandom(2),
+      LIMITS,
+    );
+    try {
+      const round = roundOf(paired, taken, takenSignals);
+      expect(round.index.overriddenPairs).toHaveLength(episodes);
+      for (let update = 0; update < 400; update++) paired.criticStep(round, actor.weights);
+      const state = [taken.slotOf('t0', 1)!];
+      const [operator, overridden] = tf.tidy(() => [
+        paired.critics.minimum(round.features(state), paired.actionsAt(state)).dataSync()[0]!,
+        paired.critics.minimum(round.features(state), paired.actionsAt([taken.slotOf('t0', 0)!])).dataSync()[0]!,
+      ]);
+      // Both bootstrap from the same next state; the overridden command is charged the takeover it brought.
+      expect(operator - overridden).toBeCloseTo(1, 1);
+    } finally {
+      paired.dispose();
+    }
+  }, 60_000);
+
   it('owe one update per new transition, spread over the round', () => {
     const fresh = OffPolicyUpdates.create(buffer, { ...CHAIN_CRITICS, updatesPerTransition: 0.5 }, 2, new SeededRandom(1), LIMITS);
     try {
@@ -173,6 +228,8 @@ describe('critic settings', () => {
     expect(() => checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, discount: 1 })).toThrow(/discount/);
     expect(() => checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, interventionCost: -1 })).toThrow(/interventionCost/);
     expect(() => checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, critics: 2.5 })).toThrow(/critics must be a whole number/);
+    expect(() => checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, overriddenPairShare: 1 })).toThrow(/overriddenPairShare/);
+    expect(() => checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, overriddenPairTicks: -1 })).toThrow(/overriddenPairTicks/);
   });
 
   it('--learner: an unknown setting, a value of the wrong kind and a bad critic setting are refused', () => {

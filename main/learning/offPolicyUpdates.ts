@@ -3,7 +3,8 @@
 // half from the policy's, rewards relabelled at every draw —
 //   the reward ensemble's mean (its spread counted against it) × `rewardWeight`,
 //   − `interventionCost` on each policy tick just before a takeover (RLIF; the operator's ticks after
-//     it cost nothing),
+//     it cost nothing), and on each overridden-command pair (transitions.ts: the command the operator
+//     overrode, on the operator's state just after, charged the takeover it brought),
 //   + `successReward` on the tick where the operator says the goal was reached (terminal);
 // and an actor step: the soft actor-critic's term on the same states, plus behaviour cloning of the
 // operator kept only where the critics' minimum prefers the operator's action to the actor's own, so it
@@ -80,7 +81,7 @@ export class OffPolicyUpdates {
   }
 
   begin(held: readonly number[], signals: FeedbackSignals): TransitionIndex {
-    const index = indexTransitions(this.buffer, held, signals);
+    const index = indexTransitions(this.buffer, held, signals, this.options.overriddenPairTicks);
     // Every tick added since the last round is one new transition, the policy's own driving included.
     const added = this.buffer.total - this.countedUpTo;
     this.countedUpTo = this.buffer.total;
@@ -97,15 +98,15 @@ export class OffPolicyUpdates {
 
   /** One critic update; false when no transition could be drawn. */
   criticStep(round: OffPolicyRound, actor: readonly tf.Tensor[]): boolean {
-    const { batch: size, nStep, discount } = this.options;
-    const batch = drawTransitions(round.index, size, nStep, discount, this.random, round.current);
+    const { batch: size, nStep, discount, overriddenPairShare } = this.options;
+    const batch = drawTransitions(round.index, size, nStep, discount, this.random, round.current, overriddenPairShare);
     this.credit = Math.max(0, this.credit - 1);
     if (batch.starts.length === 0) return false;
     const returns = this.returns(batch, round);
     const targets = tf.tidy(() => this.targets(batch, round, actor, this.critics, returns));
     const evaluatorTargets = tf.tidy(() => this.targets(batch, round, actor, this.evaluator, returns));
     const x = round.features(batch.starts);
-    const actions = this.actionsAt(batch.starts);
+    const actions = this.actionsAt(batch.actionSlots);
     try {
       this.lastLoss = this.critics.update(x, actions, targets);
       this.evaluator.update(x, actions, evaluatorTargets);
@@ -198,7 +199,7 @@ export class OffPolicyUpdates {
     return kept;
   }
 
-  /** Each row's discounted sum of relabelled rewards. */
+  /** Each row's discounted sum of relabelled rewards, less the cost of the takeover a pair's overridden command brought. */
   private returns(batch: TransitionBatch, round: OffPolicyRound): Float32Array {
     const unique = [...new Set(batch.rewardSlots.flat())];
     const rewardOf = this.rewards(unique, round);
@@ -210,7 +211,7 @@ export class OffPolicyUpdates {
         sum += factor * rewardOf.get(slot)!;
         factor *= this.options.discount;
       }
-      returns[row] = sum;
+      returns[row] = sum - batch.interventions[row]! * this.options.interventionCost;
     });
     return returns;
   }

@@ -112,3 +112,54 @@ describe('drawTransitions', () => {
     expect(drawTransitions(empty, 10, 3, 0.9, new SeededRandom(1), () => true).starts).toEqual([]);
   });
 });
+
+describe('overridden-command pairs', () => {
+  // The policy drives steps 0–5, the operator takes over at 6 and drives to the goal at 13.
+  const buffer = bufferWith([{ id: 'taken', steps: 14, driver: (step) => (step < 6 ? 'policy' : 'operator') }]);
+  const held = buffer.slotsWhere(() => true);
+  const takeover: FeedbackSignals = {
+    ...NO_FEEDBACK,
+    episodes: [{ episodeId: 'taken', outcome: 'reached-goal' }],
+    interventions: [
+      {
+        id: 'i1',
+        atStep: 6,
+        episodeId: 'taken',
+        policySegment: { episodeId: 'taken', startStep: 0, endStep: 5 },
+        operatorSegment: { episodeId: 'taken', startStep: 6, endStep: 13 },
+      },
+    ],
+  };
+  const slot = (step: number) => buffer.slotOf('taken', step)!;
+
+  it("pairs each of the operator's first ticks after a takeover with the command it overrode", () => {
+    const index = indexTransitions(buffer, held, takeover, 3);
+    expect(index.overriddenPairs).toEqual([6, 7, 8].map((step) => ({ state: slot(step), action: slot(5) })));
+    expect(indexTransitions(buffer, held, takeover).overriddenPairs).toEqual([]);
+    // A takeover before the policy drove has nothing overridden.
+    const early = { ...takeover, interventions: [{ ...takeover.interventions[0]!, policySegment: undefined }] };
+    expect(indexTransitions(buffer, held, early, 3).overriddenPairs).toEqual([]);
+  });
+
+  it('draws its share of rows as pairs: the operator’s transition with the overridden command, charged one takeover', () => {
+    const index = indexTransitions(buffer, held, takeover, 3);
+    const batch = drawTransitions(index, 200, 3, 0.9, new SeededRandom(5), () => true, 0.25);
+    const pairRows = batch.interventions.flatMap((charged, row) => (charged === 1 ? [row] : []));
+    expect(pairRows).toHaveLength(50);
+    for (const row of pairRows) {
+      expect(batch.actionSlots[row]).toBe(slot(5));
+      expect([6, 7, 8]).toContain(buffer.steps[batch.starts[row]!]);
+      const step = buffer.steps[batch.starts[row]!]!;
+      expect(batch.rewardSlots[row]!.map((each) => buffer.steps[each]!)).toEqual([step, step + 1, step + 2]);
+      expect(buffer.steps[batch.bootstrap[row]!]).toBe(step + 3);
+    }
+    // Every other row is its own start's transition, uncharged.
+    batch.starts.forEach((start, row) => {
+      if (batch.interventions[row] === 0) expect(batch.actionSlots[row]).toBe(start);
+    });
+    // With no pairs in the index the share draws ordinary rows.
+    expect(
+      drawTransitions(indexTransitions(buffer, held, takeover), 200, 3, 0.9, new SeededRandom(5), () => true, 0.25).interventions.every((n) => n === 0),
+    ).toBe(true);
+  });
+});

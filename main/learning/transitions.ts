@@ -4,6 +4,14 @@
 // says whether a failed episode ran out of time or hit something, so a failed episode's last ticks are
 // cut (bootstrapped), not ended. Rewards are not stored: they are relabelled when a batch is drawn,
 // for the reward ensemble keeps learning.
+//
+// Overridden-command pairs (RLIF's intervention as a pair): at each of the operator's first ticks after
+// a takeover, the command the policy was giving when it was overridden is a counterfactual action on
+// the operator's own state. Had the policy kept it, the operator would have taken over all the same: its
+// outcome is the operator's transition from that state less the intervention's cost. A pair row is
+// that transition with the overridden command as its action and one intervention's cost taken off; it
+// puts the operator's correction and what it corrected side by side on one state, the contrast the
+// critics must learn (docs/learning.md: without it they ranked the two at about a coin flip).
 import type { FeedbackSignals } from './feedbackTypes.ts';
 import { pickIndex } from './randomPick.ts';
 import type { SeededRandom } from '../core/util/seededRandom.ts';
@@ -18,6 +26,8 @@ export interface TransitionIndex {
   /** Start slots by who drove them: a start needs a next tick or to be terminal. */
   operatorStarts: number[];
   policyStarts: number[];
+  /** Overridden-command pairs: an operator tick just after a takeover, and the policy's tick whose command it overrode. */
+  overriddenPairs: Array<{ state: number; action: number }>;
 }
 
 /** A drawn batch: row r starts at `starts[r]` and sums the rewards of `rewardSlots[r]`. */
@@ -31,6 +41,10 @@ export interface TransitionBatch {
   bootstrapDiscount: number[];
   /** Which rows were drawn from the operator's ticks. */
   fromOperator: boolean[];
+  /** The tick whose command is the row's action: its start, or for a pair the overridden policy tick. */
+  actionSlots: number[];
+  /** Interventions charged on top of the row's rewards: 1 for a pair, else 0. */
+  interventions: number[];
 }
 
 /** The episodes the operator has ended, as the learner reads them (`FeedbackSignals.episodes`). */
@@ -38,7 +52,8 @@ export function successfulEpisodes(signals: FeedbackSignals): Set<string> {
   return new Set((signals.episodes ?? []).filter((ended) => ended.outcome === 'reached-goal').map((ended) => ended.episodeId));
 }
 
-export function indexTransitions(buffer: TickBuffer, held: readonly number[], signals: FeedbackSignals): TransitionIndex {
+/** `pairTicks`: the operator's ticks after each takeover that pair with the overridden command (0: no pairs). */
+export function indexTransitions(buffer: TickBuffer, held: readonly number[], signals: FeedbackSignals, pairTicks = 0): TransitionIndex {
   const next = new Int32Array(buffer.capacity).fill(-1);
   const terminal = new Uint8Array(buffer.capacity);
   const succeeded = successfulEpisodes(signals);
@@ -56,13 +71,37 @@ export function indexTransitions(buffer: TickBuffer, held: readonly number[], si
     if (driver === 'operator') operatorStarts.push(slot);
     else if (driver === 'policy') policyStarts.push(slot);
   }
-  return { next, terminal, operatorStarts, policyStarts };
+  return { next, terminal, operatorStarts, policyStarts, overriddenPairs: overriddenPairs(buffer, signals, next, terminal, pairTicks) };
+}
+
+function overriddenPairs(
+  buffer: TickBuffer,
+  signals: FeedbackSignals,
+  next: Int32Array,
+  terminal: Uint8Array,
+  pairTicks: number,
+): TransitionIndex['overriddenPairs'] {
+  const pairs: TransitionIndex['overriddenPairs'] = [];
+  if (pairTicks <= 0) return pairs;
+  for (const intervention of signals.interventions) {
+    const before = intervention.policySegment;
+    const action = before === undefined ? undefined : buffer.slotOf(before.episodeId, before.endStep);
+    if (action === undefined || buffer.drivers[action] !== 'policy') continue;
+    const after = intervention.operatorSegment;
+    for (let step = after.startStep; step <= Math.min(after.endStep, after.startStep + pairTicks - 1); step++) {
+      const state = buffer.slotOf(after.episodeId, step);
+      // An operator tick a transition can start from.
+      if (state === undefined || buffer.drivers[state] !== 'operator' || (next[state]! < 0 && terminal[state] === 0)) continue;
+      pairs.push({ state, action });
+    }
+  }
+  return pairs;
 }
 
 /**
  * `size` transitions, half from the operator's starts and half from the policy's (all from one kind
  * when the other has none), each up to `steps` ticks long; `current` leaves out a slot replaced since the
- * round began.
+ * round began. `pairShare` of the rows, where the index holds overridden-command pairs, are pairs.
  */
 export function drawTransitions(
   index: TransitionIndex,
@@ -71,45 +110,69 @@ export function drawTransitions(
   discount: number,
   random: SeededRandom,
   current: (slot: number) => boolean,
+  pairShare = 0,
 ): TransitionBatch {
-  const batch: TransitionBatch = { starts: [], rewardSlots: [], bootstrap: [], bootstrapDiscount: [], fromOperator: [] };
-  const { operatorStarts, policyStarts } = index;
+  const batch: TransitionBatch = { starts: [], rewardSlots: [], bootstrap: [], bootstrapDiscount: [], fromOperator: [], actionSlots: [], interventions: [] };
+  const { operatorStarts, policyStarts, overriddenPairs } = index;
   if (operatorStarts.length + policyStarts.length === 0) return batch;
+  const pairRows = overriddenPairs.length > 0 ? Math.round(size * pairShare) : 0;
   for (let row = 0; row < size; row++) {
-    const fromOperator = policyStarts.length === 0 || (operatorStarts.length > 0 && row % 2 === 0);
-    const pool = fromOperator ? operatorStarts : policyStarts;
-    const start = pool[pickIndex(random, pool.length)]!;
-    if (!current(start)) continue;
-    const rewardSlots = [start];
-    let last = start;
-    let bootstrap = -1;
-    let factor = discount;
-    for (let k = 1; k <= steps; k++) {
-      if (index.terminal[last] === 1) break;
-      const following = index.next[last]!;
-      if (following < 0 || !current(following)) {
-        // Cut: bootstrap from the last tick reached, one step less.
-        bootstrap = last === start ? -2 : last;
-        if (last !== start) {
-          rewardSlots.pop();
-          factor /= discount;
-        }
-        break;
-      }
-      if (k === steps) {
-        bootstrap = following;
-        break;
-      }
-      rewardSlots.push(following);
-      last = following;
-      factor *= discount;
+    let start: number;
+    let actionSlot: number;
+    let fromOperator: boolean;
+    if (row < pairRows) {
+      const pair = overriddenPairs[pickIndex(random, overriddenPairs.length)]!;
+      [start, actionSlot, fromOperator] = [pair.state, pair.action, true];
+      if (!current(actionSlot)) continue;
+    } else {
+      fromOperator = policyStarts.length === 0 || (operatorStarts.length > 0 && row % 2 === 0);
+      const pool = fromOperator ? operatorStarts : policyStarts;
+      start = actionSlot = pool[pickIndex(random, pool.length)]!;
     }
-    if (bootstrap === -2) continue;
+    if (!current(start)) continue;
+    const walked = walk(index, start, steps, discount, current);
+    if (walked === undefined) continue;
     batch.starts.push(start);
-    batch.rewardSlots.push(rewardSlots);
-    batch.bootstrap.push(bootstrap);
-    batch.bootstrapDiscount.push(bootstrap >= 0 ? factor : 0);
+    batch.rewardSlots.push(walked.rewardSlots);
+    batch.bootstrap.push(walked.bootstrap);
+    batch.bootstrapDiscount.push(walked.bootstrap >= 0 ? walked.factor : 0);
     batch.fromOperator.push(fromOperator);
+    batch.actionSlots.push(actionSlot);
+    batch.interventions.push(row < pairRows ? 1 : 0);
   }
   return batch;
+}
+
+/** The n-step stretch from `start`: the ticks whose rewards it sums and where it bootstraps (−1: the goal); undefined where it cannot start. */
+function walk(
+  index: TransitionIndex,
+  start: number,
+  steps: number,
+  discount: number,
+  current: (slot: number) => boolean,
+): { rewardSlots: number[]; bootstrap: number; factor: number } | undefined {
+  const rewardSlots = [start];
+  let last = start;
+  let bootstrap = -1;
+  let factor = discount;
+  for (let k = 1; k <= steps; k++) {
+    if (index.terminal[last] === 1) break;
+    const following = index.next[last]!;
+    if (following < 0 || !current(following)) {
+      // Cut: bootstrap from the last tick reached, one step less.
+      if (last === start) return undefined;
+      bootstrap = last;
+      rewardSlots.pop();
+      factor /= discount;
+      break;
+    }
+    if (k === steps) {
+      bootstrap = following;
+      break;
+    }
+    rewardSlots.push(following);
+    last = following;
+    factor *= discount;
+  }
+  return { rewardSlots, bootstrap, factor };
 }
