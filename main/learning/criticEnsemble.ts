@@ -25,6 +25,8 @@ export interface CriticOptions {
   nStep: number;
   /** How fast the target critics follow (Polyak). */
   targetRate: number;
+  /** Decoupled weight decay of the critics' weight matrices (AdamW's λ: each step shrinks them by learningRate × λ); 0: none. */
+  weightDecay: number;
   /** Transitions per critic update: half the operator's, half the policy's. */
   batch: number;
   /** Critic updates per new transition held (RLPD: 20 with 10 critics; this machine: about 1 with 2). */
@@ -63,6 +65,7 @@ export const DEFAULT_CRITIC_OPTIONS: Readonly<CriticOptions> = Object.freeze({
   discount: 0.97,
   nStep: 3,
   targetRate: 0.005,
+  weightDecay: 0,
   batch: 256,
   updatesPerTransition: 1,
   warmupUpdates: 500,
@@ -101,6 +104,7 @@ export function checkCriticOptions(options: CriticOptions): void {
     'rewardWeight',
     'uncertaintyPenalty',
     'interventionCost',
+    'weightDecay',
     'successReward',
     'actorWeight',
     'filteredCloningWeight',
@@ -108,6 +112,10 @@ export function checkCriticOptions(options: CriticOptions): void {
   ] as const) {
     if (!(Number.isFinite(options[name]) && options[name] >= 0)) throw new RangeError(`critics: ${name} must be a finite number ≥ 0, got ${options[name]}`);
   }
+  if (!(options.learningRate * options.weightDecay < 1))
+    throw new RangeError(
+      `critics: weightDecay × learningRate must stay below 1 (a step would zero the weights or flip them), got ${options.weightDecay} × ${options.learningRate}`,
+    );
   if (!(options.discount > 0 && options.discount < 1)) throw new RangeError(`critics: discount must lie in (0, 1), got ${options.discount}`);
   if (!(options.targetRate > 0 && options.targetRate <= 1)) throw new RangeError(`critics: targetRate must lie in (0, 1], got ${options.targetRate}`);
   if (!(options.initialTemperature > 0)) throw new RangeError(`critics: initialTemperature must be > 0, got ${options.initialTemperature}`);
@@ -229,6 +237,7 @@ export class CriticEnsemble {
           tf.tidy(() => tf.mean(tf.square(tf.sub(tf.squeeze(applyMlp(this.online[critic]!, input), [1]), targets))) as tf.Scalar),
         );
         total += loss;
+        if (this.options.weightDecay > 0 && Number.isFinite(loss)) this.decay(this.online[critic]!);
       }
     } finally {
       input.dispose();
@@ -236,6 +245,14 @@ export class CriticEnsemble {
     this.followTargets();
     this.updates++;
     return total / this.online.length;
+  }
+
+  /** AdamW's decoupled decay of a critic's weight matrices (not its biases, gains or shifts). */
+  private decay(weights: readonly tf.Variable[]): void {
+    const keep = 1 - this.options.learningRate * this.options.weightDecay;
+    tf.tidy(() => {
+      for (const weight of weights) if (weight.rank === 2) weight.assign(tf.mul(weight, keep));
+    });
   }
 
   /** One step of the temperature toward the target entropy, from the log-probabilities of fresh samples. */

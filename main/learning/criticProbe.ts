@@ -60,6 +60,8 @@ export interface CriticProbeFigures {
    */
   takeoverTicks: number;
   operatorRankedAbove: number;
+  /** The same at the training episodes' takeovers: what the critics fit, beside what they carry to episodes they never saw. */
+  operatorRankedAboveInTraining: number;
   /** The same against the frozen actor's own action there (trained by cloning on those very ticks: a near tie is expected). */
   operatorRankedAboveFrozenActor: number;
   temperature: number;
@@ -105,6 +107,7 @@ export function probeCritics(input: CriticProbeInput, options: Partial<CriticPro
     const trainTd = tdError(updates, trainRound, actorWeights, random);
     const sensitivity = actionSensitivity(updates, heldOut, heldRound, random);
     const ranking = rankingAtTakeovers(updates, heldOut, input.signals, heldRound, actorWeights, settings.afterTakeoverTicks);
+    const trainRanking = rankingAtTakeovers(updates, train, input.signals, trainRound, actorWeights, settings.afterTakeoverTicks);
     return {
       trainTicks: train.size,
       heldOutTicks: heldOut.size,
@@ -117,6 +120,7 @@ export function probeCritics(input: CriticProbeInput, options: Partial<CriticPro
       actionGap: sensitivity.gap,
       takeoverTicks: ranking.ticks,
       operatorRankedAbove: ranking.overridden,
+      operatorRankedAboveInTraining: trainRanking.overridden,
       operatorRankedAboveFrozenActor: ranking.frozen,
       temperature: updates.critics.temperature,
       critic,

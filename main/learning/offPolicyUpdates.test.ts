@@ -141,6 +141,25 @@ describe('the off-policy critics', () => {
     }
   }, 60_000);
 
+  it('with weight decay, end with smaller weight matrices than the same critics without it', () => {
+    const norms = (weightDecay: number) => {
+      const critics = new CriticEnsemble(STEPS, { ...CHAIN_CRITICS, weightDecay }, 4);
+      try {
+        const x = tf.eye(STEPS) as tf.Tensor2D;
+        const actions = tf.zeros([STEPS, 2]) as tf.Tensor2D;
+        const targets = tf.tensor1d([1, 2, 3]);
+        for (let step = 0; step < 50; step++) critics.update(x, actions, targets);
+        tf.dispose([x, actions, targets]);
+        return tf.tidy(() => critics.online[0]!.filter((weight) => weight.rank === 2).map((weight) => tf.norm(weight).dataSync()[0]!));
+      } finally {
+        critics.dispose();
+      }
+    };
+    const plain = norms(0);
+    const decayed = norms(5);
+    decayed.forEach((norm, index) => expect(norm).toBeLessThan(plain[index]!));
+  });
+
   it('owe one update per new transition, spread over the round', () => {
     const fresh = OffPolicyUpdates.create(buffer, { ...CHAIN_CRITICS, updatesPerTransition: 0.5 }, 2, new SeededRandom(1), LIMITS);
     try {
@@ -229,6 +248,8 @@ describe('critic settings', () => {
     expect(() => checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, interventionCost: -1 })).toThrow(/interventionCost/);
     expect(() => checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, critics: 2.5 })).toThrow(/critics must be a whole number/);
     expect(() => checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, overriddenPairShare: 1 })).toThrow(/overriddenPairShare/);
+    expect(() => checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, weightDecay: -0.1 })).toThrow(/weightDecay/);
+    expect(() => checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, learningRate: 0.1, weightDecay: 10 })).toThrow(/weightDecay × learningRate/);
     expect(() => checkCriticOptions({ ...DEFAULT_CRITIC_OPTIONS, overriddenPairTicks: -1 })).toThrow(/overriddenPairTicks/);
   });
 

@@ -50,6 +50,7 @@ export async function runCriticBench({
       row('critic-action-sensitivity', 'ratio', figures.actionSensitivity),
       row('critic-action-gap', 'reward units', figures.actionGap),
       row('critic-operator-ranked-above', 'share', figures.operatorRankedAbove),
+      row('critic-operator-ranked-above-in-training', 'share', figures.operatorRankedAboveInTraining),
       row('critic-operator-ranked-above-frozen-actor', 'share', figures.operatorRankedAboveFrozenActor),
       row('critic-takeover-ticks', 'ticks', figures.takeoverTicks),
     ],
