@@ -17,7 +17,7 @@ import { frozenWeights } from './networks.ts';
 import { OffPolicyUpdates, type OffPolicyRound } from './offPolicyUpdates.ts';
 import { RewardEnsemble } from './rewardEnsemble.ts';
 import { TickBuffer, type BufferedTick } from './tickBuffer.ts';
-import { drawTransitions, indexTransitions } from './transitions.ts';
+import { drawTransitions, indexTransitions, takeoverPairs } from './transitions.ts';
 
 export interface CriticProbeInput {
   ticks: readonly BufferedTick[];
@@ -203,21 +203,10 @@ function rankingAtTakeovers(
   actor: readonly tf.Tensor[],
   afterTicks: number,
 ): { ticks: number; overridden: number; frozen: number } {
-  // Each held-out takeover's first operator ticks, with the command the policy gave at its last tick before it.
-  const slots: number[] = [];
-  const overriddenSlots: number[] = [];
-  for (const intervention of signals.interventions) {
-    const before = intervention.policySegment;
-    const overridden = before === undefined ? undefined : buffer.slotOf(before.episodeId, before.endStep);
-    if (overridden === undefined || buffer.drivers[overridden] !== 'policy') continue;
-    const after = intervention.operatorSegment;
-    for (let step = after.startStep; step <= Math.min(after.endStep, after.startStep + afterTicks - 1); step++) {
-      const slot = buffer.slotOf(after.episodeId, step);
-      if (slot === undefined || buffer.drivers[slot] !== 'operator') continue;
-      slots.push(slot);
-      overriddenSlots.push(overridden);
-    }
-  }
+  // Each takeover's first operator ticks, with the command the policy gave at its last tick before it.
+  const pairs = takeoverPairs(buffer, signals, afterTicks);
+  const slots = pairs.map(({ state }) => state);
+  const overriddenSlots = pairs.map(({ action }) => action);
   if (slots.length === 0) return { ticks: 0, overridden: Number.NaN, frozen: Number.NaN };
   return tf.tidy(() => {
     const x = round.features(slots);

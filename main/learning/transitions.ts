@@ -71,28 +71,30 @@ export function indexTransitions(buffer: TickBuffer, held: readonly number[], si
     if (driver === 'operator') operatorStarts.push(slot);
     else if (driver === 'policy') policyStarts.push(slot);
   }
-  return { next, terminal, operatorStarts, policyStarts, overriddenPairs: overriddenPairs(buffer, signals, next, terminal, pairTicks) };
+  return {
+    next,
+    terminal,
+    operatorStarts,
+    policyStarts,
+    // The pairs whose operator tick a transition can start from.
+    overriddenPairs: takeoverPairs(buffer, signals, pairTicks).filter(({ state }) => next[state]! >= 0 || terminal[state] === 1),
+  };
 }
 
-function overriddenPairs(
-  buffer: TickBuffer,
-  signals: FeedbackSignals,
-  next: Int32Array,
-  terminal: Uint8Array,
-  pairTicks: number,
-): TransitionIndex['overriddenPairs'] {
+/**
+ * Each takeover's first `ticks` operator ticks after it, paired with the policy's tick whose command the
+ * operator overrode (its last before the takeover); a takeover before the policy drove has none.
+ */
+export function takeoverPairs(buffer: TickBuffer, signals: FeedbackSignals, ticks: number): TransitionIndex['overriddenPairs'] {
   const pairs: TransitionIndex['overriddenPairs'] = [];
-  if (pairTicks <= 0) return pairs;
   for (const intervention of signals.interventions) {
     const before = intervention.policySegment;
     const action = before === undefined ? undefined : buffer.slotOf(before.episodeId, before.endStep);
     if (action === undefined || buffer.drivers[action] !== 'policy') continue;
     const after = intervention.operatorSegment;
-    for (let step = after.startStep; step <= Math.min(after.endStep, after.startStep + pairTicks - 1); step++) {
+    for (let step = after.startStep; step <= Math.min(after.endStep, after.startStep + ticks - 1); step++) {
       const state = buffer.slotOf(after.episodeId, step);
-      // An operator tick a transition can start from.
-      if (state === undefined || buffer.drivers[state] !== 'operator' || (next[state]! < 0 && terminal[state] === 0)) continue;
-      pairs.push({ state, action });
+      if (state !== undefined && buffer.drivers[state] === 'operator') pairs.push({ state, action });
     }
   }
   return pairs;

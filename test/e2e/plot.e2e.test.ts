@@ -49,6 +49,16 @@ async function movePlotTopRight(page: Page): Promise<void> {
   expect(await page.getByRole('region', { name: '3D view', exact: true }).getAttribute('data-slot')).toBe('bottomRight');
 }
 
+/** `reins review FILE` in the browser, the plot panel moved where its chart has room. */
+async function openReview(file: string): Promise<Page> {
+  cockpit = await openCockpitBrowser(['--token', TOKEN, '--no-world-model'], { command: ['review', file], dataHome });
+  const { page } = cockpit;
+  await page.goto(cockpit.core.uiUrl);
+  await expect.poll(() => page.getByTestId('review-panel').isVisible(), { timeout: 10_000 }).toBe(true);
+  await movePlotTopRight(page);
+  return page;
+}
+
 async function addPath(page: Page, path: string): Promise<void> {
   const input = fieldInput(page);
   await input.fill(path);
@@ -140,11 +150,7 @@ describe('plots of any field', () => {
     cockpit = undefined;
     const logs = readdirSync(recordings).filter((name) => name.endsWith('.mcap'));
     expect(logs).toHaveLength(1);
-    cockpit = await openCockpitBrowser(['--token', TOKEN, '--no-world-model'], { command: ['review', join(recordings, logs[0]!)], dataHome });
-    const { page } = cockpit;
-    await page.goto(cockpit.core.uiUrl);
-    await expect.poll(() => page.getByTestId('review-panel').isVisible(), { timeout: 10_000 }).toBe(true);
-    await movePlotTopRight(page);
+    const page = await openReview(join(recordings, logs[0]!));
 
     await addPath(page, SPEED);
     await addPath(page, NOTHING);
@@ -157,7 +163,7 @@ describe('plots of any field', () => {
     if (liveTopSpeedMps !== undefined) expect(Math.max(...speeds)).toBeCloseTo(liveTopSpeedMps, 2);
 
     // A click on the plot moves the replay there; the plot draws the position the timeline shows.
-    const state = await cockpit.robotState();
+    const state = await cockpit!.robotState();
     const review = state.review!;
     const chart = plotPanel(page).getByTestId('field-chart').locator('.u-over');
     const box = (await chart.boundingBox())!;
@@ -166,21 +172,17 @@ describe('plots of any field', () => {
     await expect
       .poll(async () => Math.abs((await cockpit!.robotState()).review!.positionMs - wantedMs), { timeout: 5000 })
       .toBeLessThan(0.05 * (review.endMs - review.startMs) + 400);
-    const positionMs = (await cockpit.robotState()).review!.positionMs;
+    const positionMs = (await cockpit!.robotState()).review!.positionMs;
     await expect
       .poll(async () => Math.abs(Number(await plotPanel(page).getByTestId('field-chart').getAttribute('data-cursor-ms')) - positionMs), { timeout: 5000 })
       .toBeLessThan(400);
-    await cockpit.screenshot('plot-review');
+    await cockpit!.screenshot('plot-review');
     expect(await axeFindings(page)).toEqual([]);
   }, 90_000);
 
   it('plots the fields of a ROS 2 log another tool wrote, in review', async () => {
     await cockpit?.close();
-    cockpit = await openCockpitBrowser(['--token', TOKEN, '--no-world-model'], { command: ['review', ROS2_LOG], dataHome });
-    const { page } = cockpit;
-    await page.goto(cockpit.core.uiUrl);
-    await expect.poll(() => page.getByTestId('review-panel').isVisible(), { timeout: 10_000 }).toBe(true);
-    await movePlotTopRight(page);
+    const page = await openReview(ROS2_LOG);
 
     // The log's own ROS 2 types (nav_msgs/msg/Odometry, sensor_msgs/msg/Imu) offer their numeric fields.
     await fieldInput(page).focus();
@@ -205,7 +207,7 @@ describe('plots of any field', () => {
       expect(values.length).toBeGreaterThan(50);
       for (const each of values) expect(each).toBeCloseTo(value, 6);
     }
-    await cockpit.screenshot('plot-review-ros2');
+    await cockpit!.screenshot('plot-review-ros2');
     expect(await axeFindings(page)).toEqual([]);
   }, 90_000);
 });

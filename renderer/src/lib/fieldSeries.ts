@@ -101,7 +101,8 @@ export class LiveFieldSeries {
 
   /** The core plots a new list of paths (its plot-status event): the paths it plotted before keep their samples. */
   reset(generation: number, paths: readonly string[]): void {
-    if (generation === this.#generation && paths.length === this.#rings.length && paths.every((path, i) => this.#byPath.get(path) === this.#rings[i])) return;
+    // The same request (a series' problem came or went): nothing to change.
+    if (generation === this.#generation) return;
     this.#generation = generation;
     const kept = this.#byPath;
     this.#byPath = new Map();
