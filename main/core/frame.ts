@@ -13,9 +13,18 @@ export interface RoleMessages {
   odom: Odometry;
 }
 
+/** The streams that publish faster than the tick: one latest sample would miss what happened between two ticks (a shove). */
+export type HighRateRole = 'imu' | 'joints' | 'odom';
+export const HIGH_RATE_ROLES: readonly HighRateRole[] = ['imu', 'joints', 'odom'];
+
 export interface StreamSample<M extends RobotMessage> {
   received: Received<M>;
   ageMs: number;
+  /**
+   * For the high-rate streams: every message received since the previous tick's frame, oldest first
+   * (the newest is `received`); empty when none came since. Perception summarises them (peak, mean, last).
+   */
+  sinceLastTick?: readonly M[];
 }
 
 export type ObservationFrame = {

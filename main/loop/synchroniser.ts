@@ -3,7 +3,7 @@
 import type { Link, TopicMap, Unsubscribe } from '../core/link.ts';
 import type { MessageKind, Received, RobotMessage } from '../core/messages.ts';
 import type { ObservationFrame, RoleMessages, StreamRole, StreamSample } from '../core/frame.ts';
-import { STREAM_ROLES } from '../core/frame.ts';
+import { HIGH_RATE_ROLES, STREAM_ROLES } from '../core/frame.ts';
 
 const ROLE_KIND: Record<StreamRole, MessageKind> = {
   camera: 'Image',
@@ -30,16 +30,38 @@ export interface StreamHealth {
 }
 
 const RATE_WINDOW_MS = 2000;
+/**
+ * The most messages a high-rate stream keeps between two ticks: a 1 kHz IMU over a tick that ran
+ * 250 ms late. Beyond it the oldest go: a stalled loop must not hoard a stream without bound.
+ */
+export const MAX_MESSAGES_PER_TICK = 256;
 
 class StreamTrack<M extends RobotMessage> {
   latest: Received<M> | undefined;
   /** Arrival times inside the rate window, oldest first. */
   private readonly arrivalsMs: number[] = [];
+  /** Messages since the last frame, oldest first; undefined for a stream read at its latest only. */
+  private sinceFrame: M[] | undefined;
+
+  constructor(highRate: boolean) {
+    if (highRate) this.sinceFrame = [];
+  }
 
   record(received: Received<M>): void {
     this.latest = received;
+    if (this.sinceFrame) {
+      if (this.sinceFrame.length >= MAX_MESSAGES_PER_TICK) this.sinceFrame.shift();
+      this.sinceFrame.push(received.msg);
+    }
     this.arrivalsMs.push(received.receiveTimeMs);
     this.trim(received.receiveTimeMs);
+  }
+
+  /** The messages since the previous call, and a fresh window for the next tick. */
+  takeSinceFrame(): M[] | undefined {
+    const taken = this.sinceFrame;
+    if (taken) this.sinceFrame = [];
+    return taken;
   }
 
   rateHz(nowMs: number): number {
@@ -68,7 +90,7 @@ export class Synchroniser {
     private readonly stalenessMs: Readonly<Record<StreamRole, number>> = DEFAULT_STALENESS_MS,
   ) {
     for (const role of STREAM_ROLES) {
-      const track = new StreamTrack<RobotMessage>();
+      const track = new StreamTrack<RobotMessage>((HIGH_RATE_ROLES as readonly StreamRole[]).includes(role));
       this.tracks.set(role, track);
       this.unsubscribes.push(
         link.subscribe(topics[role], (received) => {
@@ -100,16 +122,22 @@ export class Synchroniser {
     return this.tracks.get(role)?.latest as Received<RoleMessages[R]> | undefined;
   }
 
+  /**
+   * The tick's frame. Each call is a tick: the high-rate streams' messages since the previous call go
+   * into this frame (`sinceLastTick`) and the next frame starts a new window.
+   */
   frame(nowMs: number): ObservationFrame {
     const frame: ObservationFrame = { timeMs: nowMs, missing: [] };
     for (const role of STREAM_ROLES) {
-      const latest = this.tracks.get(role)?.latest;
+      const track = this.tracks.get(role);
+      const latest = track?.latest;
+      const sinceLastTick = track?.takeSinceFrame();
       const ageMs = latest === undefined ? undefined : nowMs - latest.receiveTimeMs;
       if (latest === undefined || ageMs === undefined || ageMs > this.stalenessMs[role]) {
         frame.missing.push(role);
         continue;
       }
-      (frame as Record<StreamRole, StreamSample<RobotMessage>>)[role] = { received: latest, ageMs };
+      (frame as Record<StreamRole, StreamSample<RobotMessage>>)[role] = { received: latest, ageMs, ...(sinceLastTick ? { sinceLastTick } : {}) };
     }
     return frame;
   }

@@ -1,6 +1,7 @@
 // The shapes of the default encoders, and how to fill one with random weights (the starting point
 // of training, and the untrained floor the perception bench compares against).
 import type { Modality } from '../core/perception.ts';
+import { LIVENESS_SIZE, PROPRIO_FIELDS } from './manifest.ts';
 import type { LayerSpec, SequentialNet } from './sequentialOnnx.ts';
 
 export type LayerShape =
@@ -18,7 +19,12 @@ export interface EncoderShape {
 
 export const CAMERA_INPUT_PX = { widthPx: 64, heightPx: 48 } as const;
 export const LIDAR_BINS = 180;
-export const DEFAULT_SLOTS = { camera: 160, lidar: 64, proprio: 29 } as const;
+/**
+ * The fused embedding stays 256 floats: camera 160, LiDAR 64, proprioception 23, liveness 6, presence
+ * flags 3 (the proprioception slot gave 6 of its former 29 to liveness; issue 30).
+ */
+export const DEFAULT_SLOTS = { camera: 160, lidar: 64, proprio: 23 } as const;
+export const DEFAULT_LIVENESS_SLOT = LIVENESS_SIZE;
 
 export const DEFAULT_ENCODER_SHAPES: Readonly<Record<Modality, EncoderShape>> = {
   camera: {
@@ -45,8 +51,8 @@ export const DEFAULT_ENCODER_SHAPES: Readonly<Record<Modality, EncoderShape>> = 
   proprio: {
     inputName: 'proprio',
     outputName: 'embedding',
-    inputShape: [7],
-    layers: [{ kind: 'dense', inSize: 7, outSize: 64 }, { kind: 'relu' }, { kind: 'dense', inSize: 64, outSize: DEFAULT_SLOTS.proprio }],
+    inputShape: [PROPRIO_FIELDS.length],
+    layers: [{ kind: 'dense', inSize: PROPRIO_FIELDS.length, outSize: 64 }, { kind: 'relu' }, { kind: 'dense', inSize: 64, outSize: DEFAULT_SLOTS.proprio }],
   },
 };
 

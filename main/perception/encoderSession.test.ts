@@ -118,7 +118,7 @@ describe('EncoderSession', () => {
       /proprio\.onnx has no output named "features" \(its outputs: embedding\)/,
     );
     await expect(load(folder, 'proprio', { ...entries.proprio, output: { name: 'embedding', size: 32 } })).rejects.toThrow(
-      /proprio\.onnx gives output "embedding" of shape \[batch, 29\] \(29 floats\), but the manifest says size 32/,
+      /proprio\.onnx gives output "embedding" of shape \[batch, 23\] \(23 floats\), but the manifest says size 32/,
     );
   });
 

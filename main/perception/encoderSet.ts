@@ -5,7 +5,7 @@ import { MODALITIES, type Modality } from '../core/perception.ts';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CAMERA_INPUT_PX, DEFAULT_ENCODER_SHAPES, DEFAULT_SLOTS, LIDAR_BINS, randomlyInitialised } from './defaultEncoders.ts';
+import { CAMERA_INPUT_PX, DEFAULT_ENCODER_SHAPES, DEFAULT_LIVENESS_SLOT, DEFAULT_SLOTS, LIDAR_BINS, randomlyInitialised } from './defaultEncoders.ts';
 import { PROPRIO_FIELDS, type EncoderManifest, type ImagePreprocessing, type ProprioPreprocessing, type RangesPreprocessing } from './manifest.ts';
 import { outputShapes, sequentialToOnnx, type SequentialNet } from './sequentialOnnx.ts';
 
@@ -28,6 +28,8 @@ export interface EncoderSetSpec {
   nets: Partial<Record<Modality, SequentialNet>>;
   preprocessing?: Partial<PreprocessingByModality>;
   slots?: Record<Modality, number>;
+  /** The liveness slot's size: the default's (6), or 0 for a manifest without one (as before issue 30). */
+  liveness?: 0 | typeof DEFAULT_LIVENESS_SLOT;
   projectionSeed?: number;
 }
 
@@ -35,6 +37,7 @@ export interface EncoderSetSpec {
 export function writeEncoderSet(folder: string, spec: EncoderSetSpec): string {
   mkdirSync(folder, { recursive: true });
   const slots = spec.slots ?? { ...DEFAULT_SLOTS };
+  const liveness = spec.liveness ?? DEFAULT_LIVENESS_SLOT;
   const encoders: Record<string, unknown> = {};
   for (const modality of MODALITIES) {
     const net = spec.nets[modality];
@@ -58,9 +61,9 @@ export function writeEncoderSet(folder: string, spec: EncoderSetSpec): string {
   }
   const manifest = {
     version: spec.version,
-    embeddingSize: slots.camera + slots.lidar + slots.proprio + MODALITIES.length,
+    embeddingSize: slots.camera + slots.lidar + slots.proprio + liveness + MODALITIES.length,
     encoders: encoders as EncoderManifest['encoders'],
-    fusion: { slots, projectionSeed: spec.projectionSeed ?? 1 },
+    fusion: { slots: { ...slots, liveness }, projectionSeed: spec.projectionSeed ?? 1 },
   } satisfies EncoderManifest;
   const path = join(folder, 'manifest.json');
   writeFileSync(path, `${JSON.stringify(manifest, null, 2)}\n`);

@@ -14,10 +14,25 @@ export const PROPRIO_FIELDS = [
   'accel-y-mps2',
   'command-linear-mps',
   'command-angular-radps',
+  // Summaries of the readings since the previous tick (the synchroniser's `sinceLastTick`): a shove
+  // between two ticks is in the peak whichever sample the tick happens to read last. A peak is the
+  // reading of largest magnitude, with its sign.
+  'accel-x-peak-mps2',
+  'accel-y-peak-mps2',
+  'gyro-z-peak-radps',
+  'accel-x-mean-mps2',
+  'accel-y-mean-mps2',
+  'gyro-z-mean-radps',
+  'wheel-left-peak-radps',
+  'wheel-right-peak-radps',
+  'wheel-left-mean-radps',
+  'wheel-right-mean-radps',
 ] as const;
 export type ProprioField = (typeof PROPRIO_FIELDS)[number];
 
 const positiveInt = z.number().int().positive();
+/** Two figures per modality: how much its stream changed since the previous tick, and its age. */
+export const LIVENESS_SIZE = 2 * MODALITIES.length;
 
 const tensorSpec = z.object({
   name: z.string().min(1),
@@ -90,7 +105,16 @@ export const encoderManifestSchema = z
      * presence flag per modality. A missing modality is zeros and a 0 flag, never old data.
      */
     fusion: z.object({
-      slots: z.object({ camera: positiveInt, lidar: positiveInt, proprio: positiveInt }),
+      /**
+       * `liveness` (0 or 6; absent is 0): per modality, how much its stream changed since the previous
+       * tick and its age (perception/liveness.ts), after the proprioception slot and before the flags.
+       */
+      slots: z.object({
+        camera: positiveInt,
+        lidar: positiveInt,
+        proprio: positiveInt,
+        liveness: z.union([z.literal(0), z.literal(LIVENESS_SIZE)]).optional(),
+      }),
       projectionSeed: z.number().int(),
       /**
        * Each slot is multiplied by its scale, so that no modality's raw output size decides how alike
@@ -99,9 +123,12 @@ export const encoderManifestSchema = z
       scales: z.object({ camera: z.number().positive(), lidar: z.number().positive(), proprio: z.number().positive() }).optional(),
     }),
   })
-  .refine((m) => m.fusion.slots.camera + m.fusion.slots.lidar + m.fusion.slots.proprio + MODALITIES.length === m.embeddingSize, {
-    message: 'embeddingSize must equal the three slot sizes plus one presence flag per modality',
-  });
+  .refine(
+    (m) => m.fusion.slots.camera + m.fusion.slots.lidar + m.fusion.slots.proprio + (m.fusion.slots.liveness ?? 0) + MODALITIES.length === m.embeddingSize,
+    {
+      message: 'embeddingSize must equal the three slot sizes, plus the liveness slot where there is one, plus one presence flag per modality',
+    },
+  );
 
 export type EncoderManifest = z.infer<typeof encoderManifestSchema>;
 export type ImagePreprocessing = z.infer<typeof imagePreprocessing>;
@@ -112,14 +139,18 @@ export type LidarEncoderEntry = NonNullable<EncoderManifest['encoders']['lidar']
 export type ProprioEncoderEntry = NonNullable<EncoderManifest['encoders']['proprio']>;
 export type EncoderEntry = CameraEncoderEntry | LidarEncoderEntry | ProprioEncoderEntry;
 
-/** Where each part sits in the fused embedding. */
-export function fusionLayout(manifest: Pick<EncoderManifest, 'fusion'>): Record<Modality | 'mask', { offset: number; size: number }> {
-  const { camera, lidar, proprio } = manifest.fusion.slots;
+/** Where each part sits in the fused embedding; `liveness` only where the manifest has that slot. */
+export function fusionLayout(
+  manifest: Pick<EncoderManifest, 'fusion'>,
+): Record<Modality | 'mask', { offset: number; size: number }> & { liveness?: { offset: number; size: number } } {
+  const { camera, lidar, proprio, liveness = 0 } = manifest.fusion.slots;
+  const livenessAt = camera + lidar + proprio;
   return {
     camera: { offset: 0, size: camera },
     lidar: { offset: camera, size: lidar },
     proprio: { offset: camera + lidar, size: proprio },
-    mask: { offset: camera + lidar + proprio, size: MODALITIES.length },
+    ...(liveness > 0 ? { liveness: { offset: livenessAt, size: liveness } } : {}),
+    mask: { offset: livenessAt + liveness, size: MODALITIES.length },
   };
 }
 

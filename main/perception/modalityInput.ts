@@ -3,11 +3,8 @@
 // zeros and a 0 flag in the embedding, never the previous tick's features.
 import type { ObservationFrame } from '../core/frame.ts';
 import type { DriveCommand, Imu, JointState } from '../core/messages.ts';
-import type { EncoderEntry, ProprioField } from './manifest.ts';
-import { prepareImage, prepareProprio, prepareRanges } from './preprocess.ts';
-
-const NEEDS_JOINTS: ReadonlySet<ProprioField> = new Set(['wheel-left-radps', 'wheel-right-radps']);
-const NEEDS_IMU: ReadonlySet<ProprioField> = new Set(['gyro-z-radps', 'accel-x-mps2', 'accel-y-mps2']);
+import type { EncoderEntry } from './manifest.ts';
+import { prepareImage, prepareProprio, prepareRanges, proprioFieldStream } from './preprocess.ts';
 
 /** Stands in for a stream the encoder's fields never read. */
 const NO_JOINTS: JointState = {
@@ -47,9 +44,19 @@ export function prepareModalityInput(entry: EncoderEntry, frame: ObservationFram
     case 'proprio': {
       const joints = frame.joints?.received.msg;
       const imu = frame.imu?.received.msg;
-      if (!joints && prep.fields.some((field) => NEEDS_JOINTS.has(field))) return false;
-      if (!imu && prep.fields.some((field) => NEEDS_IMU.has(field))) return false;
-      prepareProprio({ joints: joints ?? NO_JOINTS, imu: imu ?? NO_IMU, command: lastCommand }, prep, out);
+      if (!joints && prep.fields.some((field) => proprioFieldStream(field) === 'joints')) return false;
+      if (!imu && prep.fields.some((field) => proprioFieldStream(field) === 'imu')) return false;
+      prepareProprio(
+        {
+          joints: joints ?? NO_JOINTS,
+          imu: imu ?? NO_IMU,
+          command: lastCommand,
+          ...(frame.imu?.sinceLastTick ? { imuSinceLastTick: frame.imu.sinceLastTick } : {}),
+          ...(frame.joints?.sinceLastTick ? { jointsSinceLastTick: frame.joints.sinceLastTick } : {}),
+        },
+        prep,
+        out,
+      );
       return true;
     }
   }

@@ -110,7 +110,7 @@ function frame(parts: { camera?: Image; scan?: LaserScan; joints?: JointState; i
 
 const full = () => frame({ camera: cameraImage(0), scan, joints, imu });
 const command = { linearMps: 0.2, angularRadps: 0.1 };
-const slot = { camera: [0, 160], lidar: [160, 224], proprio: [224, 253] } as const;
+const slot = { camera: [0, 160], lidar: [160, 224], proprio: [224, 247], liveness: [247, 253] } as const;
 const part = (values: Float32Array, modality: keyof typeof slot) => values.slice(...slot[modality]);
 
 // ── Tests ───────────────────────────────────────────────────────────────────────────────────────
@@ -150,6 +150,37 @@ describe('OnnxPerception', () => {
     expect(withoutImu.mask).toEqual({ camera: true, lidar: true, proprio: false });
     expect(part(withoutImu.values, 'proprio').every((v) => v === 0)).toBe(true);
     expect(perception.alerts()).toEqual([]);
+  });
+
+  it("writes each modality's liveness: how much its input changed since the previous tick, and its age", async () => {
+    const perception = await load(encoderSet());
+    const at = (timeMs: number, parts: Parameters<typeof frame>[0]) => ({ ...frame(parts), timeMs });
+    const liveness = (values: Float32Array) => Array.from(part(values, 'liveness'));
+    const age = Math.fround(10 / 500);
+    // The first tick has nothing to compare with: no change, and each stream's age (10 ms of 500).
+    const first = await perception.encode(at(100, { camera: cameraImage(0), scan, joints, imu }), command);
+    expect(liveness(first.values)).toEqual([0, age, 0, age, 0, age]);
+    // A picture repeated bit for bit, the same scan and readings: nothing changed.
+    const repeated = await perception.encode(at(200, { camera: cameraImage(0), scan, joints, imu }), command);
+    expect(liveness(repeated.values)).toEqual([0, age, 0, age, 0, age]);
+    // Another picture: the camera changed, the rest did not.
+    const moved = await perception.encode(at(300, { camera: cameraImage(90), scan, joints, imu }), command);
+    const [cameraChange, , lidarChange, , proprioChange] = liveness(moved.values);
+    expect(cameraChange).toBeGreaterThan(0.5);
+    expect([lidarChange, proprioChange]).toEqual([0, 0]);
+    // A missing camera reads 0 and 0 (its flag says why) and leaves nothing to compare the next picture with.
+    const without = await perception.encode(at(400, { scan, joints, imu }), command);
+    expect(liveness(without.values).slice(0, 2)).toEqual([0, 0]);
+    const back = await perception.encode(at(500, { camera: cameraImage(0), scan, joints, imu }), command);
+    expect(liveness(back.values)[0]).toBe(0);
+    // After a pause longer than a second (a new episode, a stalled loop) a change is not measured either.
+    const later = await perception.encode(at(2000, { camera: cameraImage(90), scan, joints, imu }), command);
+    expect(liveness(later.values)[0]).toBe(0);
+    expect(perception.slots.filter((s) => s.name.startsWith('liveness-'))).toEqual([
+      { name: 'liveness-camera', offset: 247, size: 2 },
+      { name: 'liveness-lidar', offset: 249, size: 2 },
+      { name: 'liveness-proprio', offset: 251, size: 2 },
+    ]);
   });
 
   it('encodes what it sees: another image, another camera embedding; the last command reaches proprioception', async () => {

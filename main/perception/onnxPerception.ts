@@ -12,6 +12,7 @@ import { DEFAULT_THREADS, type ProviderPreference, type ThreadSettings } from '.
 import { Fusion } from './fusion.ts';
 import { fusionLayout, parseEncoderManifest, type EncoderEntry, type EncoderManifest } from './manifest.ts';
 import { prepareModalityInput } from './modalityInput.ts';
+import { LivenessTracker, livenessSlots } from './liveness.ts';
 import {
   type Embedding,
   type EmbeddingSlot,
@@ -112,6 +113,9 @@ export class OnnxPerception implements Perception {
   readonly embeddingSize: number;
   readonly slots: readonly EmbeddingSlot[];
   private readonly fusion: Fusion;
+  /** Where the liveness slot starts, for a manifest that has one. */
+  private readonly livenessOffset: number | undefined;
+  private readonly liveness = new LivenessTracker();
   private readonly alertsByKey = new Map<string, CoreAlert>();
   private closed = false;
 
@@ -121,7 +125,9 @@ export class OnnxPerception implements Perception {
     private readonly settings: PerceptionOptions,
   ) {
     this.version = manifest.version;
-    this.slots = Object.entries(fusionLayout(manifest)).map(([name, { offset, size }]) => ({ name, offset, size }));
+    const layout = fusionLayout(manifest);
+    this.livenessOffset = layout.liveness?.offset;
+    this.slots = Object.entries(layout).flatMap(([name, { offset, size }]) => (name === 'liveness' ? livenessSlots(offset) : [{ name, offset, size }]));
     this.embeddingSize = manifest.embeddingSize;
     this.fusion = new Fusion(manifest, Object.fromEntries(encoders.flatMap((e) => (e.entry ? [[e.modality, e.entry.output.size]] : []))));
     for (const encoder of encoders) if (encoder.problem) this.raiseOff(encoder);
@@ -136,7 +142,14 @@ export class OnnxPerception implements Perception {
     // in a setImmediate callback, so started together they run back to back in one event-loop turn
     // instead of letting other I/O in between them (and into the tick's latency).
     const ready = this.encoders.map((encoder) => this.prepareInput(encoder, frame, lastCommand));
-    const outputs = await Promise.all(this.encoders.map((encoder, i) => (ready[i] && encoder.session ? this.run(encoder, encoder.session) : undefined)));
+    const running = Promise.all(this.encoders.map((encoder, i) => (ready[i] && encoder.session ? this.run(encoder, encoder.session) : undefined)));
+    if (this.livenessOffset !== undefined) {
+      const inputs = Object.fromEntries(
+        this.encoders.flatMap((encoder, i) => (ready[i] && encoder.session ? [[encoder.modality, encoder.session.input]] : [])),
+      );
+      this.liveness.write(frame, inputs, values, this.livenessOffset);
+    }
+    const outputs = await running;
     this.encoders.forEach((encoder, i) => (mask[encoder.modality] = this.fusion.write(encoder.modality, outputs[i], values)));
     return { values, mask };
   }

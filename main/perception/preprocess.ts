@@ -128,6 +128,10 @@ export interface ProprioSources {
   joints: JointState;
   imu: Imu;
   command: { linearMps: number; angularRadps: number };
+  /** The IMU's readings since the previous tick, oldest first; none (or empty) reads the latest alone. */
+  imuSinceLastTick?: readonly Imu[];
+  /** The wheels' readings since the previous tick, oldest first; none (or empty) reads the latest alone. */
+  jointsSinceLastTick?: readonly JointState[];
 }
 
 /** Wheel velocities by joint name where the names say left and right, else by position (left first). */
@@ -137,22 +141,68 @@ function wheelVelocityRadps(joints: JointState, side: 'left' | 'right'): number 
   return joints.velocitiesRadps[index] ?? 0;
 }
 
+/** The reading of largest magnitude (with its sign), or the mean, over a tick's readings; the latest alone when none came since. */
+function summarise<M>(readings: readonly M[] | undefined, latest: M, read: (message: M) => number, how: 'peak' | 'mean'): number {
+  const over = readings !== undefined && readings.length > 0 ? readings : [latest];
+  let peak = 0;
+  let sum = 0;
+  for (const message of over) {
+    const value = read(message);
+    sum += value;
+    if (Math.abs(value) > Math.abs(peak) || Number.isNaN(value)) peak = value;
+  }
+  return how === 'peak' ? peak : sum / over.length;
+}
+
+type Over = 'last' | 'peak' | 'mean';
+/** How a field is read: from which stream, which value of a message, over which of the tick's readings. */
+type FieldReading =
+  | { stream: 'imu'; read: (imu: Imu) => number; over: Over }
+  | { stream: 'joints'; read: (joints: JointState) => number; over: Over }
+  | { stream: 'command'; read: (command: ProprioSources['command']) => number; over: 'last' };
+
+const accelX = (imu: Imu) => imu.linearAccelerationMps2.x;
+const accelY = (imu: Imu) => imu.linearAccelerationMps2.y;
+const gyroZ = (imu: Imu) => imu.angularVelocityRadps.z;
+const wheelLeft = (joints: JointState) => wheelVelocityRadps(joints, 'left');
+const wheelRight = (joints: JointState) => wheelVelocityRadps(joints, 'right');
+const imuReading = (read: (imu: Imu) => number, over: Over): FieldReading => ({ stream: 'imu', read, over });
+const wheelReading = (read: (joints: JointState) => number, over: Over): FieldReading => ({ stream: 'joints', read, over });
+
+const FIELD_READINGS: Readonly<Record<ProprioField, FieldReading>> = {
+  'wheel-left-radps': wheelReading(wheelLeft, 'last'),
+  'wheel-right-radps': wheelReading(wheelRight, 'last'),
+  'gyro-z-radps': imuReading(gyroZ, 'last'),
+  'accel-x-mps2': imuReading(accelX, 'last'),
+  'accel-y-mps2': imuReading(accelY, 'last'),
+  'command-linear-mps': { stream: 'command', read: (command) => command.linearMps, over: 'last' },
+  'command-angular-radps': { stream: 'command', read: (command) => command.angularRadps, over: 'last' },
+  'accel-x-peak-mps2': imuReading(accelX, 'peak'),
+  'accel-y-peak-mps2': imuReading(accelY, 'peak'),
+  'gyro-z-peak-radps': imuReading(gyroZ, 'peak'),
+  'accel-x-mean-mps2': imuReading(accelX, 'mean'),
+  'accel-y-mean-mps2': imuReading(accelY, 'mean'),
+  'gyro-z-mean-radps': imuReading(gyroZ, 'mean'),
+  'wheel-left-peak-radps': wheelReading(wheelLeft, 'peak'),
+  'wheel-right-peak-radps': wheelReading(wheelRight, 'peak'),
+  'wheel-left-mean-radps': wheelReading(wheelLeft, 'mean'),
+  'wheel-right-mean-radps': wheelReading(wheelRight, 'mean'),
+};
+
+/** The stream a proprioceptive field is read from (the last command is the core's own). */
+export function proprioFieldStream(field: ProprioField): FieldReading['stream'] {
+  return FIELD_READINGS[field].stream;
+}
+
 export function proprioValue(field: ProprioField, sources: ProprioSources): number {
-  switch (field) {
-    case 'wheel-left-radps':
-      return wheelVelocityRadps(sources.joints, 'left');
-    case 'wheel-right-radps':
-      return wheelVelocityRadps(sources.joints, 'right');
-    case 'gyro-z-radps':
-      return sources.imu.angularVelocityRadps.z;
-    case 'accel-x-mps2':
-      return sources.imu.linearAccelerationMps2.x;
-    case 'accel-y-mps2':
-      return sources.imu.linearAccelerationMps2.y;
-    case 'command-linear-mps':
-      return sources.command.linearMps;
-    case 'command-angular-radps':
-      return sources.command.angularRadps;
+  const reading = FIELD_READINGS[field];
+  switch (reading.stream) {
+    case 'command':
+      return reading.read(sources.command);
+    case 'imu':
+      return reading.over === 'last' ? reading.read(sources.imu) : summarise(sources.imuSinceLastTick, sources.imu, reading.read, reading.over);
+    case 'joints':
+      return reading.over === 'last' ? reading.read(sources.joints) : summarise(sources.jointsSinceLastTick, sources.joints, reading.read, reading.over);
   }
 }
 

@@ -20,3 +20,26 @@ describe('createSurpriseScorer', () => {
     expect(ratio.tick).toBeCloseTo(4);
   });
 });
+
+describe('createSurpriseScorer with liveness', () => {
+  // Camera, LiDAR, proprioception, each modality's liveness (change, age), the presence flags.
+  const slots = [
+    { name: 'camera', offset: 0, size: 4 },
+    { name: 'lidar', offset: 4, size: 2 },
+    { name: 'proprio', offset: 6, size: 2 },
+    { name: 'liveness-camera', offset: 8, size: 2 },
+    { name: 'liveness-lidar', offset: 10, size: 2 },
+    { name: 'liveness-proprio', offset: 12, size: 2 },
+    { name: 'mask', offset: 14, size: 3 },
+  ];
+  const errors = (cameraLiveness: number) => Float32Array.from([1, 1, 1, 1, 1, 1, 1, 1, cameraLiveness, cameraLiveness, 1, 1, 1, 1, 1, 1, 1]);
+
+  it("scores a modality's liveness on its own usual error and names the modality: a picture that stops changing is the camera's surprise", () => {
+    const scorer = createSurpriseScorer(slots);
+    for (let tick = 0; tick < 50; tick++) scorer.score(errors(1), tick * 100);
+    // Averaged with the camera's four features the liveness error would read (4 + 2 × 9) / 6 ≈ 3.7; scored on its own it reads 9.
+    const ratio = scorer.score(errors(9), 5000);
+    expect(ratio.slot).toBe('camera');
+    expect(ratio.tick).toBeCloseTo(9);
+  });
+});

@@ -2,6 +2,7 @@
 // that measure them: the configuration (a preset, the encoders' embedding, actions scaled to the
 // safety filter's speed limits), a model with its trainer, its checkpoint files, the surprise the
 // cockpit shows, and the batch layout replay trains on.
+import { livenessModality } from '../perception/liveness.ts';
 import { MODALITIES, type EmbeddingSlot } from '../core/perception.ts';
 import { readCheckpoint, writeCheckpoint } from '../worldmodel/checkpointFile.ts';
 import { Rssm } from '../worldmodel/rssm.ts';
@@ -66,7 +67,15 @@ export async function readWorldModel(path: string, expected: { config: WorldMode
  * false alarms on held-out driving, 2026-11-27); a sensor that stops is the stream table's to report.
  */
 export function createSurpriseScorer(slots: readonly EmbeddingSlot[]): SurpriseRatioScorer {
-  return new SurpriseRatioScorer(slots.filter((slot) => (MODALITIES as readonly string[]).includes(slot.name)));
+  // A modality's liveness (how much its stream changed, its age) is scored on its own usual error,
+  // beside the modality's features, and reported under the modality's name: a frozen camera is the camera's.
+  return new SurpriseRatioScorer(
+    slots.flatMap((slot) => {
+      if ((MODALITIES as readonly string[]).includes(slot.name)) return [slot];
+      const modality = livenessModality(slot.name);
+      return modality ? [{ ...slot, name: modality }] : [];
+    }),
+  );
 }
 
 /** Any per-tick measure held at its peak for as long as the cockpit holds its surprise. */

@@ -13,7 +13,7 @@ import { deriveSeed, SeededRandom } from './random.ts';
 import { SimRobot, type GroundTruth } from './simRobot.ts';
 import { channelOffset, corridorChannel } from './tasks/corridor.ts';
 import type { SimTaskName } from './tasks/taskNames.ts';
-import { senseAll, type LabelledView } from './viewSampler.ts';
+import { moveAndRead, senseAll, type LabelledView } from './viewSampler.ts';
 
 export interface TaskViewSamplingOptions {
   arenaSeed: number;
@@ -24,6 +24,8 @@ export interface TaskViewSamplingOptions {
   seed: number;
   /** How long the robot moves under its command before it is sensed. */
   motionSecs: number;
+  /** Share of views with a shove in the last tick (viewSampler.moveAndRead). */
+  shoveChance: number;
 }
 
 export const DEFAULT_TASK_VIEW_SAMPLING: Readonly<Omit<TaskViewSamplingOptions, 'arenaSeed' | 'seed'>> = Object.freeze({
@@ -31,9 +33,15 @@ export const DEFAULT_TASK_VIEW_SAMPLING: Readonly<Omit<TaskViewSamplingOptions, 
   episodes: 2,
   viewsPerEpisode: 25,
   motionSecs: 0.3,
+  shoveChance: 0,
 });
 
-export type TaskView<Truth> = Pick<LabelledView, 'arenaSeed' | 'episodeSeed' | 'image' | 'scan' | 'joints' | 'imu' | 'command'> & { truth: Truth };
+export type TaskView<Truth> = Pick<
+  LabelledView,
+  'arenaSeed' | 'episodeSeed' | 'image' | 'scan' | 'joints' | 'imu' | 'imuSinceLastTick' | 'jointsSinceLastTick' | 'shoved' | 'command'
+> & {
+  truth: Truth;
+};
 
 /** What every task view also knows: the nearest solid and how the robot was moving (encoder training targets). */
 export interface TaskViewMotionTruth {
@@ -95,6 +103,7 @@ function* sampleTaskViews<Truth>(
   const options: TaskViewSamplingOptions = { ...DEFAULT_TASK_VIEW_SAMPLING, ...partial };
   const arena: Partial<ArenaOptions> = options.hues === 'default' ? {} : arenaColours(options.hues, options.arenaSeed);
   const random = new SeededRandom(deriveSeed('task-views', sampling.task, options.arenaSeed, options.seed));
+  const shoves = new SeededRandom(deriveSeed('task-view-shoves', sampling.task, options.arenaSeed, options.seed));
   const firstEpisodeSeed = deriveSeed('task-view-episodes', sampling.task, options.seed) % 1_000_000;
   const robot = new SimRobot({ arenaSeed: options.arenaSeed, episodeSeed: firstEpisodeSeed, arena, task: sampling.task, autoReset: false });
 
@@ -113,8 +122,8 @@ function* sampleTaskViews<Truth>(
       robot.placeRobot(placed);
       const command = sampling.command(random);
       robot.drive(command);
-      robot.step(options.motionSecs);
-      yield { arenaSeed: options.arenaSeed, episodeSeed, ...senseAll(robot), command, truth: sampling.label(robot.groundTruth()) };
+      const readings = moveAndRead(robot, options.motionSecs, options.shoveChance, shoves);
+      yield { arenaSeed: options.arenaSeed, episodeSeed, ...senseAll(robot), ...readings, command, truth: sampling.label(robot.groundTruth()) };
     }
   }
 }

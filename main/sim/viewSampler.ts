@@ -9,7 +9,7 @@ import { DIFF_DRIVE_SPEC } from './diffDrive.ts';
 import { rayEntersAabb, wrapAngleRad, type Pose2D } from './geometry.ts';
 import { arenaColours, type HueSet } from './palettes.ts';
 import { deriveSeed, SeededRandom } from './random.ts';
-import { SimRobot } from './simRobot.ts';
+import { PHYSICS_STEP_SECS, SimRobot, type SensorSink } from './simRobot.ts';
 
 export interface ViewTruth {
   pose: Pose2D;
@@ -31,6 +31,11 @@ export interface LabelledView {
   scan: LaserScan;
   joints: JointState;
   imu: Imu;
+  /** The IMU's and the wheels' readings over the last tick before the view, as the synchroniser hands them to perception. */
+  imuSinceLastTick: Imu[];
+  jointsSinceLastTick: JointState[];
+  /** Whether a shove struck during that tick. */
+  shoved: boolean;
   /** The command the robot was obeying when it was sensed. */
   command: DriveCommand;
   truth: ViewTruth;
@@ -47,6 +52,8 @@ export interface ViewSamplingOptions {
   facingGoalFraction: number;
   /** How long the robot moves under its random command before it is sensed. */
   motionSecs: number;
+  /** Share of views with a shove at a random moment of the last tick (its readings then hold the kick). */
+  shoveChance: number;
 }
 
 export const DEFAULT_VIEW_SAMPLING: Readonly<Omit<ViewSamplingOptions, 'arenaSeed' | 'seed'>> = Object.freeze({
@@ -55,7 +62,47 @@ export const DEFAULT_VIEW_SAMPLING: Readonly<Omit<ViewSamplingOptions, 'arenaSee
   viewsPerEpisode: 50,
   facingGoalFraction: 0.5,
   motionSecs: 0.3,
+  shoveChance: 0,
 });
+
+/** The control tick the view's readings summarise (the core's 10 Hz). */
+export const VIEW_TICK_SECS = 0.1;
+/** A shove's speed change, uniform in this range (the world-model bench's shoves: 0.6–1.5 m/s), in any direction. */
+const SHOVE_MPS = { min: 0.3, max: 1.8 } as const;
+
+/**
+ * Moves the robot for `motionSecs`, collecting the IMU's and the wheels' readings over its last tick
+ * (the synchroniser's `sinceLastTick`). With chance `shoveChance` (drawn from `shoves`, so the other
+ * draws stay as they were) a shove strikes at a random physics step of that tick.
+ */
+export function moveAndRead(
+  robot: SimRobot,
+  motionSecs: number,
+  shoveChance: number,
+  shoves: SeededRandom,
+): Pick<LabelledView, 'imuSinceLastTick' | 'jointsSinceLastTick' | 'shoved'> {
+  const tickSecs = Math.min(VIEW_TICK_SECS, motionSecs);
+  robot.step(motionSecs - tickSecs);
+  const imuSinceLastTick: Imu[] = [];
+  const jointsSinceLastTick: JointState[] = [];
+  const sink: SensorSink = {
+    wants: (stream) => stream === 'imu' || stream === 'joints',
+    receive: (output) => {
+      if (output.stream === 'imu') imuSinceLastTick.push(output.msg);
+      else if (output.stream === 'joints') jointsSinceLastTick.push(output.msg);
+    },
+  };
+  const shoved = shoveChance > 0 && shoves.next() < shoveChance;
+  const steps = Math.round(tickSecs / PHYSICS_STEP_SECS);
+  const shoveStep = shoved ? Math.floor(shoves.uniform(0, steps)) : -1;
+  const speedMps = shoved ? shoves.uniform(SHOVE_MPS.min, SHOVE_MPS.max) : 0;
+  const headingRad = shoved ? shoves.uniform(-Math.PI, Math.PI) : 0;
+  for (let step = 0; step < steps; step++) {
+    if (step === shoveStep) robot.inject({ kind: 'shove', forwardMps: speedMps * Math.cos(headingRad), leftwardMps: speedMps * Math.sin(headingRad) });
+    robot.step(PHYSICS_STEP_SECS, sink);
+  }
+  return { imuSinceLastTick, jointsSinceLastTick, shoved };
+}
 
 const PLACEMENT_MARGIN_M = 0.05;
 const MAX_PLACEMENT_ATTEMPTS = 1000;
@@ -76,6 +123,7 @@ export function* sampleViews(partial: Partial<ViewSamplingOptions> & Pick<ViewSa
   const options: ViewSamplingOptions = { ...DEFAULT_VIEW_SAMPLING, ...partial };
   const arena: Partial<ArenaOptions> = options.hues === 'default' ? {} : arenaColours(options.hues, options.arenaSeed);
   const random = new SeededRandom(deriveSeed('views', options.arenaSeed, options.seed));
+  const shoves = new SeededRandom(deriveSeed('view-shoves', options.arenaSeed, options.seed));
   const firstEpisodeSeed = deriveSeed('view-episodes', options.seed) % 1_000_000;
   const robot = new SimRobot({ arenaSeed: options.arenaSeed, episodeSeed: firstEpisodeSeed, arena, autoReset: false });
   const halfFovRad = DEFAULT_CAMERA_OPTIONS.horizontalFovRad / 2;
@@ -101,7 +149,7 @@ export function* sampleViews(partial: Partial<ViewSamplingOptions> & Pick<ViewSa
       robot.placeRobot(placed);
       const command: DriveCommand = { linearMps: random.uniform(-0.15, 0.5), angularRadps: random.uniform(-1.5, 1.5) };
       robot.drive(command);
-      robot.step(options.motionSecs);
+      const readings = moveAndRead(robot, options.motionSecs, options.shoveChance, shoves);
 
       const truth = robot.groundTruth();
       const { pose } = truth;
@@ -114,6 +162,7 @@ export function* sampleViews(partial: Partial<ViewSamplingOptions> & Pick<ViewSa
         arenaSeed: options.arenaSeed,
         episodeSeed,
         ...senseAll(robot),
+        ...readings,
         command,
         truth: {
           pose,

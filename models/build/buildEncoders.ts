@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { DEFAULT_ENCODER_SHAPES, DEFAULT_SLOTS } from '../../main/perception/defaultEncoders.ts';
+import { DEFAULT_ENCODER_SHAPES, DEFAULT_LIVENESS_SLOT, DEFAULT_SLOTS } from '../../main/perception/defaultEncoders.ts';
 import { percentiles } from '../../main/core/util/latencyWindow.ts';
 import { fitLinearProbes, predict } from '../../main/core/util/linearProbe.ts';
 import { scoreProbes, type ProbeSample } from '../../main/perception/embeddingProbes.ts';
@@ -20,10 +20,15 @@ import { buildDataset, CAMERA_PREPROCESSING, LIDAR_PREPROCESSING, normalisedProp
 import { withFusionScales } from './fusionScales.ts';
 import { trainEncoders, type TrainedEncoders } from './trainEncoders.ts';
 
-/** 2: trained on dock and corridor views too (issue 26). */
-export const ENCODERS_VERSION = 'reins-sim-encoders-2';
-/** The manifest's version: the encoders' plus the fusion's (its scales change the embedding space). */
-export const MANIFEST_VERSION = `${ENCODERS_VERSION}-fusion-2`;
+/**
+ * 2: trained on dock and corridor views too (issue 26). 3: proprioception reads the IMU and the wheels
+ * over the whole tick (peak, mean, last), trained on views with shoves (issue 30).
+ */
+export const ENCODERS_VERSION = 'reins-sim-encoders-3';
+/** The manifest's version: the encoders' plus the fusion's (its scales, and from 3 its liveness slot, change the embedding space). */
+export const MANIFEST_VERSION = `${ENCODERS_VERSION}-fusion-3`;
+/** Share of views with a shove in their last tick: the proprioception encoder must keep a kick's size. */
+const SHOVE_CHANCE = 0.2;
 const TRAINING_ARENA_SEED_BASE = 10_000;
 /** Quick self-check on held-out arenas and hues; the bench probes again on its own held-out arenas. */
 const CHECK_ARENA_SEED_BASE = 30_000;
@@ -111,6 +116,24 @@ function scoreTaskProbes(data: Dataset, embeddings: Float32Array[], fitting: (i:
   };
 }
 
+/** R² on held-out arenas of a linear probe of log(1 + peak acceleration) read from the proprioception slot alone (fit on `fitting`, scored on the rest). */
+function proprioPeakProbeR2(data: Dataset, samples: ProbeSample[], fitting: (i: number) => boolean): number {
+  const offset = DEFAULT_SLOTS.camera + DEFAULT_SLOTS.lidar;
+  const rows = samples.map((sample) => sample.embedding.subarray(offset, offset + DEFAULT_SLOTS.proprio));
+  const target = Array.from(data.peakAccelMps2, (peak) => Math.log1p(peak));
+  const fit = rows.flatMap((_, i) => (fitting(i) ? [i] : []));
+  const score = rows.flatMap((_, i) => (fitting(i) ? [] : [i]));
+  const [probe] = fitLinearProbes(
+    fit.map((i) => rows[i]!),
+    [fit.map((i) => target[i]!)],
+  );
+  const actual = score.map((i) => target[i]!);
+  const mean = actual.reduce((a, b) => a + b, 0) / actual.length;
+  const residual = score.reduce((sum, i) => sum + (predict(probe!, rows[i]!) - target[i]!) ** 2, 0);
+  const total = actual.reduce((sum, value) => sum + (value - mean) ** 2, 0);
+  return 1 - residual / total;
+}
+
 const toBase64 = (values: Float32Array) => Buffer.from(values.buffer, values.byteOffset, values.byteLength).toString('base64');
 
 async function main(): Promise<void> {
@@ -127,6 +150,7 @@ async function main(): Promise<void> {
     dockViewsPerEpisode: Number(args['dock-views']),
     corridorViewsPerEpisode: Number(args['corridor-views']),
     seed: 1,
+    shoveChance: SHOVE_CHANCE,
   });
   log(`training views: ${training.count} from ${arenaCount} arenas (${((performance.now() - started) / 1000).toFixed(0)} s)`);
   const proprioSpec = proprioStatistics(training);
@@ -144,6 +168,7 @@ async function main(): Promise<void> {
     episodesPerArena: 2,
     viewsPerEpisode: 40,
     seed: 2,
+    shoveChance: SHOVE_CHANCE,
   });
   const checkSamples = probeSamples(check, embedAll(trained, check, normalisedProprio(check, proprioSpec)));
   const half = (i: number) => check.arenaSeeds[i]! < CHECK_ARENA_SEED_BASE + 12;
@@ -151,6 +176,8 @@ async function main(): Promise<void> {
     checkSamples.filter((_, i) => half(i)),
     checkSamples.filter((_, i) => !half(i)),
   );
+  const peakAccelR2 = proprioPeakProbeR2(check, checkSamples, half);
+  log(`held-out probe R² of log(1 + peak acceleration) on the proprioception slot: ${peakAccelR2.toFixed(3)}`);
   log(
     `held-out probe R²: goal bearing ${scores.goalBearingR2.toFixed(3)}, goal distance ${scores.goalDistanceR2.toFixed(3)}, obstacle distance ${scores.obstacleDistanceR2.toFixed(3)}`,
   );
@@ -206,16 +233,16 @@ async function main(): Promise<void> {
   }
   const manifest: EncoderManifest = encoderManifestSchema.parse({
     version: ENCODERS_VERSION,
-    embeddingSize: DEFAULT_SLOTS.camera + DEFAULT_SLOTS.lidar + DEFAULT_SLOTS.proprio + MODALITIES.length,
+    embeddingSize: DEFAULT_SLOTS.camera + DEFAULT_SLOTS.lidar + DEFAULT_SLOTS.proprio + DEFAULT_LIVENESS_SLOT + MODALITIES.length,
     encoders,
-    fusion: { slots: DEFAULT_SLOTS, projectionSeed: 1 },
+    fusion: { slots: { ...DEFAULT_SLOTS, liveness: DEFAULT_LIVENESS_SLOT }, projectionSeed: 1 },
   });
   const manifestPath = join(outDir, 'manifest.json');
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
   writeFileSync(manifestPath, `${JSON.stringify({ ...(await withFusionScales(manifestPath)), version: MANIFEST_VERSION }, null, 2)}\n`);
   writeFileSync(
     join(outDir, 'reference-outputs.json'),
-    `${JSON.stringify({ note: 'TensorFlow.js outputs of the trained encoders on held-out inputs; the ONNX files must reproduce them.', heldOutProbeR2: scores, heldOutTaskProbeMedians: taskScores, encoders: reference }, null, 1)}\n`,
+    `${JSON.stringify({ note: 'TensorFlow.js outputs of the trained encoders on held-out inputs; the ONNX files must reproduce them.', heldOutProbeR2: { ...scores, peakAccelerationR2: peakAccelR2 }, heldOutTaskProbeMedians: taskScores, encoders: reference }, null, 1)}\n`,
   );
   log(`wrote ${outDir}/manifest.json in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }

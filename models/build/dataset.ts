@@ -31,6 +31,10 @@ export interface Dataset {
   nearestObstacleM: Float32Array;
   linearMps: Float32Array;
   angularRadps: Float32Array;
+  /** The largest horizontal acceleration the IMU read over the view's last tick (a shove's kick shows here). */
+  peakAccelMps2: Float32Array;
+  /** 1 where a shove struck in the view's last tick. */
+  shoved: Float32Array;
   /** 1 for views of dock episodes, whose robot-in-dock-frame targets apply only there. */
   dockView: Float32Array;
   dockOutM: Float32Array;
@@ -57,10 +61,15 @@ export interface DatasetSpec {
   taskEpisodesPerArena?: number;
   dockViewsPerEpisode?: number;
   corridorViewsPerEpisode?: number;
+  /** Share of views with a shove in their last tick (0 by default). */
+  shoveChance?: number;
 }
 
 /** A view of any task, with the targets that apply to it; the others are left out. */
-export interface TrainingView extends Pick<LabelledView, 'arenaSeed' | 'image' | 'scan' | 'joints' | 'imu' | 'command'> {
+export interface TrainingView extends Pick<
+  LabelledView,
+  'arenaSeed' | 'image' | 'scan' | 'joints' | 'imu' | 'imuSinceLastTick' | 'jointsSinceLastTick' | 'shoved' | 'command'
+> {
   nearestObstacleM: number;
   linearMps: number;
   angularRadps: number;
@@ -85,6 +94,7 @@ export function* viewsOf(spec: DatasetSpec): Generator<TrainingView> {
       episodes: spec.episodesPerArena,
       viewsPerEpisode: spec.viewsPerEpisode,
       seed,
+      shoveChance: spec.shoveChance ?? 0,
     })) {
       yield { ...view, ...truth, goal: { inView: truth.goalInView, bearingRad: truth.goalBearingRad, distanceM: truth.goalDistanceM } };
     }
@@ -95,6 +105,7 @@ export function* viewsOf(spec: DatasetSpec): Generator<TrainingView> {
         episodes: taskEpisodes,
         viewsPerEpisode: spec.dockViewsPerEpisode,
         seed,
+        shoveChance: spec.shoveChance ?? 0,
       })) {
         yield { ...view, ...truth, dock: truth.inDock };
       }
@@ -106,6 +117,7 @@ export function* viewsOf(spec: DatasetSpec): Generator<TrainingView> {
         episodes: taskEpisodes,
         viewsPerEpisode: spec.corridorViewsPerEpisode,
         seed,
+        shoveChance: spec.shoveChance ?? 0,
       })) {
         yield { ...view, ...truth, corridor: { clearanceM: truth.clearanceM, leftOfCentreM: truth.leftOfCentreM } };
       }
@@ -130,6 +142,8 @@ export function buildDataset(spec: DatasetSpec): Dataset {
     nearestObstacleM: new Float32Array(count),
     linearMps: new Float32Array(count),
     angularRadps: new Float32Array(count),
+    peakAccelMps2: new Float32Array(count),
+    shoved: new Float32Array(count),
     dockView: new Float32Array(count),
     dockOutM: new Float32Array(count),
     dockLeftM: new Float32Array(count),
@@ -176,6 +190,13 @@ export function buildDataset(spec: DatasetSpec): Dataset {
     data.nearestObstacleM[i] = view.nearestObstacleM;
     data.linearMps[i] = view.linearMps;
     data.angularRadps[i] = view.angularRadps;
+    data.peakAccelMps2[i] = Math.max(
+      0,
+      ...(view.imuSinceLastTick.length > 0 ? view.imuSinceLastTick : [view.imu]).map((imu) =>
+        Math.hypot(imu.linearAccelerationMps2.x, imu.linearAccelerationMps2.y),
+      ),
+    );
+    data.shoved[i] = view.shoved ? 1 : 0;
     data.arenaSeeds[i] = view.arenaSeed;
     i++;
   }

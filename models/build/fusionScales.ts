@@ -41,8 +41,8 @@ export async function withFusionScales(manifestPath: string): Promise<EncoderMan
           missing: [],
           camera: sample('/camera/image_raw', view.image),
           scan: sample('/scan', view.scan),
-          joints: sample('/joint_states', view.joints),
-          imu: sample('/imu', view.imu),
+          joints: { ...sample('/joint_states', view.joints), sinceLastTick: view.jointsSinceLastTick },
+          imu: { ...sample('/imu', view.imu), sinceLastTick: view.imuSinceLastTick },
         };
         const { values } = await perception.encode(frame, view.command);
         for (const modality of MODALITIES) {

@@ -3,7 +3,7 @@
 // camera → is the goal in view, its bearing and distance, the nearest obstacle, and on dock views the
 // robot's pose in the dock's frame; LiDAR → the nearest obstacle and the scan's sector minima, and on
 // corridor views the clearance and the offset from the centre line; proprioception → the robot's
-// speed and turn rate. A task's targets are masked out on the other tasks' views.
+// speed and turn rate, and the largest acceleration over the last tick (a shove's kick; issue 30). A task's targets are masked out on the other tasks' views.
 import type { Modality } from '../../main/core/perception.ts';
 import * as tf from '@tensorflow/tfjs';
 import { DEFAULT_ENCODER_SHAPES, DEFAULT_SLOTS, randomlyInitialised } from '../../main/perception/defaultEncoders.ts';
@@ -23,7 +23,8 @@ export interface TrainingOptions {
 const CAMERA_TARGETS = 8;
 /** Nearest obstacle, sector minima; the corridor's clearance and offset. */
 const LIDAR_TARGETS = 1 + LIDAR_SECTORS + 2;
-const PROPRIO_TARGETS = 2;
+/** Speed, turn rate, log(1 + peak acceleration). */
+const PROPRIO_TARGETS = 3;
 
 export interface TrainedEncoders {
   nets: Record<Modality, SequentialNet>;
@@ -96,12 +97,11 @@ function standardisedColumns(rows: Float32Array, width: number): Float32Array {
   return out;
 }
 
-function interleave(a: Float32Array, b: Float32Array): Float32Array {
-  const out = new Float32Array(a.length * 2);
-  a.forEach((value, i) => {
-    out[i * 2] = value;
-    out[i * 2 + 1] = b[i]!;
-  });
+/** Columns side by side: row i holds each column's value i. */
+function interleave(...columns: Float32Array[]): Float32Array {
+  const width = columns.length;
+  const out = new Float32Array(columns[0]!.length * width);
+  columns.forEach((column, c) => column.forEach((value, i) => (out[i * width + c] = value)));
   return out;
 }
 
@@ -131,7 +131,14 @@ export function trainEncoders(data: Dataset, proprio: Float32Array, options: Tra
   const corridorClearance = standardised(data.corridorClearanceM, data.corridorView);
   const corridorOffset = standardised(data.corridorLeftOfCentreM, data.corridorView);
   const sectors = standardisedColumns(data.lidarSectors, LIDAR_SECTORS);
-  const speeds = standardisedColumns(interleave(data.linearMps, data.angularRadps), PROPRIO_TARGETS);
+  const speeds = standardisedColumns(
+    interleave(
+      data.linearMps,
+      data.angularRadps,
+      data.peakAccelMps2.map((peak) => Math.log1p(peak)),
+    ),
+    PROPRIO_TARGETS,
+  );
 
   for (let epoch = 0; epoch < options.epochs; epoch++) {
     const order = shuffled(data.count, options.seed * 7919 + epoch);

@@ -40,6 +40,11 @@ describe('the default encoders', () => {
     expect(perception.alerts()).toEqual([]);
     expect(perception.version).toBe(manifest.version);
     expect(perception.embeddingSize).toBe(256);
+    // Proprioception reads the IMU and the wheels over the whole tick, and each modality's liveness has its slot (issue 30).
+    expect(manifest.fusion.slots).toMatchObject({ proprio: 23, liveness: 6 });
+    expect(manifest.encoders.proprio?.preprocessing.fields).toEqual(
+      expect.arrayContaining(['accel-x-peak-mps2', 'accel-y-peak-mps2', 'wheel-left-mean-radps']),
+    );
     for (const modality of MODALITIES) {
       expect(manifest.encoders[modality]?.input.shape).toEqual([1, ...DEFAULT_ENCODER_SHAPES[modality].inputShape]);
     }
@@ -54,6 +59,9 @@ describe('the default encoders', () => {
       expect(values.every(Number.isFinite)).toBe(true);
     }
     expect(embeddings[0]!.values.slice(0, 160)).not.toEqual(embeddings.at(-1)!.values.slice(0, 160));
+    // Turning, the camera's picture changes from tick to tick: its liveness says so from the second frame on.
+    const camera = perception.slots.find((slot) => slot.name === 'liveness-camera')!;
+    for (const { values } of embeddings.slice(1)) expect(values[camera.offset]).toBeGreaterThan(0.3);
     expect(perception.status().modalities.map((m) => m.state)).toEqual(['on', 'on', 'on']);
   });
 });
