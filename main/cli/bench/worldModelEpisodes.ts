@@ -9,9 +9,9 @@ import { createSimLink } from '../../sim/lockstepLink.ts';
 import { deriveSeed, SeededRandom } from '../../sim/random.ts';
 import { RANDOM_POLICY_RESAMPLE_SECS, RandomPolicy } from '../../sim/randomPolicy.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
-import { ALL_EVENTS, labelTicks, scheduleEvents, type EventChoice, type EventLabel, type ScheduledEvent } from './worldModelEvents.ts';
+import { ALL_EVENTS, labelContacts, labelTicks, scheduleEvents, type EventChoice, type EventLabel, type ScheduledEvent } from './worldModelEvents.ts';
 
-export { EVENT_KINDS, EVENT_LABELS, type EventKind, type EventLabel, type ScheduledEvent } from './worldModelEvents.ts';
+export { EVENT_KINDS, EVENT_LABELS, labelTicks, type EventKind, type EventLabel, type ScheduledEvent } from './worldModelEvents.ts';
 
 export const CONTROL_PERIOD_SECS = 0.1;
 
@@ -54,6 +54,10 @@ export interface SimEpisode {
   odomVelocities: Float32Array;
   /** ticks: 1 where random exploration chose the action, 0 where the scripted operator did. */
   randomDriven: Uint8Array;
+  /** ticks: 1 where the step that made the tick's frame began a new collision (the robot met a wall or an obstacle). */
+  contactOnsets: Uint8Array;
+  /** ticks: 1 where the robot was pressed against something during that step. */
+  touching: Uint8Array;
   events: ScheduledEvent[];
 }
 
@@ -141,6 +145,8 @@ async function recordSegment(
     posesWorld: new Float32Array(ticks * 3),
     odomVelocities: new Float32Array(ticks * 2).fill(Number.NaN),
     randomDriven: new Uint8Array(ticks),
+    contactOnsets: new Uint8Array(ticks),
+    touching: new Uint8Array(ticks),
     events,
   };
   const episodeIndex = link.robot.groundTruth().episode.index;
@@ -155,6 +161,7 @@ async function recordSegment(
         link.inject(event.injection);
         nextEvent++;
       }
+      const collisionsBefore = link.robot.groundTruth().collisionCount;
       link.advance(CONTROL_PERIOD_SECS);
       const frame = synchroniser.frame(link.clockMs());
       const truth = link.robot.groundTruth();
@@ -181,7 +188,10 @@ async function recordSegment(
       const odom = frame.odom?.received.msg;
       if (odom !== undefined) episode.odomVelocities.set([odom.linearMps, odom.angularRadps], i * 2);
       episode.randomDriven[i] = spell.random ? 1 : 0;
+      episode.contactOnsets[i] = truth.collisionCount > collisionsBefore ? 1 : 0;
+      episode.touching[i] = truth.contact ? 1 : 0;
     }
+    labelContacts(episode.labels, episode.contactOnsets, episode.touching);
   } finally {
     synchroniser.close();
     await link.close();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../sim/random.ts';
-import { EVENT_KINDS, labelTicks, scheduleEvents, type ScheduledEvent } from './worldModelEvents.ts';
+import { EVENT_KINDS, labelContacts, labelTicks, scheduleEvents, type EventLabel, type ScheduledEvent } from './worldModelEvents.ts';
 
 describe('scheduleEvents', () => {
   it('keeps events ≥ 3 s in, ≥ 5 s apart, clear of the last one’s lingering, with their first second inside the segment', () => {
@@ -46,18 +46,21 @@ describe('scheduleEvents', () => {
   });
 });
 
+function runsOf(labels: readonly EventLabel[]): Array<[string, number]> {
+  const runs: Array<[string, number]> = [];
+  for (const label of labels) {
+    const last = runs.at(-1);
+    if (last && last[0] === label) last[1]++;
+    else runs.push([label, 1]);
+  }
+  return runs;
+}
+
 describe('labelTicks', () => {
   it('labels the warm-up, each event’s first second, its fault and the 3 s after it', () => {
     const freeze: ScheduledEvent = { tick: 40, kind: 'camera-freeze', injection: { kind: 'freeze-camera', durationMs: 2500 }, activeTicks: 25 };
     const shove: ScheduledEvent = { tick: 100, kind: 'shove', injection: { kind: 'shove', forwardMps: 1, leftwardMps: 0 }, activeTicks: 0 };
-    const labels = labelTicks(140, [freeze, shove]);
-    const runs: Array<[string, number]> = [];
-    for (const label of labels) {
-      const last = runs.at(-1);
-      if (last && last[0] === label) last[1]++;
-      else runs.push([label, 1]);
-    }
-    expect(runs).toEqual([
+    expect(runsOf(labelTicks(140, [freeze, shove]))).toEqual([
       ['excluded', 20],
       ['normal', 20],
       ['camera-freeze', 10],
@@ -66,6 +69,34 @@ describe('labelTicks', () => {
       ['shove', 10],
       ['excluded', 20],
       ['normal', 10],
+    ]);
+  });
+});
+
+describe('labelContacts', () => {
+  it("labels a collision's first second 'contact', the 3 s after it and every tick pressed against something excluded; one inside another event's window or aftermath only extends what is left out", () => {
+    const shove: ScheduledEvent = { tick: 100, kind: 'shove', injection: { kind: 'shove', forwardMps: 1, leftwardMps: 0 }, activeTicks: 0 };
+    const labels = labelTicks(200, [shove]);
+    const onsets = new Uint8Array(200);
+    // A wall met in normal driving, a bounce inside that contact's second, one in the warm-up, one in the shove's aftermath.
+    for (const tick of [50, 55, 10, 115]) onsets[tick] = 1;
+    const touching = Uint8Array.from(onsets);
+    // Pressed against a wall from tick 160 to 169, with no new contact begun.
+    touching.fill(1, 160, 170);
+    labelContacts(labels, onsets, touching);
+    expect(runsOf(labels)).toEqual([
+      // The warm-up, and the 4 s after the contact at tick 10.
+      ['excluded', 50],
+      ['contact', 10],
+      // The 3 s after it, lengthened by the bounce at 55.
+      ['excluded', 35],
+      ['normal', 5],
+      ['shove', 10],
+      // The shove's 2 s after, lengthened by the contact at 115.
+      ['excluded', 45],
+      ['normal', 5],
+      // Pressed against the wall, and the 3 s after.
+      ['excluded', 40],
     ]);
   });
 });

@@ -1,12 +1,13 @@
 // Where a world-model segment's injected events fall and how each tick is labelled for the surprise
 // rows: the event's kind for the first second after it, 'excluded' while its effects may linger (and
-// while the model warms up), 'normal' otherwise.
+// while the model warms up), 'normal' otherwise. A collision the driving itself ran into (a wall met
+// at speed) is not normal driving either: its first second is labelled 'contact', its aftermath excluded.
 import type { SimInjection } from '../../sim/injection.ts';
 import type { SeededRandom } from '../../sim/random.ts';
 
 export const EVENT_KINDS = ['shove', 'obstacle', 'camera-freeze', 'lidar-blackout'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
-export const EVENT_LABELS = ['normal', ...EVENT_KINDS, 'excluded'] as const;
+export const EVENT_LABELS = ['normal', ...EVENT_KINDS, 'contact', 'excluded'] as const;
 export type EventLabel = (typeof EVENT_LABELS)[number];
 
 export interface ScheduledEvent {
@@ -75,6 +76,28 @@ function drawInjection(kind: EventKind, random: SeededRandom, freezeFreshNoise: 
     case 'lidar-blackout':
       return { kind: 'blackout-lidar', durationMs: Math.round(random.uniform(2000, 3000)) };
   }
+}
+
+/**
+ * Marks the collisions the driving ran into. `onsets`: 1 at a tick whose step began a new contact;
+ * `touching`: 1 at a tick whose step had the robot pressed against something. A collision's first
+ * second is 'contact' where it was 'normal'; every tick spent touching, and the 3 s after, is
+ * 'excluded' where it was 'normal' — a robot pushing against a wall is not normal driving either.
+ * An injected event's window keeps its label (a shove that throws the robot at a wall is the shove's),
+ * and a contact that begins inside another's window or aftermath only lengthens what is left out.
+ */
+export function labelContacts(labels: EventLabel[], onsets: Uint8Array, touching: Uint8Array): void {
+  const mark = (from: number, to: number, label: EventLabel): void => {
+    for (let tick = from; tick < Math.min(labels.length, to); tick++) if (labels[tick] === 'normal') labels[tick] = label;
+  };
+  onsets.forEach((onset, tick) => {
+    if (onset !== 1) return;
+    if (labels[tick] === 'normal') mark(tick, tick + EVENT_WINDOW_TICKS, 'contact');
+    mark(tick, tick + EVENT_WINDOW_TICKS + LINGER_TICKS, 'excluded');
+  });
+  touching.forEach((touched, tick) => {
+    if (touched === 1) mark(tick, tick + 1 + LINGER_TICKS, 'excluded');
+  });
 }
 
 /** One label per tick; an event's own window wins over any exclusion. */

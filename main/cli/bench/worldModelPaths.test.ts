@@ -19,6 +19,8 @@ function circleEpisode(ticks: number, changeAt?: number): SimEpisode {
     posesWorld: new Float32Array(ticks * 3),
     odomVelocities: new Float32Array(ticks * 2),
     randomDriven: new Uint8Array(ticks),
+    contactOnsets: new Uint8Array(ticks),
+    touching: new Uint8Array(ticks),
     events: [],
   };
   for (let tick = 0; tick < ticks; tick++) {

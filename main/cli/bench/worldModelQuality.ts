@@ -37,6 +37,7 @@ import {
   EVENT_KINDS,
   recordSimEpisodes,
   type EventKind,
+  labelTicks,
   type EventLabel,
   type SimEpisode,
   type SimEpisodeOptions,
@@ -95,6 +96,11 @@ const RECALL_ROW: Readonly<Record<EventKind, string>> = {
   'camera-freeze': 'surprise-recall-camera-freeze',
   'lidar-blackout': 'surprise-recall-lidar-blackout',
 };
+/**
+ * Collisions the driving itself ran into (a wall met at speed): not injected, not normal driving
+ * either (labelContacts), and reported beside the events — an operator would want to see them too.
+ */
+const CONTACT_ROWS = { auroc: 'surprise-auroc-contact', recall: 'surprise-recall-contact' } as const;
 const CONTROL_PERIOD_MS = CONTROL_PERIOD_SECS * 1000;
 const TICKS_PER_MINUTE = 60 / CONTROL_PERIOD_SECS;
 /** Simulated time between one arena's segments when they are scored as one session. */
@@ -139,6 +145,7 @@ export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTI
     const openLoop = openLoopRatio(rssm, heldOut, options);
     const rows: BenchRow[] = [{ name: 'openloop-error-ratio', unit: 'ratio', p50: null, p95: null, p99: null, value: openLoop }];
     const eventSeries = shownSeries(rssm, withEvents, slots);
+    const normalSeries = shownSeries(rssm, heldOut, slots);
     return [
       ...rows,
       ...pathRows(rssm, training, heldCommands, slots, options.warmupTicks),
@@ -147,7 +154,8 @@ export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTI
       freezeRow('surprise-auroc-camera-freeze-standing', shownSeries(rssm, freezesStanding, slots)),
       ...alarmRows({
         calibration: shownSeries(rssm, calibration, slots),
-        normal: shownSeries(rssm, heldOut, slots),
+        normal: normalSeries,
+        normalWithContacts: normalSeries.map((series, i) => ({ ...series, labels: labelTicks(heldOut[i]!.ticks, heldOut[i]!.events) })),
         events: eventSeries,
       }),
     ];
@@ -261,13 +269,13 @@ function surpriseRows(rssm: Rssm, episodes: readonly SimEpisode[], ratios: Reado
       for (const measure of SURPRISE_MEASURES) keep(measure, label, values[measure]);
     });
   });
-  return EVENT_KINDS.map((kind) => {
+  return [...EVENT_KINDS, 'contact' as const].map((kind) => {
     const aurocs = Object.fromEntries(
       SURPRISE_MEASURES.map((measure) => [measure, auroc(scores.get(`${measure}/${kind}`) ?? [], scores.get(`${measure}/normal`) ?? [])]),
     ) as Record<SurpriseMeasure, number>;
     const counts = `${scores.get(`error/${kind}`)?.length ?? 0} event ticks, ${scores.get('error/normal')?.length ?? 0} normal`;
     log(`worldmodel: ${kind}: AUROC ${SURPRISE_MEASURES.map((measure) => `${measure} ${aurocs[measure].toFixed(3)}`).join(', ')} (${counts})`);
-    return { name: SURPRISE_ROW[kind], unit: 'auroc', p50: null, p95: null, p99: null, value: aurocs[SHOWN_MEASURE] };
+    return { name: kind === 'contact' ? CONTACT_ROWS.auroc : SURPRISE_ROW[kind], unit: 'auroc', p50: null, p95: null, p99: null, value: aurocs[SHOWN_MEASURE] };
   });
 }
 
@@ -313,7 +321,7 @@ export function freezeRow(name: string, series: readonly ShownSeries[]): BenchRo
  * arenas allows, beside the one the product uses; false alarms a minute on held-out normal driving; and
  * each event's recall, all at the product's threshold.
  */
-function alarmRows(series: { calibration: ShownSeries[]; normal: ShownSeries[]; events: ShownSeries[] }): BenchRow[] {
+function alarmRows(series: { calibration: ShownSeries[]; normal: ShownSeries[]; normalWithContacts: ShownSeries[]; events: ShownSeries[] }): BenchRow[] {
   const value = (name: string, unit: string, figure: number): BenchRow => ({ name, unit, p50: null, p95: null, p99: null, value: figure });
   const calibrated = calibrateThreshold(series.calibration, CALIBRATION_FALSE_ALARMS_PER_MIN, TICKS_PER_MINUTE);
   const trainingAlarms = falseAlarmsPerMinute(series.calibration, SURPRISE_ALARM_RATIO, TICKS_PER_MINUTE);
@@ -328,6 +336,8 @@ function alarmRows(series: { calibration: ShownSeries[]; normal: ShownSeries[]; 
       const { events, recalled } = eventRecall(series.events, kind, threshold);
       return `${kind} ${recalled}/${events}`;
     });
+    const contacts = eventRecall([...series.normal, ...series.events], 'contact', threshold);
+    recalls.push(`contact ${contacts.recalled}/${contacts.events}`);
     log(
       `worldmodel: threshold for ${rate} a minute on training arenas: ${threshold.toFixed(2)}; held-out ${falseAlarmsPerMinute(series.normal, threshold, TICKS_PER_MINUTE).toFixed(2)} a minute; recalled ${recalls.join(', ')}`,
     );
@@ -336,12 +346,17 @@ function alarmRows(series: { calibration: ShownSeries[]; normal: ShownSeries[]; 
     value('surprise-threshold-calibrated', 'ratio', calibrated),
     value('surprise-threshold', 'ratio', SURPRISE_ALARM_RATIO),
     value('surprise-false-alarms', 'per min', falseAlarms),
+    // As the rows counted before collisions were told apart: every collision's alarm a false one.
+    value('surprise-false-alarms-with-contacts', 'per min', falseAlarmsPerMinute(series.normalWithContacts, SURPRISE_ALARM_RATIO, TICKS_PER_MINUTE)),
   ];
   for (const kind of EVENT_KINDS) {
     const { events, recalled } = eventRecall(series.events, kind, SURPRISE_ALARM_RATIO);
     log(`worldmodel: ${kind}: ${recalled} of ${events} events recalled at ${SURPRISE_ALARM_RATIO}`);
     rows.push(value(RECALL_ROW[kind], 'fraction', events === 0 ? Number.NaN : recalled / events));
   }
+  const contacts = eventRecall([...series.normal, ...series.events], 'contact', SURPRISE_ALARM_RATIO);
+  log(`worldmodel: contact: ${contacts.recalled} of ${contacts.events} collisions recalled at ${SURPRISE_ALARM_RATIO}`);
+  rows.push(value(CONTACT_ROWS.recall, 'fraction', contacts.events === 0 ? Number.NaN : contacts.recalled / contacts.events));
   return rows;
 }
 
