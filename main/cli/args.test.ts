@@ -38,3 +38,13 @@ describe('the memory budget and the memory bench’s options (issue 31)', () => 
     expect(() => parseBenchArgs(['tick', '--rows', '20000'])).toThrow(/apply only to reins bench memory/);
   });
 });
+
+describe('reins bench worldmodel --save / --from (issue 30)', () => {
+  it('keeps the trained model, or evaluates a kept one, never both; the other suites refuse them', () => {
+    expect(parseBenchArgs(['worldmodel', '--save', '/tmp/wm.ckpt']).worldModel).toEqual({ saveModelTo: '/tmp/wm.ckpt' });
+    expect(parseBenchArgs(['worldmodel', '--from', '/tmp/wm.ckpt']).worldModel).toEqual({ modelFrom: '/tmp/wm.ckpt' });
+    expect(parseBenchArgs(['worldmodel']).worldModel).toEqual({});
+    expect(() => parseBenchArgs(['worldmodel', '--save', 'a', '--from', 'b'])).toThrow(/--save FILE .* or --from FILE .*, not both/);
+    expect(() => parseBenchArgs(['tick', '--from', 'b'])).toThrow(/apply only to reins bench critic and worldmodel/);
+  });
+});

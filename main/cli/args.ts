@@ -261,6 +261,8 @@ export interface BenchArgs {
   learning: LearningSelection;
   /** `reins bench memory`: `--rows N` (the table's size; undefined: 1M) and `--under-load also|only|off` (undefined: also). */
   memory: { rows: number | undefined; underLoad: (typeof UNDER_LOAD_MODES)[number] | undefined };
+  /** `reins bench worldmodel`: `--save FILE` keeps the model it trained; `--from FILE` evaluates a kept one instead of training. */
+  worldModel: { saveModelTo?: string; modelFrom?: string };
 }
 
 export const UNDER_LOAD_MODES = ['also', 'only', 'off'] as const;
@@ -318,8 +320,10 @@ export function parseBenchArgs(args: string[]): BenchArgs {
     const given = LEARNING_OPTIONS.filter((name) => values[name] !== undefined && values[name] !== false);
     if (given.length > 0) throw new UsageError(`${given.map((name) => `--${name}`).join(', ')} apply only to reins bench learning and critic`);
   }
-  if (suite !== 'critic' && (values.save !== undefined || values.from !== undefined))
-    throw new UsageError('--save and --from apply only to reins bench critic');
+  if (suite !== 'critic' && suite !== 'worldmodel' && (values.save !== undefined || values.from !== undefined))
+    throw new UsageError('--save and --from apply only to reins bench critic and worldmodel');
+  if (suite === 'worldmodel' && values.save !== undefined && values.from !== undefined)
+    throw new UsageError('reins bench worldmodel takes --save FILE (train, and keep the model) or --from FILE (evaluate a kept model), not both');
   if (suite !== 'memory' && (values.rows !== undefined || values['under-load'] !== undefined))
     throw new UsageError('--rows and --under-load apply only to reins bench memory');
   const underLoad = values['under-load'];
@@ -343,6 +347,13 @@ export function parseBenchArgs(args: string[]): BenchArgs {
       readFrom: values.from,
     },
     memory: { rows: oneWholeNumber('--rows', values.rows), underLoad: underLoad as BenchArgs['memory']['underLoad'] },
+    worldModel:
+      suite === 'worldmodel'
+        ? {
+            ...(values.save === undefined ? {} : { saveModelTo: resolve(values.save) }),
+            ...(values.from === undefined ? {} : { modelFrom: resolve(values.from) }),
+          }
+        : {},
   };
 }
 

@@ -53,6 +53,7 @@ const USAGE = `Usage:
                                        learning: [--methods reins,bc,none] [--task reach,dock,corridor] [--operator realistic,expert] [--seeds 1,2]
                                                  [--budgets 5,10,20] [--jobs N (default: the cores)] [--no-world-model]
                                        memory: [--rows 1000000] [--under-load also|only|off]  (only: the searches beside a running soak core alone)
+                                       worldmodel: [--save FILE] (keep the model it trained) | [--from FILE] (evaluate a kept model, no training)
 ${SOAK_USAGE}
 ${SETUP_USAGE}
   reins help`;

@@ -359,7 +359,7 @@ describe('reins bench learning refuses bad options, naming them', () => {
 
   it('keeps the learning options to the learning bench, and takes a good selection', () => {
     expect(() => parseBenchArgs(['tick', '--task', 'dock'])).toThrow(/--task apply only to reins bench learning/);
-    expect(() => parseBenchArgs(['learning', '--save', 'x.v8'])).toThrow(/--save and --from apply only to reins bench critic/);
+    expect(() => parseBenchArgs(['learning', '--save', 'x.v8'])).toThrow(/--save and --from apply only to reins bench critic and worldmodel/);
     expect(options('--learner', '{"critic":{"critics":2}}').learner).toEqual({ critic: { critics: 2 } });
     expect(options('--task', 'dock,corridor', '--seeds', '3', '--budgets', '5,7.5', '--jobs', '3')).toMatchObject({
       tasks: ['dock', 'corridor'],

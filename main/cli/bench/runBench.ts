@@ -39,7 +39,7 @@ const SUITES: Record<string, (args: BenchArgs) => Promise<BenchRow[]> | BenchRow
   sim: () => runSimBench(),
   bridge: () => runBridgeBench(),
   ui: () => runUiBench(),
-  worldmodel: () => runWorldModelBench(),
+  worldmodel: (args) => runWorldModelBench(args.worldModel),
   recording: () => runRecordingBench(),
 };
 

@@ -116,6 +116,10 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const arenas = (base: number, count: number) => Array.from({ length: count }, (_, i) => base + i);
 
 export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTIONS): Promise<BenchRow[]> {
+  const { version: encoderVersion, slots, embeddingSize } = await encoderLayout();
+  const config = sessionWorldModelConfig(options.preset, { embeddingSize, actionLimits: SIM_ACTION_LIMITS });
+  // A kept model is read before minutes of driving are recorded: a wrong file is told at once.
+  const kept = options.modelFrom === undefined ? undefined : await readWorldModel(options.modelFrom, { config, encoderVersion }, options.seed);
   const record = (arenaSeeds: number[], events: boolean, seed: number, driving: Partial<SimEpisodeOptions> = {}) =>
     recordSimEpisodes({ arenaSeeds, segmentsPerArena: options.segmentsPerArena, ticksPerSegment: options.ticksPerSegment, events, seed, ...driving });
   const training = await record(arenas(TRAIN_ARENA_BASE, options.trainArenas), false, options.seed);
@@ -130,12 +134,7 @@ export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTI
   const calibration = await record(arenas(TRAIN_ARENA_BASE, options.trainArenas), false, options.seed + 4);
   // The predicted path is scored where the command is held; the driving above changes it every 0.5 s.
   const heldCommands = await record(arenas(HELD_OUT_ARENA_BASE, options.heldOutArenas), false, options.seed + 3, HELD_COMMAND_DRIVING);
-  const config = sessionWorldModelConfig(options.preset, { embeddingSize: training[0]!.embeddingSize, actionLimits: SIM_ACTION_LIMITS });
-  const { version: encoderVersion, slots } = await encoderLayout();
-  const model =
-    options.modelFrom === undefined
-      ? freshModel(config, training, options.seed)
-      : await readWorldModel(options.modelFrom, { config, encoderVersion }, options.seed);
+  const model = kept ?? freshModel(config, training, options.seed);
   const { rssm, trainer } = model;
   try {
     if (options.modelFrom === undefined) train(trainer, training, options);
@@ -165,10 +164,10 @@ export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTI
 }
 
 /** The default encoders' version and where each modality sits in their embedding, as a session's world model reads them. */
-async function encoderLayout(): Promise<{ version: string; slots: readonly EmbeddingSlot[] }> {
+async function encoderLayout(): Promise<{ version: string; slots: readonly EmbeddingSlot[]; embeddingSize: number }> {
   const perception = await openEncoders();
   try {
-    return { version: perception.version, slots: perception.slots };
+    return { version: perception.version, slots: perception.slots, embeddingSize: perception.embeddingSize };
   } finally {
     await perception.close();
   }
