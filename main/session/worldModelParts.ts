@@ -17,6 +17,7 @@ import { SESSION_SPEED_LIMITS } from './safetyParts.ts';
 export type { Rssm, RssmState, TrainingBatch } from '../worldmodel/rssm.ts';
 export type { WorldModelTrainer };
 export type { CheckpointIdentity, PresetName, TrainedWorldModel, WorldModelConfig };
+export { worldModelConfig };
 /** How replay lays out a training batch: the benches fill theirs from simulated episodes the same way. */
 export { actionFeatures, emptyBatch } from '../worldmodel/replayBatch.ts';
 /** The cockpit's predicted path, for the bench that measures it against the path driven. */

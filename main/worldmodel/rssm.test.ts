@@ -2,8 +2,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Rssm, type TrainingBatch } from './rssm.ts';
-import { namedWeights, parameterCount } from './rssmWeights.ts';
-import { worldModelConfig, type WorldModelConfig } from './worldModelConfig.ts';
+import { disposeWeights, namedWeights, parameterCount } from './rssmWeights.ts';
+import { decoderWeights, worldModelConfig, type WorldModelConfig } from './worldModelConfig.ts';
 import { WorldModelTrainer } from './worldModelTrainer.ts';
 
 beforeAll(async () => {
@@ -136,5 +136,22 @@ describe('Rssm', () => {
     const trainer = new WorldModelTrainer(new Rssm(TINY, 1));
     const batch = { ...rotatingBatch(TINY, 2, 4), embeddings: new Float32Array(5) };
     expect(() => trainer.step(batch)).toThrow(/embeddings: expected 64 values/);
+  });
+});
+
+describe('decoder groups (issue 30, off by default)', () => {
+  it('weigh every group alike: one group is the plain loss, a small group counts for as much as a large one', () => {
+    const batch = rotatingBatch(TINY, 2, 6);
+    const decoderLoss = (config: WorldModelConfig) => {
+      const rssm = new Rssm(config, 5);
+      const loss = tf.tidy(() => rssm.loss(batch).decoder.dataSync()[0]!);
+      disposeWeights(rssm.weights);
+      return loss;
+    };
+    const plain = decoderLoss(TINY);
+    expect(decoderLoss(worldModelConfig('wm-xxs', { ...TINY, decoderGroupSizes: [8] }))).toBeCloseTo(plain, 5);
+    expect(decoderLoss(worldModelConfig('wm-xxs', { ...TINY, decoderGroupSizes: [2, 6] }))).not.toBeCloseTo(plain, 3);
+    expect(decoderWeights(worldModelConfig('wm-xxs', { ...TINY, decoderGroupSizes: [2, 6] }))).toEqual(Float32Array.from([2, 2, ...Array(6).fill(8 / 12)]));
+    expect(() => worldModelConfig('wm-xxs', { ...TINY, decoderGroupSizes: [2, 5] })).toThrow(/decoder groups of 7 floats in all for an embedding of 8/);
   });
 });

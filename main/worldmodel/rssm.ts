@@ -23,7 +23,7 @@ import {
   symlog,
 } from './rssmLayers.ts';
 import { initialWeights, type RssmWeights } from './rssmWeights.ts';
-import { stochasticSize, type WorldModelConfig } from './worldModelConfig.ts';
+import { decoderWeights, stochasticSize, type WorldModelConfig } from './worldModelConfig.ts';
 
 /** The carry: [batch, D] and [batch, S·C]. The caller owns (and disposes) the tensors. */
 export interface RssmState {
@@ -69,6 +69,8 @@ export interface ObserveStep {
 export class Rssm {
   readonly weights: RssmWeights;
   private sampleSeed: number;
+  /** Per-dimension weights of the decoder's loss; undefined: every dimension alike (the default, as the reference). */
+  private readonly decoderWeights: Float32Array | undefined;
 
   constructor(
     readonly config: WorldModelConfig,
@@ -77,6 +79,7 @@ export class Rssm {
   ) {
     this.weights = weights ?? initialWeights(config, seed);
     this.sampleSeed = seed * 7919;
+    this.decoderWeights = decoderWeights(config);
   }
 
   /**
@@ -189,7 +192,9 @@ export class Rssm {
     const kl = balancedKl(posterior, prior, config);
     const decoded = mlp(this.weights.decoder, feature, config.layerNormEpsilon);
     const target = symlog(tf.tensor2d(embeddings, [steps, config.embeddingSize]));
-    const decoder = tf.mean(tf.sum(tf.squaredDifference(decoded, target), 1));
+    const squared = tf.squaredDifference(decoded, target);
+    const weights = this.decoderWeights;
+    const decoder = tf.mean(tf.sum(weights === undefined ? squared : tf.mul(squared, tf.tensor1d(weights)), 1));
     const reward = this.rewardLoss(feature, column(batch.rewards), column(batch.rewardKnown), batch);
     const continuation = tf.losses.sigmoidCrossEntropy(column(batch.continues), mlp(this.weights.continuation, feature, config.layerNormEpsilon));
     const total = tf.addN([decoder, reward, continuation, kl.loss]) as tf.Scalar;

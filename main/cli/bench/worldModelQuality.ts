@@ -16,6 +16,7 @@ import {
   readWorldModel,
   saveWorldModel,
   sessionWorldModelConfig,
+  worldModelConfig,
   type PresetName,
   type Rssm,
   type RssmState,
@@ -62,6 +63,8 @@ export interface QualityOptions {
   saveModelTo?: string;
   /** Evaluate this saved model instead of training one (the rows then state no training budget of their own). */
   modelFrom?: string;
+  /** Train with the decoder's loss weighing these consecutive groups of the embedding alike (WorldModelConfig.decoderGroupSizes; off by default). */
+  decoderGroupSizes?: number[];
 }
 
 export const DEFAULT_QUALITY_OPTIONS: QualityOptions = {
@@ -117,7 +120,8 @@ const arenas = (base: number, count: number) => Array.from({ length: count }, (_
 
 export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTIONS): Promise<BenchRow[]> {
   const { version: encoderVersion, slots, embeddingSize } = await encoderLayout();
-  const config = sessionWorldModelConfig(options.preset, { embeddingSize, actionLimits: SIM_ACTION_LIMITS });
+  const { preset, ...shape } = sessionWorldModelConfig(options.preset, { embeddingSize, actionLimits: SIM_ACTION_LIMITS });
+  const config = worldModelConfig(preset, { ...shape, ...(options.decoderGroupSizes === undefined ? {} : { decoderGroupSizes: options.decoderGroupSizes }) });
   // A kept model is read before minutes of driving are recorded: a wrong file is told at once.
   const kept = options.modelFrom === undefined ? undefined : await readWorldModel(options.modelFrom, { config, encoderVersion }, options.seed);
   const record = (arenaSeeds: number[], events: boolean, seed: number, driving: Partial<SimEpisodeOptions> = {}) =>
