@@ -13,15 +13,19 @@ export interface RoleMessages {
   odom: Odometry;
 }
 
-/** The streams that publish faster than the tick: one latest sample would miss what happened between two ticks (a shove). */
-export type HighRateRole = 'imu' | 'joints' | 'odom';
-export const HIGH_RATE_ROLES: readonly HighRateRole[] = ['imu', 'joints', 'odom'];
+/**
+ * The streams perception reads over the whole tick, not at its newest message: the IMU and the wheels
+ * publish faster than the tick, and one latest sample would miss what happened between two ticks (a
+ * shove). Odometry is made of the same wheel readings and perception does not read it.
+ */
+export type HighRateRole = 'imu' | 'joints';
+export const HIGH_RATE_ROLES: readonly HighRateRole[] = ['imu', 'joints'];
 
 export interface StreamSample<M extends RobotMessage> {
   received: Received<M>;
   ageMs: number;
   /**
-   * For the high-rate streams: every message received since the previous tick's frame, oldest first
+   * For the IMU and the wheels: every message received since the previous tick's frame, oldest first
    * (the newest is `received`); empty when none came since. Perception summarises them (peak, mean, last).
    */
   sinceLastTick?: readonly M[];

@@ -123,7 +123,7 @@ export class Synchroniser {
   }
 
   /**
-   * The tick's frame. Each call is a tick: the high-rate streams' messages since the previous call go
+   * The tick's frame. Each call is a tick: the IMU's and the wheels' messages since the previous call go
    * into this frame (`sinceLastTick`) and the next frame starts a new window.
    */
   frame(nowMs: number): ObservationFrame {

@@ -31,6 +31,19 @@ describe('SurpriseRatioScorer', () => {
     expect(after.shown).toBeLessThan(1.1);
     expect(() => scorer.score(new Float32Array(4), 6200)).toThrow(/beyond the 4 errors/);
   });
+
+  it('never stops on an error that is not a number: the other slots name the surprise, and with none the tick reads NaN and the meter holds what it had', () => {
+    const scorer = new SurpriseRatioScorer(SLOTS, { adaptTicks: 50, holdMs: 1000 });
+    for (let tick = 0; tick < 20; tick++) scorer.score(errors(0.5, 0.01), tick * 100);
+    const cameraBroken = scorer.score(errors(Number.NaN, 0.05), 2000);
+    expect(cameraBroken).toMatchObject({ slot: 'proprio' });
+    expect(cameraBroken.tick).toBeCloseTo(5, 5);
+    const allBroken = scorer.score(errors(Number.NaN, Number.NaN), 2100);
+    expect(allBroken.tick).toBeNaN();
+    expect(allBroken.shown).toBeCloseTo(5, 5);
+    // The usual levels were not poisoned: calm errors read as usual again.
+    expect(scorer.score(errors(0.5, 0.01), 3500).tick).toBeCloseTo(1, 5);
+  });
 });
 
 describe('a belief scored for the cockpit', () => {

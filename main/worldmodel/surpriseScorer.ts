@@ -88,9 +88,15 @@ export class SurpriseRatioScorer {
     });
     // The first tick has no usual level to compare with: its ratio is 1, as unsurprising as usual.
     const ratios = errors.map((error, index) => (this.ticks === 0 ? 1 : error / Math.max(this.usual[index]!, ERROR_FLOOR)));
-    const most = ratios.indexOf(Math.max(...ratios));
-    const tick = ratios[most]!;
-    const slot = this.slots[most]!.name;
+    // A slot whose error is not a number (a model whose weights went bad) names no surprise and never
+    // stops the tick: the most surprised slot is chosen among the others; with none, the tick reads NaN,
+    // which the meter ignores.
+    let most = -1;
+    ratios.forEach((ratio, index) => {
+      if (Number.isFinite(ratio) && (most < 0 || ratio > ratios[most]!)) most = index;
+    });
+    const tick = most < 0 ? Number.NaN : ratios[most]!;
+    const slot = this.slots[Math.max(0, most)]!.name;
     // A running mean at first, then an exponential one: early levels are not one tick's accident.
     const rate = Math.max(1 / (this.ticks + 1), 1 / this.options.adaptTicks);
     errors.forEach((error, index) => {

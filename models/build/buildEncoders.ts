@@ -13,7 +13,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { DEFAULT_ENCODER_SHAPES, DEFAULT_LIVENESS_SLOT, DEFAULT_SLOTS } from '../../main/perception/defaultEncoders.ts';
 import { percentiles } from '../../main/core/util/latencyWindow.ts';
-import { fitLinearProbes, predict } from '../../main/core/util/linearProbe.ts';
+import { fitLinearProbes, predict, rSquared } from '../../main/core/util/linearProbe.ts';
 import { scoreProbes, type ProbeSample } from '../../main/perception/embeddingProbes.ts';
 import { encoderManifestSchema, type EncoderManifest } from '../../main/perception/manifest.ts';
 import { sequentialToOnnx } from '../../main/perception/sequentialOnnx.ts';
@@ -128,11 +128,11 @@ function proprioPeakProbeR2(data: Dataset, samples: ProbeSample[], fitting: (i: 
     fit.map((i) => rows[i]!),
     [fit.map((i) => target[i]!)],
   );
-  const actual = score.map((i) => target[i]!);
-  const mean = actual.reduce((a, b) => a + b, 0) / actual.length;
-  const residual = score.reduce((sum, i) => sum + (predict(probe!, rows[i]!) - target[i]!) ** 2, 0);
-  const total = actual.reduce((sum, value) => sum + (value - mean) ** 2, 0);
-  return 1 - residual / total;
+  return rSquared(
+    probe!,
+    score.map((i) => rows[i]!),
+    score.map((i) => target[i]!),
+  );
 }
 
 const toBase64 = (values: Float32Array) => Buffer.from(values.buffer, values.byteOffset, values.byteLength).toString('base64');

@@ -149,7 +149,9 @@ async function recordSegment(
     touching: new Uint8Array(ticks),
     events,
   };
-  const episodeIndex = link.robot.groundTruth().episode.index;
+  const start = link.robot.groundTruth();
+  const episodeIndex = start.episode.index;
+  let collisions = start.collisionCount;
   let lastCommand: DriveCommand = { linearMps: 0, angularRadps: 0 };
   let spell = { random: false, ticksLeft: 0 };
   let nextEvent = 0;
@@ -161,10 +163,12 @@ async function recordSegment(
         link.inject(event.injection);
         nextEvent++;
       }
-      const collisionsBefore = link.robot.groundTruth().collisionCount;
       link.advance(CONTROL_PERIOD_SECS);
       const frame = synchroniser.frame(link.clockMs());
       const truth = link.robot.groundTruth();
+      // Counted every tick, the settling ones too: a collision begun then is not this tick's.
+      const contactBegan = truth.collisionCount > collisions;
+      collisions = truth.collisionCount;
       if (truth.episode.index !== episodeIndex)
         throw new Error(`segment ${arenaSeed}/${segment} crossed an episode reset at tick ${i}: the sim must not auto-reset here`);
       const incomplete = frame.missing.filter((role) => role !== 'odom');
@@ -188,7 +192,7 @@ async function recordSegment(
       const odom = frame.odom?.received.msg;
       if (odom !== undefined) episode.odomVelocities.set([odom.linearMps, odom.angularRadps], i * 2);
       episode.randomDriven[i] = spell.random ? 1 : 0;
-      episode.contactOnsets[i] = truth.collisionCount > collisionsBefore ? 1 : 0;
+      episode.contactOnsets[i] = contactBegan ? 1 : 0;
       episode.touching[i] = truth.contact ? 1 : 0;
     }
     labelContacts(episode.labels, episode.contactOnsets, episode.touching);

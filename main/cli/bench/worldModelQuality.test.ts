@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { openEncoders } from '../../session/encoders.ts';
 import { createWorldModel, disposeWorldModel, sessionWorldModelConfig } from '../../session/worldModelParts.ts';
 import { recordSimEpisodes } from './worldModelEpisodes.ts';
-import { freezeRow, shownSeries } from './worldModelQuality.ts';
+import { DEFAULT_QUALITY_OPTIONS, freezeRow, qualityRows, shownSeries } from './worldModelQuality.ts';
 
 describe('the camera-freeze rows', () => {
   it('find nothing with untrained weights: a frozen view drawn with fresh noise is no easier to tell than a live one, moving or standing', async () => {
@@ -23,5 +23,17 @@ describe('the camera-freeze rows', () => {
     } finally {
       disposeWorldModel(model);
     }
+  }, 60_000);
+});
+
+describe('reins bench worldmodel --from / --save', () => {
+  it('tells a model file it cannot read, or a folder it cannot keep one in, before recording or training anything', async () => {
+    await expect(qualityRows({ ...DEFAULT_QUALITY_OPTIONS, modelFrom: '/nonexistent/wm.ckpt' })).rejects.toThrow(
+      /cannot read world-model checkpoint \/nonexistent\/wm\.ckpt/,
+    );
+    await expect(qualityRows({ ...DEFAULT_QUALITY_OPTIONS, saveModelTo: '/nonexistent/wm.ckpt' })).rejects.toThrow(
+      /cannot keep the world model at \/nonexistent\/wm\.ckpt: its folder \/nonexistent cannot be written \(ENOENT\)/,
+    );
+    // Told after the recording instead, each would take minutes, past this test's limit.
   }, 60_000);
 });

@@ -4,6 +4,9 @@
 // obstacles and sensor faults against normal ticks, and (c) draw the cockpit's predicted path where the
 // command is held and compare it with the path driven (worldModelPaths.ts).
 import * as tf from '@tensorflow/tfjs-core';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { EmbeddingSlot } from '../../core/perception.ts';
 import { openEncoders } from '../../session/encoders.ts';
 import {
@@ -122,8 +125,10 @@ export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTI
   const { version: encoderVersion, slots, embeddingSize } = await encoderLayout();
   const { preset, ...shape } = sessionWorldModelConfig(options.preset, { embeddingSize, actionLimits: SIM_ACTION_LIMITS });
   const config = worldModelConfig(preset, { ...shape, ...(options.decoderGroupSizes === undefined ? {} : { decoderGroupSizes: options.decoderGroupSizes }) });
-  // A kept model is read before minutes of driving are recorded: a wrong file is told at once.
+  // A kept model is read, and the folder a model is to be kept in checked, before minutes of driving
+  // and training: a wrong path is told at once.
   const kept = options.modelFrom === undefined ? undefined : await readWorldModel(options.modelFrom, { config, encoderVersion }, options.seed);
+  if (options.saveModelTo !== undefined) await checkWritableFolder(options.saveModelTo);
   const record = (arenaSeeds: number[], events: boolean, seed: number, driving: Partial<SimEpisodeOptions> = {}) =>
     recordSimEpisodes({ arenaSeeds, segmentsPerArena: options.segmentsPerArena, ticksPerSegment: options.ticksPerSegment, events, seed, ...driving });
   const training = await record(arenas(TRAIN_ARENA_BASE, options.trainArenas), false, options.seed);
@@ -174,6 +179,17 @@ async function encoderLayout(): Promise<{ version: string; slots: readonly Embed
     return { version: perception.version, slots: perception.slots, embeddingSize: perception.embeddingSize };
   } finally {
     await perception.close();
+  }
+}
+
+async function checkWritableFolder(path: string): Promise<void> {
+  const folder = dirname(resolve(path));
+  try {
+    await access(folder, constants.W_OK);
+  } catch (error) {
+    throw new Error(
+      `cannot keep the world model at ${path}: its folder ${folder} cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
 }
 
