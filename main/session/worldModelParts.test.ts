@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { createSurpriseScorer } from './worldModelParts.ts';
+import { createSurpriseScorer, scoredSurpriseSlots } from './worldModelParts.ts';
+
+/** Camera, LiDAR, proprioception, each modality's liveness (change, age), the presence flags. */
+const WITH_LIVENESS = [
+  { name: 'camera', offset: 0, size: 4 },
+  { name: 'lidar', offset: 4, size: 2 },
+  { name: 'proprio', offset: 6, size: 2 },
+  { name: 'liveness-camera', offset: 8, size: 2 },
+  { name: 'liveness-lidar', offset: 10, size: 2 },
+  { name: 'liveness-proprio', offset: 12, size: 2 },
+  { name: 'mask', offset: 14, size: 3 },
+];
 
 describe('createSurpriseScorer', () => {
   // The fused embedding's layout: the three sensors, then their presence flags.
@@ -22,16 +33,7 @@ describe('createSurpriseScorer', () => {
 });
 
 describe('createSurpriseScorer with liveness', () => {
-  // Camera, LiDAR, proprioception, each modality's liveness (change, age), the presence flags.
-  const slots = [
-    { name: 'camera', offset: 0, size: 4 },
-    { name: 'lidar', offset: 4, size: 2 },
-    { name: 'proprio', offset: 6, size: 2 },
-    { name: 'liveness-camera', offset: 8, size: 2 },
-    { name: 'liveness-lidar', offset: 10, size: 2 },
-    { name: 'liveness-proprio', offset: 12, size: 2 },
-    { name: 'mask', offset: 14, size: 3 },
-  ];
+  const slots = WITH_LIVENESS;
   const errors = (cameraLiveness: number) => Float32Array.from([1, 1, 1, 1, 1, 1, 1, 1, cameraLiveness, cameraLiveness, 1, 1, 1, 1, 1, 1, 1]);
 
   it("scores a modality's liveness on its own usual error and names the modality: a picture that stops changing is the camera's surprise", () => {
@@ -41,5 +43,34 @@ describe('createSurpriseScorer with liveness', () => {
     const ratio = scorer.score(errors(9), 5000);
     expect(ratio.slot).toBe('camera');
     expect(ratio.tick).toBeCloseTo(9);
+  });
+});
+
+describe('scoredSurpriseSlots', () => {
+  const withLiveness = WITH_LIVENESS;
+
+  it("leaves out the flags, the camera's features where its liveness is there, and proprioception's liveness", () => {
+    expect(scoredSurpriseSlots(withLiveness)).toEqual([
+      { name: 'lidar', offset: 4, size: 2 },
+      { name: 'proprio', offset: 6, size: 2 },
+      { name: 'camera', offset: 8, size: 2 },
+      { name: 'lidar', offset: 10, size: 2 },
+    ]);
+  });
+
+  it("keeps the camera's features for encoders without a camera liveness slot: the camera is never unscored", () => {
+    const older = withLiveness.filter((slot) => !slot.name.startsWith('liveness-'));
+    expect(scoredSurpriseSlots(older).map((slot) => slot.name)).toEqual(['camera', 'lidar', 'proprio']);
+  });
+
+  it("names no surprise after the camera's features when its liveness is scored instead", () => {
+    const scorer = createSurpriseScorer(withLiveness);
+    const errors = (cameraFeatures: number, proprio: number) =>
+      Float32Array.from([cameraFeatures, cameraFeatures, cameraFeatures, cameraFeatures, 1, 1, proprio, proprio, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+    for (let tick = 0; tick < 50; tick++) scorer.score(errors(1, 1), tick * 100);
+    // The camera's features miss by forty times usual, proprioception by three: the shown surprise is proprioception's.
+    const ratio = scorer.score(errors(40, 3), 5000);
+    expect(ratio.slot).toBe('proprio');
+    expect(ratio.tick).toBeCloseTo(3);
   });
 });

@@ -258,7 +258,7 @@ class PathPredictions {
   status(): Pick<WorldModelStatus, 'predictedPath' | 'pathNote'> {
     const quality = this.readout?.fitQuality();
     if (!this.readout) return { pathNote: 'No path: the encoders have no proprioception to read speed from' };
-    if (this.live.filter.version === 'initial') return { pathNote: 'No path yet: the world model has not been trained' };
+    if (this.live.filter.untrained) return { pathNote: 'No path yet: the world model has not been trained' };
     if (!quality) return { pathNote: 'No path yet: learning to read speed from the embedding' };
     if (!readoutTrusted(this.readout))
       return { pathNote: `No path: speed reads from the embedding too poorly (R² ${quality.linear.toFixed(2)} / ${quality.angular.toFixed(2)})` };
@@ -271,7 +271,7 @@ class PathPredictions {
   }
 
   private predict(command: DriveCommand): PredictedPath | undefined {
-    if (!this.readout?.fitQuality() || this.live.filter.version === 'initial') return undefined;
+    if (!this.readout?.fitQuality() || this.live.filter.untrained) return undefined;
     try {
       const imagined = this.live.filter.imagine(Array.from({ length: PATH_HORIZON_STEPS }, () => command));
       return integratePath(imagined, this.live.config.embeddingSize, this.readout, 1 / this.rateHz);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SURPRISE_ALARM_RATIO } from '../core/belief.ts';
+import { SURPRISE_ALARM_RATIO, UNTRAINED_VERSION } from '../core/belief.ts';
 import { SurpriseRatioScorer, surpriseStatus } from './surpriseScorer.ts';
 
 const SLOTS = [
@@ -62,6 +62,31 @@ describe('a belief scored for the cockpit', () => {
     const shown = scorer.scoreBelief(belief(shoved), 2000);
     expect(shown).toMatchObject({ modality: SLOTS[1]!.name, surpriseNats: 0.8, predictionError: 0.3, worldModelVersion: 'wm-7' });
     expect(shown.surpriseRatio).toBeGreaterThan(10);
+  });
+});
+
+describe('the first trained weights', () => {
+  const belief = (error: number, version: string) => ({
+    latent: new Float32Array(2),
+    surpriseNats: 0,
+    predictionError: error,
+    dimensionErrors: Float32Array.from({ length: 8 }, () => error),
+    version,
+  });
+
+  it("start the usual levels afresh: a random model's large errors do not hide what the trained model is surprised by", () => {
+    const scorer = new SurpriseRatioScorer(SLOTS, { adaptTicks: 300, holdMs: 0 });
+    for (let t = 0; t < 50; t++) scorer.scoreBelief(belief(100, UNTRAINED_VERSION), t * 100);
+    // The trained model misses by 1 as a rule; against the random model's usual 100 a tick of 8 would read 0.08.
+    for (let t = 50; t < 70; t++) scorer.scoreBelief(belief(1, 'world-model-enc-2000'), t * 100);
+    expect(scorer.scoreBelief(belief(8, 'world-model-enc-2000'), 7000).surpriseRatio).toBeCloseTo(8);
+  });
+
+  it("are not restarted by the learner's later versions, which continue the same training", () => {
+    const scorer = new SurpriseRatioScorer(SLOTS, { adaptTicks: 300, holdMs: 0 });
+    for (let t = 0; t < 50; t++) scorer.scoreBelief(belief(1, 'world-model-enc-2000'), t * 100);
+    // A new version whose first tick misses by 8: judged against the usual level learned so far.
+    expect(scorer.scoreBelief(belief(8, 'world-model-enc-2050'), 5000).surpriseRatio).toBeCloseTo(8);
   });
 });
 

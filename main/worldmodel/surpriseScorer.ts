@@ -9,7 +9,7 @@
 // slots: two each) have errors spread over decades, whose geometric mean lies far below their typical
 // error, so their ordinary ticks read ten or more times "usual" and crowded out every other slot's
 // surprise (shove AUROC 0.75 against 0.87 with the arithmetic mean on the same model; docs/worldmodel.md).
-import { SURPRISE_ALARM_RATIO, type Belief } from '../core/belief.ts';
+import { SURPRISE_ALARM_RATIO, UNTRAINED_VERSION, type Belief } from '../core/belief.ts';
 import type { EmbeddingSlot } from '../core/perception.ts';
 import { DEFAULT_SURPRISE_HOLD_MS, SurpriseMeter } from './surpriseMeter.ts';
 
@@ -67,6 +67,8 @@ export class SurpriseRatioScorer {
   private readonly usual: Float64Array;
   private ticks = 0;
   private readonly meter: SurpriseMeter;
+  /** The weights' version of the last belief scored. */
+  private lastVersion: string | undefined;
 
   constructor(
     private readonly slots: readonly EmbeddingSlot[],
@@ -115,6 +117,11 @@ export class SurpriseRatioScorer {
 
   /** Scores a tick's belief: the shown ratio (held), the modality behind it, and the belief's own KL and error. */
   scoreBelief(belief: Belief, timeMs: number): ShownSurprise {
+    // The usual levels so far were a random model's errors, far above a trained one's: the first
+    // trained weights (a resumed checkpoint's, or the learner's first) start them afresh. Later
+    // versions continue the same training and keep them.
+    if (this.lastVersion === UNTRAINED_VERSION && belief.version !== UNTRAINED_VERSION) this.reset();
+    this.lastVersion = belief.version;
     const ratio = this.score(belief.dimensionErrors, timeMs);
     return {
       surpriseRatio: ratio.shown,

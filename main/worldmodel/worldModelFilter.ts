@@ -3,7 +3,7 @@
 // the weights — the learner trains in another thread and hands new weights over between ticks.
 import * as tf from '@tensorflow/tfjs-core';
 import type { DriveCommand } from '../core/messages.ts';
-import type { Belief, BeliefFilter } from '../core/belief.ts';
+import { UNTRAINED_VERSION, type Belief, type BeliefFilter } from '../core/belief.ts';
 import type { NamedArray } from './checkpointFile.ts';
 import { actionFeatures } from './replayBatch.ts';
 import { Rssm, type RssmState } from './rssm.ts';
@@ -13,8 +13,13 @@ import type { WorldModelConfig } from './worldModelConfig.ts';
 export class WorldModelFilter implements BeliefFilter {
   private readonly rssm: Rssm;
   private state: RssmState;
-  /** The weights' version (a learner checkpoint's, or 'initial'). */
-  version = 'initial';
+  /** The weights' version (a learner checkpoint's, or UNTRAINED_VERSION). */
+  version = UNTRAINED_VERSION;
+
+  /** Whether the filter still runs its own random weights. */
+  get untrained(): boolean {
+    return this.version === UNTRAINED_VERSION;
+  }
 
   constructor(
     readonly config: WorldModelConfig,

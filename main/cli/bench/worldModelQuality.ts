@@ -7,13 +7,15 @@ import * as tf from '@tensorflow/tfjs-core';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { EmbeddingSlot } from '../../core/perception.ts';
+import { MODALITIES, type EmbeddingSlot } from '../../core/perception.ts';
 import { openEncoders } from '../../session/encoders.ts';
 import {
   actionFeatures,
   createSurpriseMeter,
   createSurpriseScorer,
   createWorldModel,
+  scoredSurpriseSlots,
+  SurpriseRatioScorer,
   disposeWorldModel,
   emptyBatch,
   readWorldModel,
@@ -85,8 +87,6 @@ export const DEFAULT_QUALITY_OPTIONS: QualityOptions = {
   seed: 1,
 };
 
-/** The sim's own drive limits: actions scale to [−1, 1] over what the simulated base can do. */
-const SIM_ACTION_LIMITS = [0.6, 2];
 const TRAIN_ARENA_BASE = 1;
 const HELD_OUT_ARENA_BASE = 9000;
 const EVENT_ARENA_BASE = 9500;
@@ -123,7 +123,9 @@ const arenas = (base: number, count: number) => Array.from({ length: count }, (_
 
 export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTIONS): Promise<BenchRow[]> {
   const { version: encoderVersion, slots, embeddingSize } = await encoderLayout();
-  const { preset, ...shape } = sessionWorldModelConfig(options.preset, { embeddingSize, actionLimits: SIM_ACTION_LIMITS });
+  // Shaped as a running core shapes it (actions over the safety filter's limits, which the episodes'
+  // commands keep to): a model kept with --save is one a session resumes from.
+  const { preset, ...shape } = sessionWorldModelConfig(options.preset, { embeddingSize });
   const config = worldModelConfig(preset, { ...shape, ...(options.decoderGroupSizes === undefined ? {} : { decoderGroupSizes: options.decoderGroupSizes }) });
   // A kept model is read, and the folder a model is to be kept in checked, before minutes of driving
   // and training: a wrong path is told at once.
@@ -141,6 +143,8 @@ export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTI
   const freezesStanding = await record(arenas(EVENT_ARENA_BASE, options.heldOutArenas), true, options.seed + 6, { ...noisyFreeze, standStill: true });
   // Fresh normal driving on the training arenas, where the alarm threshold is fixed.
   const calibration = await record(arenas(TRAIN_ARENA_BASE, options.trainArenas), false, options.seed + 4);
+  // Events on training arenas: which slots the surprise scores is judged on these, not on the held-out events.
+  const trainingEvents = await record(arenas(TRAIN_ARENA_BASE, options.heldOutArenas), true, options.seed + 7);
   // The predicted path is scored where the command is held; the driving above changes it every 0.5 s.
   const heldCommands = await record(arenas(HELD_OUT_ARENA_BASE, options.heldOutArenas), false, options.seed + 3, HELD_COMMAND_DRIVING);
   const model = kept ?? freshModel(config, training, options.seed);
@@ -157,6 +161,7 @@ export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTI
     return [
       ...rows,
       ...pathRows(rssm, training, heldCommands, slots, options.warmupTicks),
+      ...slotRows(rssm, trainingEvents, slots),
       ...surpriseRows(rssm, withEvents, eventSeries),
       freezeRow('surprise-auroc-camera-freeze-noisy', shownSeries(rssm, freezesNoisy, slots)),
       freezeRow('surprise-auroc-camera-freeze-standing', shownSeries(rssm, freezesStanding, slots)),
@@ -305,14 +310,28 @@ function surpriseRows(rssm: Rssm, episodes: readonly SimEpisode[], ratios: Reado
  * afresh with each 20-second segment (whose first seconds would then be judged against almost nothing).
  */
 export function shownSeries(rssm: Rssm, episodes: readonly SimEpisode[], slots: readonly EmbeddingSlot[]): Array<ShownSeries & { tick: number[] }> {
+  return scoreSeries(episodes, filteredErrors(rssm, episodes), rssm.config.embeddingSize, () => createSurpriseScorer(slots));
+}
+
+/** Each segment's per-dimension prediction errors, tick by tick (ticks × embedding size). */
+function filteredErrors(rssm: Rssm, episodes: readonly SimEpisode[]): Float32Array[] {
   const size = rssm.config.embeddingSize;
   const errors = episodes.map((episode) => new Float32Array(episode.ticks * size));
   filterEpisodes(rssm, episodes, (tick, _state, _nats, _error, dimensionErrors) => {
     episodes.forEach((_episode, row) => errors[row]!.set(dimensionErrors.subarray(row * size, (row + 1) * size), tick * size));
   });
-  const scorers = new Map<number, { scorer: ReturnType<typeof createSurpriseScorer>; atMs: number }>();
+  return errors;
+}
+
+function scoreSeries(
+  episodes: readonly SimEpisode[],
+  errors: readonly Float32Array[],
+  size: number,
+  makeScorer: () => SurpriseRatioScorer,
+): Array<ShownSeries & { tick: number[] }> {
+  const scorers = new Map<number, { scorer: SurpriseRatioScorer; atMs: number }>();
   return episodes.map((episode, row) => {
-    const arena = scorers.get(episode.arenaSeed) ?? { scorer: createSurpriseScorer(slots), atMs: 0 };
+    const arena = scorers.get(episode.arenaSeed) ?? { scorer: makeScorer(), atMs: 0 };
     scorers.set(episode.arenaSeed, arena);
     const series = { shown: [] as number[], tick: [] as number[], labels: episode.labels };
     for (let tick = 0; tick < episode.ticks; tick++) {
@@ -324,6 +343,29 @@ export function shownSeries(rssm: Rssm, episodes: readonly SimEpisode[], slots: 
     arena.atMs += episode.ticks * CONTROL_PERIOD_MS + SEGMENT_GAP_MS;
     return series;
   });
+}
+
+/**
+ * Each slot of the embedding scored alone, on events injected on training arenas: the best AUROC it
+ * reaches over the event kinds (a row a slot), which says which slots the cockpit's surprise should
+ * score (scoredSurpriseSlots) without looking at the held-out events the other rows report.
+ */
+function slotRows(rssm: Rssm, episodes: readonly SimEpisode[], slots: readonly EmbeddingSlot[]): BenchRow[] {
+  const errors = filteredErrors(rssm, episodes);
+  const scored = new Set(scoredSurpriseSlots(slots).map((slot) => slot.offset));
+  return slots
+    .filter((slot) => (MODALITIES as readonly string[]).includes(slot.name) || slot.name.startsWith('liveness-'))
+    .map((slot) => {
+      const series = scoreSeries(episodes, errors, rssm.config.embeddingSize, () => new SurpriseRatioScorer([slot]));
+      const ticksOf = (label: EventLabel) => series.flatMap((segment) => segment.shown.filter((_, tick) => segment.labels[tick] === label));
+      const normal = ticksOf('normal');
+      const aurocs = EVENT_KINDS.map((kind) => ({ kind, value: auroc(ticksOf(kind), normal) }));
+      const best = Math.max(...aurocs.map(({ value }) => value));
+      log(
+        `worldmodel: slot ${slot.name} alone on training arenas' events: ${aurocs.map(({ kind, value }) => `${kind} ${value.toFixed(3)}`).join(', ')}${scored.has(slot.offset) ? '' : ' (not scored)'}`,
+      );
+      return { name: `surprise-slot-auroc-${slot.name}`, unit: 'auroc', p50: null, p95: null, p99: null, value: best };
+    });
 }
 
 /** The AUROC of the shown ratio on the first second of camera freezes against normal ticks of the same segments. */
