@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DIMENSION_RMS_SCALE } from '../worldmodel/surpriseScorer.ts';
 import { createSurpriseScorer, scoredSurpriseSlots } from './worldModelParts.ts';
 
 /** Camera, LiDAR, proprioception, each modality's liveness (change, age), the presence flags. */
@@ -52,7 +53,7 @@ describe('scoredSurpriseSlots', () => {
   it("leaves out the flags, the camera's features where its liveness is there, and proprioception's liveness", () => {
     expect(scoredSurpriseSlots(withLiveness)).toEqual([
       { name: 'lidar', offset: 4, size: 2 },
-      { name: 'proprio', offset: 6, size: 2 },
+      { name: 'proprio', offset: 6, size: 2, byDimension: true },
       { name: 'camera', offset: 8, size: 2 },
       { name: 'lidar', offset: 10, size: 2 },
     ]);
@@ -71,6 +72,6 @@ describe('scoredSurpriseSlots', () => {
     // The camera's features miss by forty times usual, proprioception by three: the shown surprise is proprioception's.
     const ratio = scorer.score(errors(40, 3), 5000);
     expect(ratio.slot).toBe('proprio');
-    expect(ratio.tick).toBeCloseTo(3);
+    expect(ratio.tick).toBeCloseTo(3 / DIMENSION_RMS_SCALE);
   });
 });

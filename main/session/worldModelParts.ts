@@ -8,7 +8,7 @@ import { readCheckpoint, writeCheckpoint } from '../worldmodel/checkpointFile.ts
 import { Rssm } from '../worldmodel/rssm.ts';
 import { disposeWeights } from '../worldmodel/rssmWeights.ts';
 import { SurpriseMeter } from '../worldmodel/surpriseMeter.ts';
-import { SurpriseRatioScorer } from '../worldmodel/surpriseScorer.ts';
+import { SurpriseRatioScorer, type ScoredSlot } from '../worldmodel/surpriseScorer.ts';
 import { restoreCheckpoint, snapshotCheckpoint, type CheckpointIdentity, type TrainedWorldModel } from '../worldmodel/worldModelCheckpoint.ts';
 import { worldModelConfig, type PresetName, type WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
 import { WorldModelTrainer } from '../worldmodel/worldModelTrainer.ts';
@@ -87,11 +87,13 @@ export function createSurpriseScorer(slots: readonly EmbeddingSlot[]): SurpriseR
  * freeze and LiDAR blackout rose from 0.85, 0.88, 0.91, 1.00 to 0.91, 0.91, 0.98, 1.00 on the same
  * model (docs/worldmodel.md, 2026-11-29).
  */
-export function scoredSurpriseSlots(slots: readonly EmbeddingSlot[]): EmbeddingSlot[] {
+export function scoredSurpriseSlots(slots: readonly EmbeddingSlot[]): ScoredSlot[] {
   const names = new Set(slots.map((slot) => slot.name));
   return slots.flatMap((slot) => {
     if (slot.name === 'camera' && names.has('liveness-camera')) return [];
     if (slot.name === 'liveness-proprio') return [];
+    // Proprioception's floats each keep their own usual error: a shove moves a few of them (the peaks).
+    if (slot.name === 'proprio') return [{ ...slot, byDimension: true }];
     if ((MODALITIES as readonly string[]).includes(slot.name)) return [slot];
     const modality = livenessModality(slot.name);
     return modality ? [{ ...slot, name: modality }] : [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SURPRISE_ALARM_RATIO, UNTRAINED_VERSION } from '../core/belief.ts';
-import { SurpriseRatioScorer, surpriseStatus } from './surpriseScorer.ts';
+import { DIMENSION_RMS_SCALE, SurpriseRatioScorer, surpriseStatus } from './surpriseScorer.ts';
 
 const SLOTS = [
   { name: 'camera', offset: 0, size: 6 },
@@ -62,6 +62,45 @@ describe('a belief scored for the cockpit', () => {
     const shown = scorer.scoreBelief(belief(shoved), 2000);
     expect(shown).toMatchObject({ modality: SLOTS[1]!.name, surpriseNats: 0.8, predictionError: 0.3, worldModelVersion: 'wm-7' });
     expect(shown.surpriseRatio).toBeGreaterThan(10);
+  });
+});
+
+describe('a slot scored float by float', () => {
+  // One float that usually misses by 10, three that usually miss by 0.1.
+  const usual = [10, 0.1, 0.1, 0.1];
+  const slot = { name: 'proprio', offset: 0, size: 4 };
+
+  it('sees a float that usually predicts well miss by twenty times, which the slot’s mean error hides', () => {
+    const byMean = new SurpriseRatioScorer([slot], { adaptTicks: 300, holdMs: 0 });
+    const byFloat = new SurpriseRatioScorer([{ ...slot, byDimension: true }], { adaptTicks: 300, holdMs: 0 });
+    for (let t = 0; t < 50; t++) {
+      byMean.score(Float32Array.from(usual), t * 100);
+      byFloat.score(Float32Array.from(usual), t * 100);
+    }
+    const missed = Float32Array.from([10, 2, 0.1, 0.1]);
+    // The mean error moves from 2.575 to 3.05: 1.18 times usual.
+    expect(byMean.score(missed, 5000).tick).toBeCloseTo(3.05 / 2.575, 3);
+    // Float by float: the ratios 1, 20, 1, 1, their root mean square over the scale.
+    expect(byFloat.score(missed, 5000).tick).toBeCloseTo(Math.sqrt((1 + 400 + 1 + 1) / 4) / DIMENSION_RMS_SCALE, 3);
+  });
+
+  it('reads 1 over the scale on an ordinary tick, and names no surprise on a float that is not a number', () => {
+    const scorer = new SurpriseRatioScorer(
+      [
+        { ...slot, byDimension: true },
+        { name: 'lidar', offset: 4, size: 1 },
+      ],
+      { adaptTicks: 300, holdMs: 0 },
+    );
+    const alone = new SurpriseRatioScorer([{ ...slot, byDimension: true }], { adaptTicks: 300, holdMs: 0 });
+    for (let t = 0; t < 50; t++) {
+      scorer.score(Float32Array.from([...usual, 1]), t * 100);
+      alone.score(Float32Array.from(usual), t * 100);
+    }
+    expect(alone.score(Float32Array.from(usual), 5000).tick).toBeCloseTo(1 / DIMENSION_RMS_SCALE, 3);
+    const broken = scorer.score(Float32Array.from([Number.NaN, 0.1, 0.1, 0.1, 1.5]), 5100);
+    expect(broken).toMatchObject({ slot: 'lidar' });
+    expect(broken.tick).toBeCloseTo(1.5, 3);
   });
 });
 

@@ -63,33 +63,61 @@ const ERROR_FLOOR = 1e-9;
 /** An update to the usual level counts an error of at most this many times that level. */
 const UPDATE_CAP = 10;
 
+/**
+ * A slot the surprise scores. `byDimension`: each of its floats keeps its own usual error, and the
+ * slot's ratio is the root mean square of the floats' ratios (over DIMENSION_RMS_SCALE), so one float
+ * that misses by far counts, where in the slot's mean error the floats that predict well hide it:
+ * a shove moves a few of proprioception's 23 floats (its peaks), the rest hardly.
+ */
+export interface ScoredSlot extends EmbeddingSlot {
+  byDimension?: boolean;
+}
+
+/**
+ * The root mean square of ratios is never below their mean (on ordinary ticks, about this much above
+ * it): a by-dimension slot's ratio is divided by it so its ordinary level stays near the other
+ * slots'. Chosen on training arenas' events among 1, 1.2, 1.5, 2, 3 (docs/worldmodel.md).
+ */
+export const DIMENSION_RMS_SCALE = 1.2;
+
 export class SurpriseRatioScorer {
-  private readonly usual: Float64Array;
+  /** Per slot: its usual error (one), or each of its floats' (byDimension). */
+  private readonly usual: Float64Array[];
   private ticks = 0;
   private readonly meter: SurpriseMeter;
   /** The weights' version of the last belief scored. */
   private lastVersion: string | undefined;
 
   constructor(
-    private readonly slots: readonly EmbeddingSlot[],
+    private readonly slots: readonly ScoredSlot[],
     private readonly options: SurpriseRatioScorerOptions = DEFAULT_SURPRISE_RATIO_SCORER_OPTIONS,
   ) {
     if (slots.length === 0) throw new RangeError('the surprise ratio needs at least one embedding slot');
     if (!(options.adaptTicks >= 1)) throw new RangeError(`adaptTicks must be ≥ 1, got ${options.adaptTicks}`);
-    this.usual = new Float64Array(slots.length);
+    this.usual = slots.map((slot) => new Float64Array(slot.byDimension ? slot.size : 1));
     this.meter = new SurpriseMeter(options.holdMs);
   }
 
   /** Scores one tick's per-dimension errors, then lets the usual levels learn from them. */
   score(dimensionErrors: Float32Array, timeMs: number): SurpriseRatio {
-    const errors = this.slots.map(({ offset, size }) => {
+    // Each slot's errors as its usual levels are kept: the slot's mean, or every float's own.
+    const errors = this.slots.map(({ offset, size, byDimension }) => {
       if (offset + size > dimensionErrors.length) throw new RangeError(`slot at ${offset}+${size} lies beyond the ${dimensionErrors.length} errors given`);
+      const own = dimensionErrors.subarray(offset, offset + size);
+      if (byDimension) return Float64Array.from(own);
       let sum = 0;
-      for (let i = offset; i < offset + size; i++) sum += dimensionErrors[i]!;
-      return sum / size;
+      for (const error of own) sum += error;
+      return Float64Array.of(sum / size);
     });
     // The first tick has no usual level to compare with: its ratio is 1, as unsurprising as usual.
-    const ratios = errors.map((error, index) => (this.ticks === 0 ? 1 : error / Math.max(this.usual[index]!, ERROR_FLOOR)));
+    const ratios = errors.map((own, index) => {
+      if (this.ticks === 0) return 1;
+      const usual = this.usual[index]!;
+      if (!this.slots[index]!.byDimension) return own[0]! / Math.max(usual[0]!, ERROR_FLOOR);
+      let squares = 0;
+      own.forEach((error, i) => (squares += (error / Math.max(usual[i]!, ERROR_FLOOR)) ** 2));
+      return Math.sqrt(squares / own.length) / DIMENSION_RMS_SCALE;
+    });
     // A slot whose error is not a number (a model whose weights went bad) names no surprise and never
     // stops the tick: the most surprised slot is chosen among the others; with none, the tick reads NaN,
     // which the meter ignores.
@@ -101,16 +129,19 @@ export class SurpriseRatioScorer {
     const slot = this.slots[Math.max(0, most)]!.name;
     // A running mean at first, then an exponential one: early levels are not one tick's accident.
     const rate = Math.max(1 / (this.ticks + 1), 1 / this.options.adaptTicks);
-    errors.forEach((error, index) => {
-      const counted = this.ticks === 0 ? error : Math.min(error, UPDATE_CAP * this.usual[index]!);
-      if (Number.isFinite(counted)) this.usual[index]! += rate * (counted - this.usual[index]!);
+    errors.forEach((own, index) => {
+      const usual = this.usual[index]!;
+      own.forEach((error, i) => {
+        const counted = this.ticks === 0 ? error : Math.min(error, UPDATE_CAP * usual[i]!);
+        if (Number.isFinite(counted)) usual[i]! += rate * (counted - usual[i]!);
+      });
     });
     this.ticks++;
     return { tick, shown: this.meter.update(tick, timeMs), slot };
   }
 
   reset(): void {
-    this.usual.fill(0);
+    for (const usual of this.usual) usual.fill(0);
     this.ticks = 0;
     this.meter.reset();
   }

@@ -352,11 +352,12 @@ function scoreSeries(
  */
 function slotRows(rssm: Rssm, episodes: readonly SimEpisode[], slots: readonly EmbeddingSlot[]): BenchRow[] {
   const errors = filteredErrors(rssm, episodes);
-  const scored = new Set(scoredSurpriseSlots(slots).map((slot) => slot.offset));
+  // A scored slot alone as the cockpit scores it (proprioception float by float), the rest as slots.
+  const scored = new Map(scoredSurpriseSlots(slots).map((slot) => [slot.offset, slot]));
   return slots
     .filter((slot) => (MODALITIES as readonly string[]).includes(slot.name) || slot.name.startsWith('liveness-'))
     .map((slot) => {
-      const series = scoreSeries(episodes, errors, rssm.config.embeddingSize, () => new SurpriseRatioScorer([slot]));
+      const series = scoreSeries(episodes, errors, rssm.config.embeddingSize, () => new SurpriseRatioScorer([scored.get(slot.offset) ?? slot]));
       const ticksOf = (label: EventLabel) => series.flatMap((segment) => segment.shown.filter((_, tick) => segment.labels[tick] === label));
       const normal = ticksOf('normal');
       const aurocs = EVENT_KINDS.map((kind) => ({ kind, value: auroc(ticksOf(kind), normal) }));
