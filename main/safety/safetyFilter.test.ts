@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SafetyFilter } from './safetyFilter.ts';
+import { DEFAULT_SAFETY_LIMITS, SafetyFilter, withinSpeedLimits } from './safetyFilter.ts';
 
 const limits = { maxLinearMps: 0.5, maxAngularRadps: 1.5, maxLinearAccelMps2: 1, maxAngularAccelRadps2: 4 };
 
@@ -50,5 +50,16 @@ describe('SafetyFilter', () => {
     let sent = { linearMps: 0, angularRadps: 0 };
     for (let t = 0; t <= 2000; t += 100) sent = safety.filter({ linearMps: 1, angularRadps: 1 }, t);
     expect(sent).toEqual({ linearMps: 0.2, angularRadps: 0.5 });
+  });
+});
+
+describe('withinSpeedLimits', () => {
+  it('clamps each axis to its limit, both ways, leaves a command within them alone, and reads a value that is not a number as 0', () => {
+    expect(withinSpeedLimits({ linearMps: 0.6, angularRadps: -2 }, DEFAULT_SAFETY_LIMITS)).toEqual({ linearMps: 0.5, angularRadps: -1.5 });
+    expect(withinSpeedLimits({ linearMps: -0.3, angularRadps: 1 }, DEFAULT_SAFETY_LIMITS)).toEqual({ linearMps: -0.3, angularRadps: 1 });
+    expect(withinSpeedLimits({ linearMps: Number.NaN, angularRadps: Number.POSITIVE_INFINITY }, DEFAULT_SAFETY_LIMITS)).toEqual({
+      linearMps: 0,
+      angularRadps: 0,
+    });
   });
 });

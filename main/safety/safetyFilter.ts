@@ -47,12 +47,9 @@ export class SafetyFilter {
     const gapMs = this.lastAtMs === undefined ? Infinity : Math.max(0, nowMs - this.lastAtMs);
     const from = gapMs > MAX_RAMP_GAP_MS ? { linearMps: 0, angularRadps: 0 } : this.last;
     const dtSecs = Math.min(gapMs, MAX_RAMP_STEP_MS) / 1000;
-    const linearMps = rampAxis(from.linearMps, clamp(finiteOrZero(requested.linearMps), this.limits.maxLinearMps), this.limits.maxLinearAccelMps2 * dtSecs);
-    const angularRadps = rampAxis(
-      from.angularRadps,
-      clamp(finiteOrZero(requested.angularRadps), this.limits.maxAngularRadps),
-      this.limits.maxAngularAccelRadps2 * dtSecs,
-    );
+    const target = withinSpeedLimits(requested, this.limits);
+    const linearMps = rampAxis(from.linearMps, target.linearMps, this.limits.maxLinearAccelMps2 * dtSecs);
+    const angularRadps = rampAxis(from.angularRadps, target.angularRadps, this.limits.maxAngularAccelRadps2 * dtSecs);
     return this.record({ linearMps, angularRadps }, nowMs);
   }
 
@@ -66,6 +63,14 @@ export class SafetyFilter {
     this.lastAtMs = nowMs;
     return { ...command };
   }
+}
+
+/** The command within the speed limits, each axis clamped (a value that is not a number reads 0); no ramp. */
+export function withinSpeedLimits(command: DriveCommand, limits: Pick<SafetyLimits, 'maxLinearMps' | 'maxAngularRadps'>): DriveCommand {
+  return {
+    linearMps: clamp(finiteOrZero(command.linearMps), limits.maxLinearMps),
+    angularRadps: clamp(finiteOrZero(command.angularRadps), limits.maxAngularRadps),
+  };
 }
 
 function clamp(value: number, limit: number): number {

@@ -1,6 +1,7 @@
 // The safety filter a session runs as the loop's last step, and its speed limits: what an action of
 // magnitude 1 means to the world model and to the policy's actor, so that both scale actions alike.
-import { DEFAULT_SAFETY_LIMITS, SafetyFilter } from '../safety/safetyFilter.ts';
+import type { DriveCommand } from '../core/messages.ts';
+import { DEFAULT_SAFETY_LIMITS, SafetyFilter, withinSpeedLimits } from '../safety/safetyFilter.ts';
 
 export type { SafetyFilter };
 
@@ -13,4 +14,9 @@ export const SESSION_SPEED_LIMITS: readonly [number, number] = Object.freeze([
 /** The safety filter at its default limits. */
 export function createSafetyFilter(): SafetyFilter {
   return new SafetyFilter();
+}
+
+/** A command clamped to the session's speed limits as the safety filter clamps it (no acceleration ramp). */
+export function withinSessionSpeedLimits(command: DriveCommand): DriveCommand {
+  return withinSpeedLimits(command, DEFAULT_SAFETY_LIMITS);
 }

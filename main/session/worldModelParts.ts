@@ -22,6 +22,7 @@ export { worldModelConfig };
 export { actionFeatures, emptyBatch } from '../worldmodel/replayBatch.ts';
 /** The cockpit's predicted path, for the bench that measures it against the path driven. */
 export { integratePath, PATH_HORIZON_STEPS, readoutTrusted, VelocityReadout } from '../worldmodel/pathPrediction.ts';
+export { livenessModality };
 export { SurpriseRatioScorer, surpriseStatus, type SurpriseStatus } from '../worldmodel/surpriseScorer.ts';
 
 export interface WorldModelShape {

@@ -104,10 +104,10 @@ export class SurpriseRatioScorer {
     const errors = this.slots.map(({ offset, size, byDimension }) => {
       if (offset + size > dimensionErrors.length) throw new RangeError(`slot at ${offset}+${size} lies beyond the ${dimensionErrors.length} errors given`);
       const own = dimensionErrors.subarray(offset, offset + size);
-      if (byDimension) return Float64Array.from(own);
+      if (byDimension) return own;
       let sum = 0;
       for (const error of own) sum += error;
-      return Float64Array.of(sum / size);
+      return Float32Array.of(sum / size);
     });
     // The first tick has no usual level to compare with: its ratio is 1, as unsurprising as usual.
     const ratios = errors.map((own, index) => {

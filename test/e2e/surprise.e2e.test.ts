@@ -31,11 +31,12 @@ let sim: SimChild;
 let cockpit: CockpitBrowser | undefined;
 let reviewing: CockpitBrowser | undefined;
 let shoveAtMs = 0;
+let checkpoint: Awaited<ReturnType<typeof readCheckpoint>>;
 
 beforeAll(async () => {
   dataHome = mkdtempSync(join(tmpdir(), 'reins-surprise-e2e-'));
   // Where the learner looks for its own checkpoints: the session resumes from the fixture.
-  const checkpoint = await readCheckpoint(FIXTURE);
+  checkpoint = await readCheckpoint(FIXTURE);
   const folder = join(dataHome, 'reins', 'world-model');
   mkdirSync(folder, { recursive: true });
   copyFileSync(FIXTURE, checkpointPath(folder, checkpoint.encoderVersion, checkpoint.trainSteps));
@@ -64,7 +65,6 @@ async function waitForState(check: (state: CockpitState) => boolean, what: strin
 
 describe('the world model notices a shove', () => {
   it('names proprioception in the cockpit within half a second of a shove while driving', async () => {
-    const checkpoint = await readCheckpoint(FIXTURE);
     cockpit = await openCockpitBrowser(['--robot', sim.url, '--encoders', ENCODERS], { dataHome });
     const { page, core } = cockpit;
     await page.goto(core.uiUrl);

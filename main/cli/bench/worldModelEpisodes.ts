@@ -4,7 +4,7 @@
 import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
 import { twistFromDrive, type DriveCommand } from '../../core/messages.ts';
 import { createSynchroniser } from '../../session/loopWiring.ts';
-import { SESSION_SPEED_LIMITS } from '../../session/safetyParts.ts';
+import { withinSessionSpeedLimits } from '../../session/safetyParts.ts';
 import { DEFAULT_MANIFEST_PATH, openEncoders, type OnnxPerception, type PerceptionOptions } from '../../session/encoders.ts';
 import { createSimLink } from '../../sim/lockstepLink.ts';
 import { deriveSeed, SeededRandom } from '../../sim/random.ts';
@@ -75,17 +75,6 @@ export const DEFAULT_SIM_EPISODE_OPTIONS: Readonly<SimEpisodeOptions> = Object.f
   encoders: DEFAULT_MANIFEST_PATH,
   perception: {},
 });
-
-/**
- * A command as a running core's safety filter lets it through: within the session's speed limits
- * (0.5 m/s, 1.5 rad/s; the sim's base could do 0.6 and 2), so a model trained here takes actions
- * scaled as a live session scales them and its checkpoint is one a session can resume from.
- */
-function withinSessionLimits(command: DriveCommand): DriveCommand {
-  const [linear, angular] = SESSION_SPEED_LIMITS;
-  const clamp = (value: number, limit: number) => Math.max(-limit, Math.min(limit, value));
-  return { linearMps: clamp(command.linearMps, linear), angularRadps: clamp(command.angularRadps, angular) };
-}
 
 /** Unrecorded ticks after a segment's reset, so every stream has published before the first frame. */
 const SETTLE_TICKS = 5;
@@ -194,7 +183,10 @@ async function recordSegment(
         spell = { random: random.next() < options.randomSpellChance, ticksLeft: SPELL_TICKS.min + random.integer(SPELL_TICKS.max - SPELL_TICKS.min + 1) };
       }
       spell.ticksLeft--;
-      lastCommand = withinSessionLimits(options.standStill ? STAND_STILL : spell.random ? explorer.command(truth.simTimeSecs) : operatorCommand);
+      // Within the safety filter's speed limits (0.5 m/s, 1.5 rad/s; the sim's base could do 0.6 and 2),
+      // clamped as a running core's filter clamps it (its ramp left to the sim's own base): a model
+      // trained here scales actions as a live session does, and a session can resume from its checkpoint.
+      lastCommand = withinSessionSpeedLimits(options.standStill ? STAND_STILL : spell.random ? explorer.command(truth.simTimeSecs) : operatorCommand);
       link.publish(DEFAULT_TOPIC_MAP.command, twistFromDrive(lastCommand));
 
       if (embedding === undefined) continue;

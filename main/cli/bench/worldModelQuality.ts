@@ -14,6 +14,7 @@ import {
   createSurpriseMeter,
   createSurpriseScorer,
   createWorldModel,
+  livenessModality,
   scoredSurpriseSlots,
   SurpriseRatioScorer,
   disposeWorldModel,
@@ -355,7 +356,7 @@ function slotRows(rssm: Rssm, episodes: readonly SimEpisode[], slots: readonly E
   // A scored slot alone as the cockpit scores it (proprioception float by float), the rest as slots.
   const scored = new Map(scoredSurpriseSlots(slots).map((slot) => [slot.offset, slot]));
   return slots
-    .filter((slot) => (MODALITIES as readonly string[]).includes(slot.name) || slot.name.startsWith('liveness-'))
+    .filter((slot) => (MODALITIES as readonly string[]).includes(slot.name) || livenessModality(slot.name) !== undefined)
     .map((slot) => {
       const series = scoreSeries(episodes, errors, rssm.config.embeddingSize, () => new SurpriseRatioScorer([scored.get(slot.offset) ?? slot]));
       const ticksOf = (label: EventLabel) => series.flatMap((segment) => segment.shown.filter((_, tick) => segment.labels[tick] === label));
