@@ -10,6 +10,11 @@ export interface Belief {
   predictionError: number;
   /** That error dimension by dimension, for a surprise that weighs each modality by its own usual level. */
   dimensionErrors: Float32Array;
+  /**
+   * Dimension by dimension, the error of the change since the previous tick: the change the model
+   * foresaw from its reading of that tick against the change seen (NaN on a belief's first tick).
+   */
+  changeErrors: Float32Array;
   /** The weights that made it. */
   version: string;
 }
@@ -21,7 +26,8 @@ export interface Belief {
  * whose alarms, counted once at their onset, come at most 0.25 times a minute in normal driving there
  * (its `surprise-threshold-calibrated` row: 15.00 on 2026-11-29, wm-xs after 1,928 steps on the
  * encoders reins-sim-encoders-3 with liveness, the usual level an arithmetic mean, the slots of
- * scoredSurpriseSlots with proprioception scored float by float; docs/worldmodel.md). It was 14.5
+ * scoredSurpriseSlots with proprioception scored float by float; calibrated 15.00 again on the same model
+ * with the LiDAR scored on the change; docs/worldmodel.md). It was 14.5
  * before proprioception was scored float by float (calibrated 14.47 and 14.52 on two models), 350
  * for the model before that (a geometric usual level, no liveness), and 3 before that, which
  * alarmed 11.5 times a minute. A model trained another way needs its own calibration.

@@ -50,9 +50,9 @@ describe('createSurpriseScorer with liveness', () => {
 describe('scoredSurpriseSlots', () => {
   const withLiveness = WITH_LIVENESS;
 
-  it("leaves out the flags, the camera's features where its liveness is there, and proprioception's liveness", () => {
+  it("leaves out the flags, the camera's features where its liveness is there, and proprioception's liveness; scores the LiDAR on the change", () => {
     expect(scoredSurpriseSlots(withLiveness)).toEqual([
-      { name: 'lidar', offset: 4, size: 2 },
+      { name: 'lidar', offset: 4, size: 2, byDimension: true, change: true },
       { name: 'proprio', offset: 6, size: 2, byDimension: true },
       { name: 'camera', offset: 8, size: 2 },
       { name: 'lidar', offset: 10, size: 2 },

@@ -95,6 +95,10 @@ export function scoredSurpriseSlots(slots: readonly EmbeddingSlot[]): ScoredSlot
     if (slot.name === 'liveness-proprio') return [];
     // Proprioception's floats each keep their own usual error: a shove moves a few of them (the peaks).
     if (slot.name === 'proprio') return [{ ...slot, byDimension: true }];
+    // The LiDAR's prediction misses by more than its last scan held would (its decoder's blur, the same
+    // from tick to tick): it is scored on the change since the last tick, float by float, where a
+    // dropped obstacle stands out.
+    if (slot.name === 'lidar') return [{ ...slot, byDimension: true, change: true }];
     if ((MODALITIES as readonly string[]).includes(slot.name)) return [slot];
     const modality = livenessModality(slot.name);
     return modality ? [{ ...slot, name: modality }] : [];

@@ -98,6 +98,23 @@ describe('Rssm', () => {
     expect(imagined.shape).toEqual([2, 5, TINY.embeddingSize]);
   });
 
+  it('measures the change only with the previous embedding, and reads an embedding that stayed the same alike whatever it is', () => {
+    const rssm = new Rssm(TINY, 7);
+    const start = rssm.initial(2);
+    const action = tf.zeros([2, TINY.actionSize]) as tf.Tensor2D;
+    const [first, second] = [tf.ones([2, TINY.embeddingSize]) as tf.Tensor2D, tf.fill([2, TINY.embeddingSize], -2) as tf.Tensor2D];
+    const state = rssm.observe(start, action, first).state;
+    expect([...rssm.observe(state, action, first).changeErrors.dataSync()].every(Number.isNaN)).toBe(true);
+    // Nothing changed since the previous tick: what is left is the change the model foresaw, whatever the embedding.
+    const [sameFirst, sameSecond] = [rssm.observe(state, action, first, first), rssm.observe(state, action, second, second)];
+    expect([...sameFirst.changeErrors.dataSync()]).toEqual([...sameSecond.changeErrors.dataSync()]);
+    expect([...sameFirst.dimensionErrors.dataSync()]).not.toEqual([...sameSecond.dimensionErrors.dataSync()]);
+    // A change the model did not foresee is an error of the change; the prediction's own error is the same with or without the previous embedding.
+    const changed = rssm.observe(state, action, second, first);
+    expect([...changed.dimensionErrors.dataSync()]).toEqual([...sameSecond.dimensionErrors.dataSync()]);
+    expect(tf.sum(changed.changeErrors).dataSync()[0]).toBeGreaterThan(tf.sum(sameFirst.changeErrors).dataSync()[0]!);
+  });
+
   it('skips an update whose gradient is not finite, leaving the weights as they were', () => {
     const rssm = new Rssm(TINY, 4);
     const trainer = new WorldModelTrainer(rssm);

@@ -64,6 +64,13 @@ export interface ObserveStep {
   predictionError: tf.Tensor1D;
   /** The same error dimension by dimension: [batch, E]. */
   dimensionErrors: tf.Tensor2D;
+  /**
+   * The error of the change, dimension by dimension [batch, E]: the change the model foresaw from its
+   * reading of the previous tick (the previous posterior, decoded) to its prediction of this one, against
+   * the change observed. A decoder's blur that is the same on consecutive ticks cancels out of it, where
+   * it dominates `dimensionErrors` (docs/worldmodel.md: the LiDAR's). NaN without a previous embedding.
+   */
+  changeErrors: tf.Tensor2D;
 }
 
 export class Rssm {
@@ -118,20 +125,40 @@ export class Rssm {
     return { deterministic: tf.zeros([batch, this.config.deterministicSize]), stochastic: tf.zeros([batch, stochasticSize(this.config)]) };
   }
 
-  /** Filters one tick: the action taken since the last state, then the embedding seen now. */
-  observe(state: RssmState, previousAction: tf.Tensor2D, rawEmbedding: tf.Tensor2D): ObserveStep {
+  /**
+   * Filters one tick: the action taken since the last state, then the embedding seen now. With the
+   * embedding seen at the previous tick (the one `state` was filtered from), the step also measures
+   * the error of the change (`changeErrors`).
+   */
+  observe(state: RssmState, previousAction: tf.Tensor2D, rawEmbedding: tf.Tensor2D, previousRawEmbedding?: tf.Tensor2D): ObserveStep {
     return tf.tidy(() => {
       const { mean, scale } = this.weights.embeddingNorm;
-      const embedding = tf.div(tf.sub(rawEmbedding, mean), scale) as tf.Tensor2D;
+      const standardise = (raw: tf.Tensor2D) => tf.div(tf.sub(raw, mean), scale) as tf.Tensor2D;
+      const embedding = standardise(rawEmbedding);
       const deterministic = this.transition(state, previousAction);
       const priorProbs = this.priorProbs(deterministic);
       const posteriorProbs = this.posteriorProbs(deterministic, embedding);
-      const predicted = this.decode(deterministic, modeCategorical(priorProbs, this.config.classes));
-      const dimensionErrors = tf.squaredDifference(predicted, symlog(embedding)) as tf.Tensor2D;
+      const priorMode = modeCategorical(priorProbs, this.config.classes);
+      const observed = symlog(embedding);
+      let predicted: tf.Tensor2D;
+      let changeErrors: tf.Tensor2D;
+      if (previousRawEmbedding === undefined) {
+        predicted = this.decode(deterministic, priorMode);
+        changeErrors = tf.fill(predicted.shape, Number.NaN) as tf.Tensor2D;
+      } else {
+        // One decoder pass for both: this tick's prediction and the previous posterior's reading.
+        const batch = deterministic.shape[0];
+        const decoded = this.decode(tf.concat([deterministic, state.deterministic], 0), tf.concat([priorMode, state.stochastic], 0));
+        predicted = tf.slice(decoded, [0, 0], [batch, -1]);
+        const previousReading = tf.slice(decoded, [batch, 0], [batch, -1]);
+        const observedChange = tf.sub(observed, symlog(standardise(previousRawEmbedding)));
+        changeErrors = tf.squaredDifference(tf.sub(predicted, previousReading), observedChange) as tf.Tensor2D;
+      }
+      const dimensionErrors = tf.squaredDifference(predicted, observed) as tf.Tensor2D;
       const predictionError = tf.mean(dimensionErrors, 1) as tf.Tensor1D;
       const noise = drawNoise(state.deterministic.shape[0] * this.config.stochasticGroups, this.config.classes, this.nextSeed());
       const stochastic = sampleCategorical(posteriorProbs, this.config.classes, noise);
-      return { state: { deterministic, stochastic }, surpriseNats: categoricalKl(posteriorProbs, priorProbs), predictionError, dimensionErrors };
+      return { state: { deterministic, stochastic }, surpriseNats: categoricalKl(posteriorProbs, priorProbs), predictionError, dimensionErrors, changeErrors };
     });
   }
 

@@ -54,6 +54,7 @@ describe('a belief scored for the cockpit', () => {
       surpriseNats: 0.8,
       predictionError: 0.3,
       dimensionErrors: Float32Array.from(errors),
+      changeErrors: Float32Array.from(errors),
       version: 'wm-7',
     });
     const calm = Array.from({ length: 8 }, () => 1);
@@ -104,12 +105,45 @@ describe('a slot scored float by float', () => {
   });
 });
 
+describe('a slot scored on the change', () => {
+  const slots = [
+    { name: 'lidar', offset: 0, size: 2, change: true },
+    { name: 'proprio', offset: 2, size: 2 },
+  ];
+  // The prediction misses the LiDAR by 1 (a steady blur) and the change by 0.01; proprioception by 0.1.
+  const prediction = (lidar: number) => Float32Array.from([lidar, lidar, 0.1, 0.1]);
+  const change = (lidar: number) => Float32Array.from([lidar, lidar, 7, 7]);
+
+  it('reads the change errors, not the prediction errors: a change the blur would hide stands out', () => {
+    const scorer = new SurpriseRatioScorer(slots, { adaptTicks: 300, holdMs: 0 });
+    for (let t = 0; t < 50; t++) scorer.score(prediction(1), t * 100, change(0.01));
+    // The prediction misses by 1.3, barely above its blur; the change misses by 0.3, thirty times usual.
+    const dropped = scorer.score(prediction(1.3), 5000, change(0.3));
+    expect(dropped.slot).toBe('lidar');
+    expect(dropped.tick).toBeCloseTo(30, 3);
+  });
+
+  it('sits a tick out without change errors (a belief’s first tick), and its usual level starts at its first numbers', () => {
+    const scorer = new SurpriseRatioScorer(slots, { adaptTicks: 300, holdMs: 0 });
+    // The first tick: no change yet; proprioception reads 1, as every slot's first tick does.
+    expect(scorer.score(prediction(1), 0)).toMatchObject({ tick: 1, slot: 'proprio' });
+    expect(scorer.score(prediction(1), 100, Float32Array.from([Number.NaN, Number.NaN, 7, 7]))).toMatchObject({ tick: 1, slot: 'proprio' });
+    // The change's first numbers set the LiDAR's usual level (a ratio of 1), not a level of zero that
+    // would make every later change infinitely surprising.
+    expect(scorer.score(prediction(1), 200, change(0.01)).tick).toBeCloseTo(1, 5);
+    for (let t = 3; t < 20; t++) scorer.score(prediction(1), t * 100, change(0.01));
+    expect(scorer.score(prediction(1), 2000, change(0.05))).toMatchObject({ slot: 'lidar' });
+    expect(scorer.score(prediction(1), 2100, change(0.05)).tick).toBeLessThan(6);
+  });
+});
+
 describe('the first trained weights', () => {
   const belief = (error: number, version: string) => ({
     latent: new Float32Array(2),
     surpriseNats: 0,
     predictionError: error,
     dimensionErrors: Float32Array.from({ length: 8 }, () => error),
+    changeErrors: Float32Array.from({ length: 8 }, () => error),
     version,
   });
 

@@ -71,6 +71,12 @@ const UPDATE_CAP = 10;
  */
 export interface ScoredSlot extends EmbeddingSlot {
   byDimension?: boolean;
+  /**
+   * Scored on the error of the change since the previous tick (Belief.changeErrors) rather than of the
+   * prediction: for a slot whose one-step prediction misses by more than holding its last value would,
+   * the decoder's steady blur, the same from tick to tick, hides what changed (the LiDAR's; docs/worldmodel.md).
+   */
+  change?: boolean;
 }
 
 /**
@@ -83,7 +89,8 @@ export const DIMENSION_RMS_SCALE = 1.2;
 export class SurpriseRatioScorer {
   /** Per slot: its usual error (one), or each of its floats' (byDimension). */
   private readonly usual: Float64Array[];
-  private ticks = 0;
+  /** Per slot: the ticks its errors were numbers and taught its usual level. */
+  private readonly learned: number[];
   private readonly meter: SurpriseMeter;
   /** The weights' version of the last belief scored. */
   private lastVersion: string | undefined;
@@ -95,23 +102,29 @@ export class SurpriseRatioScorer {
     if (slots.length === 0) throw new RangeError('the surprise ratio needs at least one embedding slot');
     if (!(options.adaptTicks >= 1)) throw new RangeError(`adaptTicks must be ≥ 1, got ${options.adaptTicks}`);
     this.usual = slots.map((slot) => new Float64Array(slot.byDimension ? slot.size : 1));
+    this.learned = slots.map(() => 0);
     this.meter = new SurpriseMeter(options.holdMs);
   }
 
-  /** Scores one tick's per-dimension errors, then lets the usual levels learn from them. */
-  score(dimensionErrors: Float32Array, timeMs: number): SurpriseRatio {
+  /**
+   * Scores one tick's per-dimension errors (and the errors of the change, for the slots scored on it;
+   * without them those slots sit this tick out), then lets the usual levels learn from them.
+   */
+  score(dimensionErrors: Float32Array, timeMs: number, changeErrors?: Float32Array): SurpriseRatio {
     // Each slot's errors as its usual levels are kept: the slot's mean, or every float's own.
-    const errors = this.slots.map(({ offset, size, byDimension }) => {
-      if (offset + size > dimensionErrors.length) throw new RangeError(`slot at ${offset}+${size} lies beyond the ${dimensionErrors.length} errors given`);
-      const own = dimensionErrors.subarray(offset, offset + size);
+    const errors = this.slots.map(({ offset, size, byDimension, change }) => {
+      const source = change ? changeErrors : dimensionErrors;
+      if (source === undefined) return new Float32Array(byDimension ? size : 1).fill(Number.NaN);
+      if (offset + size > source.length) throw new RangeError(`slot at ${offset}+${size} lies beyond the ${source.length} errors given`);
+      const own = source.subarray(offset, offset + size);
       if (byDimension) return own;
       let sum = 0;
       for (const error of own) sum += error;
       return Float32Array.of(sum / size);
     });
-    // The first tick has no usual level to compare with: its ratio is 1, as unsurprising as usual.
+    // A slot's first tick has no usual level to compare with: its ratio is 1, as unsurprising as usual.
     const ratios = errors.map((own, index) => {
-      if (this.ticks === 0) return 1;
+      if (this.learned[index] === 0) return own.every(Number.isFinite) ? 1 : Number.NaN;
       const usual = this.usual[index]!;
       if (!this.slots[index]!.byDimension) return own[0]! / Math.max(usual[0]!, ERROR_FLOOR);
       let squares = 0;
@@ -127,22 +140,26 @@ export class SurpriseRatioScorer {
     });
     const tick = most < 0 ? Number.NaN : ratios[most]!;
     const slot = this.slots[Math.max(0, most)]!.name;
-    // A running mean at first, then an exponential one: early levels are not one tick's accident.
-    const rate = Math.max(1 / (this.ticks + 1), 1 / this.options.adaptTicks);
+    // A running mean at first, then an exponential one: early levels are not one tick's accident. A
+    // slot whose errors are not numbers this tick (no change measured yet, or weights gone bad) teaches
+    // its level nothing, and its first numbers set it.
     errors.forEach((own, index) => {
+      if (!own.every(Number.isFinite)) return;
+      const learned = this.learned[index]!;
+      const rate = Math.max(1 / (learned + 1), 1 / this.options.adaptTicks);
       const usual = this.usual[index]!;
       own.forEach((error, i) => {
-        const counted = this.ticks === 0 ? error : Math.min(error, UPDATE_CAP * usual[i]!);
-        if (Number.isFinite(counted)) usual[i]! += rate * (counted - usual[i]!);
+        const counted = learned === 0 ? error : Math.min(error, UPDATE_CAP * usual[i]!);
+        usual[i]! += rate * (counted - usual[i]!);
       });
+      this.learned[index] = learned + 1;
     });
-    this.ticks++;
     return { tick, shown: this.meter.update(tick, timeMs), slot };
   }
 
   reset(): void {
     for (const usual of this.usual) usual.fill(0);
-    this.ticks = 0;
+    this.learned.fill(0);
     this.meter.reset();
   }
 
@@ -153,7 +170,7 @@ export class SurpriseRatioScorer {
     // versions continue the same training and keep them.
     if (this.lastVersion === UNTRAINED_VERSION && belief.version !== UNTRAINED_VERSION) this.reset();
     this.lastVersion = belief.version;
-    const ratio = this.score(belief.dimensionErrors, timeMs);
+    const ratio = this.score(belief.dimensionErrors, timeMs, belief.changeErrors);
     return {
       surpriseRatio: ratio.shown,
       modality: ratio.slot,

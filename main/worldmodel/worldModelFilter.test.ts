@@ -36,6 +36,19 @@ describe('WorldModelFilter', () => {
     expect(tf.memory().numTensors).toBe(tensors);
   });
 
+  it('measures the change from the second tick on, and afresh after a reset', () => {
+    const filter = new WorldModelFilter(CONFIG, 3);
+    expect([...filter.step(command, embedding).changeErrors].every(Number.isNaN)).toBe(true);
+    const second = filter.step(
+      command,
+      embedding.map((value) => value + 0.5),
+    );
+    expect(second.changeErrors).toHaveLength(CONFIG.embeddingSize);
+    expect([...second.changeErrors].every((error) => Number.isFinite(error) && error >= 0)).toBe(true);
+    filter.reset();
+    expect([...filter.step(command, embedding).changeErrors].every(Number.isNaN)).toBe(true);
+  });
+
   it('takes the learner’s weights, and after a reset filters as a fresh model with them would', () => {
     // Different seeds, so different initial weights: only the handed-over weights can make them agree.
     const trained = new WorldModelFilter(CONFIG, 5);

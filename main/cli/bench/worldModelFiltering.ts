@@ -14,11 +14,20 @@ export function previousAction(episode: SimEpisode, tick: number, config: WorldM
 export function filterEpisodes(
   rssm: Rssm,
   episodes: readonly SimEpisode[],
-  visit: (tick: number, state: RssmState, surpriseNats: Float32Array, predictionError: Float32Array, dimensionErrors: Float32Array) => void,
+  visit: (
+    tick: number,
+    state: RssmState,
+    surpriseNats: Float32Array,
+    predictionError: Float32Array,
+    dimensionErrors: Float32Array,
+    changeErrors: Float32Array,
+  ) => void,
 ): void {
   const { config } = rssm;
   const ticks = Math.min(...episodes.map((episode) => episode.ticks));
   let state = rssm.initial(episodes.length);
+  // The embeddings the state was filtered from, as the cockpit's filter keeps them for the change.
+  let previous: tf.Tensor2D | undefined;
   for (let tick = 0; tick < ticks; tick++) {
     const actions = new Float32Array(episodes.length * config.actionSize);
     const embeddings = new Float32Array(episodes.length * config.embeddingSize);
@@ -27,17 +36,19 @@ export function filterEpisodes(
       embeddings.set(episode.embeddings.subarray(tick * config.embeddingSize, (tick + 1) * config.embeddingSize), row * config.embeddingSize);
     });
     const [action, embedding] = [tf.tensor2d(actions, [episodes.length, config.actionSize]), tf.tensor2d(embeddings, [episodes.length, config.embeddingSize])];
-    const step = rssm.observe(state, action, embedding);
-    tf.dispose([action, embedding, state.deterministic, state.stochastic]);
+    const step = rssm.observe(state, action, embedding, previous);
+    tf.dispose([action, state.deterministic, state.stochastic, ...(previous ? [previous] : [])]);
     state = step.state;
+    previous = embedding;
     visit(
       tick,
       state,
       step.surpriseNats.dataSync() as Float32Array,
       step.predictionError.dataSync() as Float32Array,
       step.dimensionErrors.dataSync() as Float32Array,
+      step.changeErrors.dataSync() as Float32Array,
     );
-    tf.dispose([step.surpriseNats, step.predictionError, step.dimensionErrors]);
+    tf.dispose([step.surpriseNats, step.predictionError, step.dimensionErrors, step.changeErrors]);
   }
-  tf.dispose([state.deterministic, state.stochastic]);
+  tf.dispose([state.deterministic, state.stochastic, ...(previous ? [previous] : [])]);
 }

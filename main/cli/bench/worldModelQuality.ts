@@ -314,19 +314,27 @@ export function shownSeries(rssm: Rssm, episodes: readonly SimEpisode[], slots: 
   return scoreSeries(episodes, filteredErrors(rssm, episodes), rssm.config.embeddingSize, () => createSurpriseScorer(slots));
 }
 
-/** Each segment's per-dimension prediction errors, tick by tick (ticks × embedding size). */
-function filteredErrors(rssm: Rssm, episodes: readonly SimEpisode[]): Float32Array[] {
+/** Each segment's errors, tick by tick (ticks × embedding size): of the prediction, and of the change. */
+interface SegmentErrors {
+  prediction: Float32Array;
+  change: Float32Array;
+}
+
+function filteredErrors(rssm: Rssm, episodes: readonly SimEpisode[]): SegmentErrors[] {
   const size = rssm.config.embeddingSize;
-  const errors = episodes.map((episode) => new Float32Array(episode.ticks * size));
-  filterEpisodes(rssm, episodes, (tick, _state, _nats, _error, dimensionErrors) => {
-    episodes.forEach((_episode, row) => errors[row]!.set(dimensionErrors.subarray(row * size, (row + 1) * size), tick * size));
+  const errors = episodes.map((episode) => ({ prediction: new Float32Array(episode.ticks * size), change: new Float32Array(episode.ticks * size) }));
+  filterEpisodes(rssm, episodes, (tick, _state, _nats, _error, dimensionErrors, changeErrors) => {
+    episodes.forEach((_episode, row) => {
+      errors[row]!.prediction.set(dimensionErrors.subarray(row * size, (row + 1) * size), tick * size);
+      errors[row]!.change.set(changeErrors.subarray(row * size, (row + 1) * size), tick * size);
+    });
   });
   return errors;
 }
 
 function scoreSeries(
   episodes: readonly SimEpisode[],
-  errors: readonly Float32Array[],
+  errors: readonly SegmentErrors[],
   size: number,
   makeScorer: () => SurpriseRatioScorer,
 ): Array<ShownSeries & { tick: number[] }> {
@@ -336,7 +344,12 @@ function scoreSeries(
     scorers.set(episode.arenaSeed, arena);
     const series = { shown: [] as number[], tick: [] as number[], labels: episode.labels };
     for (let tick = 0; tick < episode.ticks; tick++) {
-      const ratio = arena.scorer.score(errors[row]!.subarray(tick * size, (tick + 1) * size), arena.atMs + tick * CONTROL_PERIOD_MS);
+      const [from, to] = [tick * size, (tick + 1) * size];
+      const ratio = arena.scorer.score(
+        errors[row]!.prediction.subarray(from, to),
+        arena.atMs + tick * CONTROL_PERIOD_MS,
+        errors[row]!.change.subarray(from, to),
+      );
       series.shown.push(ratio.shown);
       series.tick.push(ratio.tick);
     }
