@@ -405,8 +405,8 @@ function alarmRows(series: { calibration: ShownSeries[]; normal: ShownSeries[]; 
   log(
     `worldmodel: alarm threshold ${SURPRISE_ALARM_RATIO} (training arenas allow ${calibrated.toFixed(2)} for ${CALIBRATION_FALSE_ALARMS_PER_MIN} a minute; at ${SURPRISE_ALARM_RATIO}: ${trainingAlarms.toFixed(2)} a minute there, ${falseAlarms.toFixed(2)} on held-out arenas)`,
   );
-  // What other false-alarm rates on training arenas would give, for the docs' trade-off table.
-  for (const rate of [0.5, 1, 2, 5]) {
+  // What the calibrated rate and others on training arenas would give, for the docs' trade-off table.
+  for (const rate of [CALIBRATION_FALSE_ALARMS_PER_MIN, 0.5, 1, 2, 5]) {
     const threshold = calibrateThreshold(series.calibration, rate, TICKS_PER_MINUTE);
     const recalls = EVENT_KINDS.map((kind) => {
       const { events, recalled } = eventRecall(series.events, kind, threshold);
