@@ -50,15 +50,17 @@ export function startCoreProcess(args: string[] = [], timeoutMs = 30_000, option
       child.kill('SIGKILL');
       reject(new Error(`reins ${command[0]} printed no UI line within ${timeoutMs} ms; stderr:\n${stderr}`));
     }, timeoutMs);
-    child.once('exit', (code) => {
+    const exitedBeforeServing = (code: number | null) => {
       clearTimeout(timer);
       reject(new Error(`reins ${command[0]} exited with ${code} before serving; stderr:\n${stderr}`));
-    });
+    };
+    child.once('exit', exitedBeforeServing);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const match = line.match(/^Reins UI: (http:\/\/127\.0\.0\.1:\d+)\/#token=(\S+)$/);
       if (!match) return;
       clearTimeout(timer);
-      child.removeAllListeners('exit');
+      // Only this listener: the one that removes the test's data folder at exit stays.
+      child.off('exit', exitedBeforeServing);
       resolve({ child, uiUrl: line.slice('Reins UI: '.length), origin: match[1]!, token: decodeURIComponent(match[2]!), stderr: () => stderr, stop });
     });
   });
