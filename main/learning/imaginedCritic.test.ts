@@ -59,11 +59,11 @@ describe('ImaginedCritic', () => {
 
   it('learns the value of a constant reward from rollouts in the world model', () => {
     // Reward 1 on every imagined tick, γ = 0.5: every state is worth 1 / (1 − γ) = 2.
-    const critic = new ImaginedCritic(SIZE, { rollouts: 8, horizon: 4, discount: 0.5, lambda: 0.9, criticLearningRate: 3e-3, criticHidden: 32 }, 2);
+    const critic = new ImaginedCritic(SIZE, { rollouts: 8, horizon: 4, discount: 0.5, lambda: 0.9, criticLearningRate: 1e-2, criticHidden: 32 }, 2);
     const actor = initialActorWeights(actorShape(SIZE, 16, 1), 5);
     try {
       let last: { advantages: Float32Array; meanReward: number; rows: number } | undefined;
-      for (let update = 0; update < 150; update++) {
+      for (let update = 0; update < 60; update++) {
         const batch = critic.rollout(rssm, starts(8, 3, update + 1), {
           actor,
           features: (embeddings) => tf.clone(embeddings),
