@@ -88,6 +88,17 @@ export class LivenessTracker {
     });
   }
 
+  /**
+   * Takes back what `write` wrote for a modality whose encoder then failed this tick: it reads 0 and 0,
+   * as a missing stream does, and leaves nothing to compare the next tick with.
+   */
+  forget(modality: Modality, out: Float32Array, offset: number): void {
+    const at = offset + 2 * MODALITIES.indexOf(modality);
+    out[at] = 0;
+    out[at + 1] = 0;
+    this.previous.delete(modality);
+  }
+
   reset(): void {
     this.previous.clear();
   }

@@ -258,6 +258,8 @@ describe('OnnxPerception', () => {
     const overflowed = await perception.encode(full(), command);
     expect(overflowed.mask).toEqual({ camera: true, lidar: true, proprio: false });
     expect(part(overflowed.values, 'proprio').every((v) => v === 0)).toBe(true);
+    // Its liveness reads as a missing stream's, not as a stream that is there.
+    expect(Array.from(part(overflowed.values, 'liveness').slice(4, 6))).toEqual([0, 0]);
     const [alert] = perception.alerts();
     expect(alert).toMatchObject({ key: 'perception-proprio', severity: 'error' });
     expect(alert!.message).toMatch(/proprio\.onnx produced (NaN|Infinity|-Infinity) in its output/);

@@ -150,7 +150,12 @@ export class OnnxPerception implements Perception {
       this.liveness.write(frame, inputs, values, this.livenessOffset);
     }
     const outputs = await running;
-    this.encoders.forEach((encoder, i) => (mask[encoder.modality] = this.fusion.write(encoder.modality, outputs[i], values)));
+    this.encoders.forEach((encoder, i) => {
+      mask[encoder.modality] = this.fusion.write(encoder.modality, outputs[i], values);
+      // A modality missing from the embedding is missing from the liveness slot too, even when its
+      // input was ready and only its encoder failed.
+      if (!mask[encoder.modality] && this.livenessOffset !== undefined) this.liveness.forget(encoder.modality, values, this.livenessOffset);
+    });
     return { values, mask };
   }
 
