@@ -2,7 +2,7 @@
 // sees at 10 Hz, the command given after each frame, and (optionally) injected shoves, obstacles and
 // sensor faults with every tick labelled, so a world model's open-loop error and surprise can be scored.
 import { DEFAULT_TOPIC_MAP } from '../../core/link.ts';
-import { twistFromDrive, type DriveCommand } from '../../core/messages.ts';
+import { twistFromDrive, type DriveCommand, type LaserScan } from '../../core/messages.ts';
 import { createSynchroniser } from '../../session/loopWiring.ts';
 import { withinSessionSpeedLimits } from '../../session/safetyParts.ts';
 import { DEFAULT_MANIFEST_PATH, openEncoders, type OnnxPerception, type PerceptionOptions } from '../../session/encoders.ts';
@@ -10,7 +10,17 @@ import { createSimLink } from '../../sim/lockstepLink.ts';
 import { deriveSeed, SeededRandom } from '../../sim/random.ts';
 import { RANDOM_POLICY_RESAMPLE_SECS, RandomPolicy } from '../../sim/randomPolicy.ts';
 import { ScriptedOperator } from '../../sim/scriptedOperator.ts';
-import { ALL_EVENTS, labelContacts, labelTicks, scheduleEvents, type EventChoice, type EventLabel, type ScheduledEvent } from './worldModelEvents.ts';
+import {
+  ALL_EVENTS,
+  eventCanShow,
+  labelContacts,
+  labelTicks,
+  postponeEvents,
+  scheduleEvents,
+  type EventChoice,
+  type EventLabel,
+  type ScheduledEvent,
+} from './worldModelEvents.ts';
 
 export { EVENT_KINDS, EVENT_LABELS, labelTicks, type EventKind, type EventLabel, type ScheduledEvent } from './worldModelEvents.ts';
 
@@ -156,9 +166,17 @@ async function recordSegment(
   let lastCommand: DriveCommand = { linearMps: 0, angularRadps: 0 };
   let spell = { random: false, ticksLeft: 0 };
   let nextEvent = 0;
+  // What the last step left: whether the robot was pressed against something, and its scan.
+  let touching = false;
+  let scan: LaserScan | undefined;
   try {
     for (let i = -SETTLE_TICKS; i < ticks; i++) {
-      const event = events[nextEvent];
+      // An event that could not show now waits a tick, and the later ones with it; one that no
+      // longer fits the segment is dropped.
+      if (episode.events[nextEvent]?.tick === i && !eventCanShow(episode.events[nextEvent]!.injection, touching, scan)) {
+        episode.events = postponeEvents(episode.events, nextEvent, 1, ticks);
+      }
+      const event = episode.events[nextEvent];
       // Injected just before the step whose frame is tick i, so that frame is the first to show it.
       if (event !== undefined && event.tick === i) {
         link.inject(event.injection);
@@ -167,6 +185,8 @@ async function recordSegment(
       link.advance(CONTROL_PERIOD_SECS);
       const frame = synchroniser.frame(link.clockMs());
       const truth = link.robot.groundTruth();
+      touching = truth.contact;
+      scan = frame.scan?.received.msg;
       // Counted every tick, the settling ones too: a collision begun then is not this tick's.
       const contactBegan = truth.collisionCount > collisions;
       collisions = truth.collisionCount;
@@ -199,6 +219,8 @@ async function recordSegment(
       episode.contactOnsets[i] = contactBegan ? 1 : 0;
       episode.touching[i] = truth.contact ? 1 : 0;
     }
+    // Labelled where the events did fall.
+    episode.labels = labelTicks(ticks, episode.events);
     labelContacts(episode.labels, episode.contactOnsets, episode.touching);
   } finally {
     synchroniser.close();

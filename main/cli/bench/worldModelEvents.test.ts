@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../sim/random.ts';
-import { EVENT_KINDS, labelContacts, labelTicks, scheduleEvents, type EventLabel, type ScheduledEvent } from './worldModelEvents.ts';
+import type { LaserScan } from '../../core/messages.ts';
+import {
+  EVENT_KINDS,
+  eventCanShow,
+  labelContacts,
+  labelTicks,
+  postponeEvents,
+  scheduleEvents,
+  type EventLabel,
+  type ScheduledEvent,
+} from './worldModelEvents.ts';
 
 describe('scheduleEvents', () => {
   it('keeps events ≥ 3 s in, ≥ 5 s apart, clear of the last one’s lingering, with their first second inside the segment', () => {
@@ -98,5 +108,60 @@ describe('labelContacts', () => {
       // Pressed against the wall, and the 3 s after.
       ['excluded', 40],
     ]);
+  });
+});
+
+describe('eventCanShow', () => {
+  // 360 beams from −π, one a degree: everything 5 m away, but what `near` says.
+  const scan = (near: (angleDeg: number) => number | undefined = () => undefined): LaserScan => ({
+    kind: 'LaserScan',
+    frameId: 'laser',
+    angleMinRad: -Math.PI,
+    angleMaxRad: Math.PI - Math.PI / 180,
+    angleIncrementRad: Math.PI / 180,
+    rangeMinM: 0.1,
+    rangeMaxM: 8,
+    rangesM: Float32Array.from({ length: 360 }, (_, beam) => near(beam - 180) ?? 5),
+  });
+  const obstacle = { kind: 'drop-obstacle', distanceM: 0.7, radiusM: 0.2 } as const;
+  const shove = { kind: 'shove', forwardMps: 1, leftwardMps: 0 } as const;
+
+  it('waits while the robot is pressed against something, whatever the event', () => {
+    expect(eventCanShow(shove, true, scan())).toBe(false);
+    expect(eventCanShow({ kind: 'freeze-camera', durationMs: 2000 }, true, scan())).toBe(false);
+    expect(eventCanShow(shove, false, undefined)).toBe(true);
+  });
+
+  it('drops an obstacle only where the way ahead is clear past it', () => {
+    expect(eventCanShow(obstacle, false, scan())).toBe(true);
+    // A wall 0.6 m ahead: the pillar would stand in or behind it.
+    expect(
+      eventCanShow(
+        obstacle,
+        false,
+        scan((deg) => (Math.abs(deg) <= 30 ? 0.6 : undefined)),
+      ),
+    ).toBe(false);
+    // Something near, but beside the pillar's beams (its half-width is asin(0.2 / 0.7) ≈ 17°): clear.
+    expect(
+      eventCanShow(
+        obstacle,
+        false,
+        scan((deg) => (Math.abs(deg) >= 25 && Math.abs(deg) <= 40 ? 0.4 : undefined)),
+      ),
+    ).toBe(true);
+    expect(eventCanShow(obstacle, false, undefined)).toBe(false);
+  });
+});
+
+describe('postponeEvents', () => {
+  const at = (tick: number): ScheduledEvent => ({ tick, kind: 'shove', injection: { kind: 'shove', forwardMps: 1, leftwardMps: 0 }, activeTicks: 0 });
+
+  it('moves an event and the later ones on together, and drops those whose first second would leave the segment', () => {
+    const events = [at(30), at(90), at(150)];
+    expect(postponeEvents(events, 1, 5, 200).map((event) => event.tick)).toEqual([30, 95, 155]);
+    expect(postponeEvents(events, 1, 40, 200).map((event) => event.tick)).toEqual([30, 130, 190]);
+    expect(postponeEvents(events, 1, 41, 200).map((event) => event.tick)).toEqual([30, 131]);
+    expect(events.map((event) => event.tick)).toEqual([30, 90, 150]);
   });
 });

@@ -2,6 +2,7 @@
 // rows: the event's kind for the first second after it, 'excluded' while its effects may linger (and
 // while the model warms up), 'normal' otherwise. A collision the driving itself ran into (a wall met
 // at speed) is not normal driving either: its first second is labelled 'contact', its aftermath excluded.
+import type { LaserScan } from '../../core/messages.ts';
 import type { SimInjection } from '../../sim/injection.ts';
 import type { SeededRandom } from '../../sim/random.ts';
 
@@ -76,6 +77,40 @@ function drawInjection(kind: EventKind, random: SeededRandom, freezeFreshNoise: 
     case 'lidar-blackout':
       return { kind: 'blackout-lidar', durationMs: Math.round(random.uniform(2000, 3000)) };
   }
+}
+
+/**
+ * Whether an event injected now can show at all. Not while the robot is pressed against something: a
+ * shove into the wall it leans on moves nothing, and its view and scan hardly change (normal ticks there
+ * are left out of the comparison too, labelContacts). A dropped obstacle only where the robot's last scan
+ * saw the way ahead clear past it: dropped into or behind a nearer wall, no sensor would see it.
+ */
+export function eventCanShow(injection: SimInjection, touching: boolean, scan: LaserScan | undefined): boolean {
+  if (touching) return false;
+  if (injection.kind !== 'drop-obstacle') return true;
+  if (scan === undefined) return false;
+  const farM = injection.distanceM + injection.radiusM;
+  // The beams that would meet the pillar: within its angular half-width of the heading.
+  const halfWidthRad = Math.asin(Math.min(1, injection.radiusM / injection.distanceM));
+  for (let beam = 0; beam < scan.rangesM.length; beam++) {
+    const angleRad = scan.angleMinRad + beam * scan.angleIncrementRad;
+    const offHeadingRad = Math.abs(Math.atan2(Math.sin(angleRad), Math.cos(angleRad)));
+    if (offHeadingRad <= halfWidthRad && scan.rangesM[beam]! < farM) return false;
+  }
+  return true;
+}
+
+/**
+ * Moves the event at `index` and every later one `by` ticks on, keeping their spacing; those that no
+ * longer fit the segment (their first second inside it) are dropped.
+ */
+export function postponeEvents(events: readonly ScheduledEvent[], index: number, by: number, ticks: number): ScheduledEvent[] {
+  const latestTick = ticks - EVENT_WINDOW_TICKS;
+  return events.flatMap((event, at) => {
+    if (at < index) return [event];
+    const tick = event.tick + by;
+    return tick <= latestTick ? [{ ...event, tick }] : [];
+  });
 }
 
 /**
