@@ -137,6 +137,30 @@ describe('a slot scored on the change', () => {
   });
 });
 
+describe('a belief with a slot scored on the change', () => {
+  it('reads the belief’s change errors for that slot: a change spike names it while the prediction errors stay calm', () => {
+    const scorer = new SurpriseRatioScorer(
+      [
+        { name: 'lidar', offset: 0, size: 2, change: true },
+        { name: 'proprio', offset: 2, size: 2 },
+      ],
+      { adaptTicks: 300, holdMs: 0 },
+    );
+    const belief = (change: number) => ({
+      latent: new Float32Array(2),
+      surpriseNats: 0,
+      predictionError: 1,
+      dimensionErrors: Float32Array.of(1, 1, 1, 1),
+      changeErrors: Float32Array.of(change, change, 1, 1),
+      version: 'wm-3',
+    });
+    for (let t = 0; t < 50; t++) scorer.scoreBelief(belief(0.01), t * 100);
+    const dropped = scorer.scoreBelief(belief(0.5), 5000);
+    expect(dropped.modality).toBe('lidar');
+    expect(dropped.surpriseRatio).toBeCloseTo(50, 0);
+  });
+});
+
 describe('the first trained weights', () => {
   const belief = (error: number, version: string) => ({
     latent: new Float32Array(2),

@@ -13,8 +13,8 @@ import type { WorldModelConfig } from './worldModelConfig.ts';
 export class WorldModelFilter implements BeliefFilter {
   private readonly rssm: Rssm;
   private state: RssmState;
-  /** The embedding the state was last filtered from: the start of the change the next tick measures. */
-  private previousEmbedding: Float32Array | undefined;
+  /** The embedding the state was last filtered from (kept as the tensor it was): the start of the change the next tick measures. */
+  private previousObservation: tf.Tensor2D | undefined;
   /** The weights' version (a learner checkpoint's, or UNTRAINED_VERSION). */
   version = UNTRAINED_VERSION;
 
@@ -37,12 +37,11 @@ export class WorldModelFilter implements BeliefFilter {
       throw new RangeError(`world model: embedding of ${embedding.length} values, expected ${this.config.embeddingSize}`);
     const action = tf.tensor2d(actionFeatures(previousCommand, this.config), [1, this.config.actionSize]);
     const observation = tf.tensor2d(embedding, [1, embedding.length]);
-    const previous = this.previousEmbedding && tf.tensor2d(this.previousEmbedding, [1, embedding.length]);
-    const observed = this.rssm.observe(this.state, action, observation, previous);
+    const observed = this.rssm.observe(this.state, action, observation, this.previousObservation);
     const latent = tf.concat([observed.state.deterministic, observed.state.stochastic], 1);
-    tf.dispose([action, observation, this.state.deterministic, this.state.stochastic, ...(previous ? [previous] : [])]);
+    tf.dispose([action, this.state.deterministic, this.state.stochastic, ...(this.previousObservation ? [this.previousObservation] : [])]);
     this.state = observed.state;
-    this.previousEmbedding = Float32Array.from(embedding);
+    this.previousObservation = observation;
     const step: Belief = {
       latent: latent.dataSync() as Float32Array,
       surpriseNats: observed.surpriseNats.dataSync()[0]!,
@@ -75,7 +74,8 @@ export class WorldModelFilter implements BeliefFilter {
   reset(): void {
     tf.dispose([this.state.deterministic, this.state.stochastic]);
     this.state = this.rssm.initial(1);
-    this.previousEmbedding = undefined;
+    this.previousObservation?.dispose();
+    this.previousObservation = undefined;
   }
 
   /** Takes the learner's newer weights, in namedWeights order; throws if they do not fit. */
