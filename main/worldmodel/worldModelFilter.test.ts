@@ -49,6 +49,18 @@ describe('WorldModelFilter', () => {
     expect([...filter.step(command, embedding).changeErrors].every(Number.isNaN)).toBe(true);
   });
 
+  it('measures the change from the embedding as it was, even when the caller refills one array in place', () => {
+    const next = embedding.map((value) => value + 0.5);
+    const fresh = new WorldModelFilter(CONFIG, 3);
+    fresh.step(command, Float32Array.from(embedding));
+    const expected = fresh.step(command, Float32Array.from(next)).changeErrors;
+    const reused = new WorldModelFilter(CONFIG, 3);
+    const buffer = Float32Array.from(embedding);
+    reused.step(command, buffer);
+    buffer.set(next);
+    expect([...reused.step(command, buffer).changeErrors]).toEqual([...expected]);
+  });
+
   it('takes the learner’s weights, and after a reset filters as a fresh model with them would', () => {
     // Different seeds, so different initial weights: only the handed-over weights can make them agree.
     const trained = new WorldModelFilter(CONFIG, 5);

@@ -36,7 +36,9 @@ export class WorldModelFilter implements BeliefFilter {
     if (embedding.length !== this.config.embeddingSize)
       throw new RangeError(`world model: embedding of ${embedding.length} values, expected ${this.config.embeddingSize}`);
     const action = tf.tensor2d(actionFeatures(previousCommand, this.config), [1, this.config.actionSize]);
-    const observation = tf.tensor2d(embedding, [1, embedding.length]);
+    // A copy: TF.js keeps the array it is given, and the next tick compares against this one, so a
+    // caller that refills its embedding in place must not move the start of the change.
+    const observation = tf.tensor2d(Float32Array.from(embedding), [1, embedding.length]);
     const observed = this.rssm.observe(this.state, action, observation, this.previousObservation);
     const latent = tf.concat([observed.state.deterministic, observed.state.stochastic], 1);
     tf.dispose([action, this.state.deterministic, this.state.stochastic, ...(this.previousObservation ? [this.previousObservation] : [])]);

@@ -50,6 +50,17 @@ describe('recordSimEpisodes', () => {
     }
   });
 
+  it('holds an event back while the robot is pressed against something, and labels it where it fell', async () => {
+    // Seed 7: one of its shoves was scheduled at a tick where the robot leaned on a wall.
+    const held = await recordSimEpisodes({ ...OPTIONS, seed: 7 });
+    for (const episode of held) {
+      for (const event of episode.events) {
+        expect(episode.touching[event.tick - 1]).toBe(0);
+        expect(episode.labels[event.tick]).toBe(event.kind);
+      }
+    }
+  }, 30_000);
+
   it('drives with varied commands, so a world model sees what actions do', () => {
     const actions = episodes.flatMap((e) => Array.from(e.actions));
     const linearMps = actions.filter((_, i) => i % 2 === 0);

@@ -152,7 +152,8 @@ async function recordSegment(
     embeddingSize: size,
     embeddings: new Float32Array(ticks * size),
     actions: new Float32Array(ticks * 2),
-    labels: labelTicks(ticks, events),
+    // Labelled once the segment is driven, where its events did fall (an event can wait).
+    labels: [],
     posesWorld: new Float32Array(ticks * 3),
     odomVelocities: new Float32Array(ticks * 2).fill(Number.NaN),
     randomDriven: new Uint8Array(ticks),
@@ -219,7 +220,6 @@ async function recordSegment(
       episode.contactOnsets[i] = contactBegan ? 1 : 0;
       episode.touching[i] = truth.contact ? 1 : 0;
     }
-    // Labelled where the events did fall.
     episode.labels = labelTicks(ticks, episode.events);
     labelContacts(episode.labels, episode.contactOnsets, episode.touching);
   } finally {
