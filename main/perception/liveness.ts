@@ -16,6 +16,17 @@ export const LIVENESS_GAP_MS = 1000;
 export const LIVENESS_AGE_SCALE_MS = 500;
 /** The change's floor under the logarithm: a change of 0 reads 0, one of 1e-3 about 0.1. */
 const CHANGE_FLOOR = 1e-3;
+/**
+ * What an input repeated bit for bit reads: no live sensor does that (a camera's pixels, a LiDAR's
+ * ranges and an IMU's readings carry fresh noise every message), so a stream that hands the tick
+ * exactly what it handed the previous one (a driver republishing a stuck buffer) reads apart from every
+ * change a live stream makes, where the log scale would put a mean change of 1e-6. In standardised
+ * units it lies about 12 spreads below the camera's mean change, where a change of 0 on the scale alone
+ * lay 5 below it: close enough that a model expecting a quiet view (2 below) missed it by little.
+ * A stream slower than the tick repeats its input as a matter of course; a model learns that from the
+ * stream's age, which grows with each repeat.
+ */
+export const REPEATED_CHANGE = -1;
 
 /**
  * A mean absolute change of the prepared input (its units: standardised pixels, ranges as shares of
@@ -56,7 +67,8 @@ export class LivenessTracker {
 
   /**
    * Writes the slot's six floats for one tick at `offset`: for each modality its change since the
-   * previous tick's prepared input and its age; a modality with no input this tick reads 0 and 0 (its
+   * previous tick's prepared input (`REPEATED_CHANGE` for the same input bit for bit; 0 where there is
+   * nothing to compare with) and its age; a modality with no input this tick reads 0 and 0 (its
    * presence flag says it is missing) and leaves nothing to compare the next tick with.
    */
   write(frame: ObservationFrame, inputs: Readonly<Partial<Record<Modality, Float32Array>>>, out: Float32Array, offset: number): void {
@@ -77,7 +89,7 @@ export class LivenessTracker {
       if (before !== undefined && before.input.length === input.length && elapsedMs > 0 && elapsedMs <= LIVENESS_GAP_MS) {
         let sum = 0;
         for (let k = 0; k < input.length; k++) sum += Math.abs(input[k]! - before.input[k]!);
-        change = changeFeature(sum / input.length);
+        change = sum === 0 ? REPEATED_CHANGE : changeFeature(sum / input.length);
       }
       out[at] = change;
       out[at + 1] = ageFeature(ageMs);
