@@ -17,16 +17,19 @@ export const LIVENESS_AGE_SCALE_MS = 500;
 /** The change's floor under the logarithm: a change of 0 reads 0, one of 1e-3 about 0.1. */
 const CHANGE_FLOOR = 1e-3;
 /**
- * What an input repeated bit for bit reads: no live sensor does that (a camera's pixels, a LiDAR's
- * ranges and an IMU's readings carry fresh noise every message), so a stream that hands the tick
- * exactly what it handed the previous one (a driver republishing a stuck buffer) reads apart from every
- * change a live stream makes, where the log scale would put a mean change of 1e-6. In standardised
- * units it lies about 12 spreads below the camera's mean change, where a change of 0 on the scale alone
- * lay 5 below it: close enough that a model expecting a quiet view (2 below) missed it by little.
- * A stream slower than the tick repeats its input as a matter of course; a model learns that from the
- * stream's age, which grows with each repeat.
+ * What a new message that repeats the previous one bit for bit reads: no live sensor does that (a
+ * camera's pixels, a LiDAR's ranges and an IMU's readings carry fresh noise every message), so a stream
+ * whose new messages carry exactly what the last one did (a driver republishing a stuck buffer) reads
+ * apart from every change a live stream makes, where the log scale would put a mean change of 1e-6. In
+ * standardised units it lies about 12 spreads below the camera's mean change, where a change of 0 on
+ * the scale alone lay 5 below it: close enough that a model expecting a quiet view (2 below) missed it
+ * by little. The same message handed to two ticks (none came between them: a stream slower than the
+ * tick, or a phase slip of one as fast) is no repeat: nothing new came, its change reads 0 and its age
+ * grows.
  */
 export const REPEATED_CHANGE = -1;
+/** Two ticks read the same message when its arrival, on the tick's clock (the tick's time less the message's age), agrees to this. */
+const SAME_MESSAGE_TOLERANCE_MS = 0.5;
 
 /**
  * A mean absolute change of the prepared input (its units: standardised pixels, ranges as shares of
@@ -62,14 +65,25 @@ export function livenessModality(slotName: string): Modality | undefined {
   return (MODALITIES as readonly string[]).includes(modality ?? '') ? (modality as Modality) : undefined;
 }
 
+/** When the messages a modality reads this tick arrived, on the tick's clock (for proprioception, the IMU's and the wheels'). */
+function arrivalsMs(frame: ObservationFrame, modality: Modality): number[] {
+  const samples = modality === 'camera' ? [frame.camera] : modality === 'lidar' ? [frame.scan] : [frame.imu, frame.joints];
+  return samples.flatMap((sample) => (sample === undefined ? [] : [frame.timeMs - sample.ageMs]));
+}
+
+function sameMessages(before: readonly number[], now: readonly number[]): boolean {
+  return before.length === now.length && before.every((arrivalMs, i) => Math.abs(arrivalMs - now[i]!) <= SAME_MESSAGE_TOLERANCE_MS);
+}
+
 export class LivenessTracker {
-  private readonly previous = new Map<Modality, { input: Float32Array; timeMs: number }>();
+  private readonly previous = new Map<Modality, { input: Float32Array; timeMs: number; arrivalsMs: number[] }>();
 
   /**
    * Writes the slot's six floats for one tick at `offset`: for each modality its change since the
-   * previous tick's prepared input (`REPEATED_CHANGE` for the same input bit for bit; 0 where there is
-   * nothing to compare with) and its age; a modality with no input this tick reads 0 and 0 (its
-   * presence flag says it is missing) and leaves nothing to compare the next tick with.
+   * previous tick's prepared input (`REPEATED_CHANGE` for a new message repeating the last bit for
+   * bit; 0 where there is nothing to compare with, or nothing new came) and its age; a modality with no
+   * input this tick reads 0 and 0 (its presence flag says it is missing) and leaves nothing to compare
+   * the next tick with.
    */
   write(frame: ObservationFrame, inputs: Readonly<Partial<Record<Modality, Float32Array>>>, out: Float32Array, offset: number): void {
     if (offset + LIVENESS_SIZE > out.length) throw new RangeError(`the liveness slot at ${offset} lies beyond the ${out.length}-float embedding`);
@@ -84,19 +98,22 @@ export class LivenessTracker {
         return;
       }
       const before = this.previous.get(modality);
+      const arrivals = arrivalsMs(frame, modality);
       const elapsedMs = before === undefined ? Infinity : frame.timeMs - before.timeMs;
       let change = 0;
       if (before !== undefined && before.input.length === input.length && elapsedMs > 0 && elapsedMs <= LIVENESS_GAP_MS) {
         let sum = 0;
         for (let k = 0; k < input.length; k++) sum += Math.abs(input[k]! - before.input[k]!);
-        change = sum === 0 ? REPEATED_CHANGE : changeFeature(sum / input.length);
+        if (sum > 0) change = changeFeature(sum / input.length);
+        else if (!sameMessages(before.arrivalsMs, arrivals)) change = REPEATED_CHANGE;
       }
       out[at] = change;
       out[at + 1] = ageFeature(ageMs);
       if (before !== undefined && before.input.length === input.length) {
         before.input.set(input);
         before.timeMs = frame.timeMs;
-      } else this.previous.set(modality, { input: Float32Array.from(input), timeMs: frame.timeMs });
+        before.arrivalsMs = arrivals;
+      } else this.previous.set(modality, { input: Float32Array.from(input), timeMs: frame.timeMs, arrivalsMs: arrivals });
     });
   }
 

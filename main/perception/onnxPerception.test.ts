@@ -161,7 +161,7 @@ describe('OnnxPerception', () => {
     // The first tick has nothing to compare with: no change, and each stream's age (10 ms of 500).
     const first = await perception.encode(at(100, { camera: cameraImage(0), scan, joints, imu }), command);
     expect(liveness(first.values)).toEqual([0, age, 0, age, 0, age]);
-    // A picture repeated bit for bit, the same scan and readings: each reads as repeated, apart from any change a live stream makes.
+    // New messages repeating the last ones bit for bit (the same picture, scan and readings): each reads as repeated, apart from any change a live stream makes.
     const repeated = await perception.encode(at(200, { camera: cameraImage(0), scan, joints, imu }), command);
     expect(liveness(repeated.values)).toEqual([REPEATED_CHANGE, age, REPEATED_CHANGE, age, REPEATED_CHANGE, age]);
     // Another picture: the camera changed, the rest were repeated.
@@ -177,6 +177,11 @@ describe('OnnxPerception', () => {
     // After a pause longer than a second (a new episode, a stalled loop) a change is not measured either.
     const later = await perception.encode(at(2000, { camera: cameraImage(90), scan, joints, imu }), command);
     expect(liveness(later.values)[0]).toBe(0);
+    // The same scan handed again, none having come since (a stream slower than the tick): nothing new, no repeat; its age grows.
+    const slow = at(2100, { camera: cameraImage(0), scan, joints, imu });
+    slow.scan = { ...slow.scan!, ageMs: 110 };
+    const [, , slowChange, slowAge] = liveness((await perception.encode(slow, command)).values);
+    expect([slowChange, slowAge]).toEqual([0, Math.fround(110 / 500)]);
     expect(perception.slots.filter((s) => s.name.startsWith('liveness-'))).toEqual([
       { name: 'liveness-camera', offset: 247, size: 2 },
       { name: 'liveness-lidar', offset: 249, size: 2 },
