@@ -24,12 +24,10 @@ const CHANGE_FLOOR = 1e-3;
  * standardised units it lies about 12 spreads below the camera's mean change, where a change of 0 on
  * the scale alone lay 5 below it: close enough that a model expecting a quiet view (2 below) missed it
  * by little. The same message handed to two ticks (none came between them: a stream slower than the
- * tick, or a phase slip of one as fast) is no repeat: nothing new came, its change reads 0 and its age
- * grows.
+ * tick, or a phase slip of one as fast; told by its receive time) is no repeat: nothing new came, its
+ * change reads 0 and its age grows.
  */
 export const REPEATED_CHANGE = -1;
-/** Two ticks read the same message when its arrival, on the tick's clock (the tick's time less the message's age), agrees to this. */
-const SAME_MESSAGE_TOLERANCE_MS = 0.5;
 
 /**
  * A mean absolute change of the prepared input (its units: standardised pixels, ranges as shares of
@@ -65,18 +63,18 @@ export function livenessModality(slotName: string): Modality | undefined {
   return (MODALITIES as readonly string[]).includes(modality ?? '') ? (modality as Modality) : undefined;
 }
 
-/** When the messages a modality reads this tick arrived, on the tick's clock (for proprioception, the IMU's and the wheels'). */
-function arrivalsMs(frame: ObservationFrame, modality: Modality): number[] {
+/** When the newest messages a modality reads this tick were received (for proprioception, the IMU's and the wheels'). */
+function receiveTimesMs(frame: ObservationFrame, modality: Modality): number[] {
   const samples = modality === 'camera' ? [frame.camera] : modality === 'lidar' ? [frame.scan] : [frame.imu, frame.joints];
-  return samples.flatMap((sample) => (sample === undefined ? [] : [frame.timeMs - sample.ageMs]));
+  return samples.flatMap((sample) => (sample === undefined ? [] : [sample.received.receiveTimeMs]));
 }
 
 function sameMessages(before: readonly number[], now: readonly number[]): boolean {
-  return before.length === now.length && before.every((arrivalMs, i) => Math.abs(arrivalMs - now[i]!) <= SAME_MESSAGE_TOLERANCE_MS);
+  return before.length === now.length && before.every((receivedMs, i) => receivedMs === now[i]);
 }
 
 export class LivenessTracker {
-  private readonly previous = new Map<Modality, { input: Float32Array; timeMs: number; arrivalsMs: number[] }>();
+  private readonly previous = new Map<Modality, { input: Float32Array; timeMs: number; receivedMs: number[] }>();
 
   /**
    * Writes the slot's six floats for one tick at `offset`: for each modality its change since the
@@ -98,22 +96,22 @@ export class LivenessTracker {
         return;
       }
       const before = this.previous.get(modality);
-      const arrivals = arrivalsMs(frame, modality);
+      const receivedMs = receiveTimesMs(frame, modality);
       const elapsedMs = before === undefined ? Infinity : frame.timeMs - before.timeMs;
       let change = 0;
       if (before !== undefined && before.input.length === input.length && elapsedMs > 0 && elapsedMs <= LIVENESS_GAP_MS) {
         let sum = 0;
         for (let k = 0; k < input.length; k++) sum += Math.abs(input[k]! - before.input[k]!);
         if (sum > 0) change = changeFeature(sum / input.length);
-        else if (!sameMessages(before.arrivalsMs, arrivals)) change = REPEATED_CHANGE;
+        else if (!sameMessages(before.receivedMs, receivedMs)) change = REPEATED_CHANGE;
       }
       out[at] = change;
       out[at + 1] = ageFeature(ageMs);
       if (before !== undefined && before.input.length === input.length) {
         before.input.set(input);
         before.timeMs = frame.timeMs;
-        before.arrivalsMs = arrivals;
-      } else this.previous.set(modality, { input: Float32Array.from(input), timeMs: frame.timeMs, arrivalsMs: arrivals });
+        before.receivedMs = receivedMs;
+      } else this.previous.set(modality, { input: Float32Array.from(input), timeMs: frame.timeMs, receivedMs });
     });
   }
 

@@ -93,14 +93,15 @@ const imu: Imu = {
   linearAccelerationMps2: { x: 0.2, y: 0, z: 9.8 },
 };
 
-function frame(parts: { camera?: Image; scan?: LaserScan; joints?: JointState; imu?: Imu }): ObservationFrame {
+/** A tick's frame at `timeMs`, each message received 10 ms before it. */
+function frame(parts: { camera?: Image; scan?: LaserScan; joints?: JointState; imu?: Imu }, timeMs = 10): ObservationFrame {
   const sample = <M extends Image | LaserScan | JointState | Imu>(topic: string, msg: M) => ({
-    received: { topic, receiveTimeMs: 0, sourceTimeMs: 0, msg },
+    received: { topic, receiveTimeMs: timeMs - 10, sourceTimeMs: timeMs - 10, msg },
     ageMs: 10,
   });
   const present = (Object.keys(parts) as StreamRole[]).filter((role) => parts[role as keyof typeof parts] !== undefined);
   return {
-    timeMs: 10,
+    timeMs,
     missing: (['camera', 'scan', 'joints', 'imu', 'odom'] as const).filter((role) => !present.includes(role)),
     ...(parts.camera ? { camera: sample('/camera/image_raw', parts.camera) } : {}),
     ...(parts.scan ? { scan: sample('/scan', parts.scan) } : {}),
@@ -155,7 +156,7 @@ describe('OnnxPerception', () => {
 
   it("writes each modality's liveness: how much its input changed since the previous tick, and its age", async () => {
     const perception = await load(encoderSet());
-    const at = (timeMs: number, parts: Parameters<typeof frame>[0]) => ({ ...frame(parts), timeMs });
+    const at = (timeMs: number, parts: Parameters<typeof frame>[0]) => frame(parts, timeMs);
     const liveness = (values: Float32Array) => Array.from(part(values, 'liveness'));
     const age = Math.fround(10 / 500);
     // The first tick has nothing to compare with: no change, and each stream's age (10 ms of 500).
@@ -175,11 +176,12 @@ describe('OnnxPerception', () => {
     const back = await perception.encode(at(500, { camera: cameraImage(0), scan, joints, imu }), command);
     expect(liveness(back.values)[0]).toBe(0);
     // After a pause longer than a second (a new episode, a stalled loop) a change is not measured either.
-    const later = await perception.encode(at(2000, { camera: cameraImage(90), scan, joints, imu }), command);
+    const laterFrame = at(2000, { camera: cameraImage(90), scan, joints, imu });
+    const later = await perception.encode(laterFrame, command);
     expect(liveness(later.values)[0]).toBe(0);
     // The same scan handed again, none having come since (a stream slower than the tick): nothing new, no repeat; its age grows.
     const slow = at(2100, { camera: cameraImage(0), scan, joints, imu });
-    slow.scan = { ...slow.scan!, ageMs: 110 };
+    slow.scan = { received: laterFrame.scan!.received, ageMs: 110 };
     const [, , slowChange, slowAge] = liveness((await perception.encode(slow, command)).values);
     expect([slowChange, slowAge]).toEqual([0, Math.fround(110 / 500)]);
     expect(perception.slots.filter((s) => s.name.startsWith('liveness-'))).toEqual([

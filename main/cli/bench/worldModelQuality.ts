@@ -167,16 +167,17 @@ export async function qualityRows(options: QualityOptions = DEFAULT_QUALITY_OPTI
     const rows: BenchRow[] = [{ name: 'openloop-error-ratio', unit: 'ratio', p50: null, p95: null, p99: null, value: openLoop }];
     const eventErrors = filteredErrors(rssm, withEvents);
     const scorer = () => createSurpriseScorer(slots);
-    const eventSeries = scoreSeries(withEvents, eventErrors, embeddingSize, scorer, warmupErrors(rssm, eventWarmup));
+    const eventWarmupErrors = warmupErrors(rssm, eventWarmup);
+    const eventSeries = scoreSeries(withEvents, eventErrors, embeddingSize, scorer, eventWarmupErrors);
     const backToBack = scoreSeries(withEvents, eventErrors, embeddingSize, scorer);
     const normalSeries = shownSeries(rssm, heldOut, slots);
     return [
       ...rows,
       ...pathRows(rssm, training, heldCommands, slots, options.warmupTicks),
-      ...slotRows(rssm, trainingEvents, trainingEventWarmup, slots),
+      ...slotRows(rssm, trainingEvents, warmupErrors(rssm, trainingEventWarmup), slots),
       ...surpriseRows(rssm, withEvents, eventSeries),
-      freezeRow('surprise-auroc-camera-freeze-noisy', shownSeries(rssm, freezesNoisy, slots, eventWarmup)),
-      freezeRow('surprise-auroc-camera-freeze-standing', shownSeries(rssm, freezesStanding, slots, standingWarmup)),
+      freezeRow('surprise-auroc-camera-freeze-noisy', shownSeries(rssm, freezesNoisy, slots, eventWarmupErrors)),
+      freezeRow('surprise-auroc-camera-freeze-standing', shownSeries(rssm, freezesStanding, slots, warmupErrors(rssm, standingWarmup))),
       ...alarmRows({
         calibration: shownSeries(rssm, calibration, slots),
         normal: normalSeries,
@@ -333,16 +334,15 @@ export function shownSeries(
   rssm: Rssm,
   episodes: readonly SimEpisode[],
   slots: readonly EmbeddingSlot[],
-  warmup?: readonly SimEpisode[],
+  warmup?: ScorerWarmup,
 ): Array<ShownSeries & { tick: number[] }> {
-  const errors = filteredErrors(rssm, episodes);
-  return scoreSeries(episodes, errors, rssm.config.embeddingSize, () => createSurpriseScorer(slots), warmup && warmupErrors(rssm, warmup));
+  return scoreSeries(episodes, filteredErrors(rssm, episodes), rssm.config.embeddingSize, () => createSurpriseScorer(slots), warmup);
 }
 
 /** What scoring needs of a recorded segment. */
 export type ScoredSegment = Pick<SimEpisode, 'arenaSeed' | 'ticks' | 'labels'>;
 
-/** Normal driving a scorer drives through before an event segment, with its errors. */
+/** Normal driving a scorer drives through before an event segment, with its errors (each set filtered once, however many rows score after it). */
 export interface ScorerWarmup {
   episodes: readonly ScoredSegment[];
   errors: readonly SegmentErrors[];
@@ -421,15 +421,14 @@ export function scoreSeries(
  * reaches over the event kinds (a row a slot), which says which slots the cockpit's surprise should
  * score (scoredSurpriseSlots) without looking at the held-out events the other rows report.
  */
-function slotRows(rssm: Rssm, episodes: readonly SimEpisode[], warmup: readonly SimEpisode[], slots: readonly EmbeddingSlot[]): BenchRow[] {
+function slotRows(rssm: Rssm, episodes: readonly SimEpisode[], warmup: ScorerWarmup, slots: readonly EmbeddingSlot[]): BenchRow[] {
   const errors = filteredErrors(rssm, episodes);
-  const warm = warmupErrors(rssm, warmup);
   // A scored slot alone as the cockpit scores it (proprioception float by float), the rest as slots.
   const scored = new Map(scoredSurpriseSlots(slots).map((slot) => [slot.offset, slot]));
   return slots
     .filter((slot) => (MODALITIES as readonly string[]).includes(slot.name) || livenessModality(slot.name) !== undefined)
     .map((slot) => {
-      const series = scoreSeries(episodes, errors, rssm.config.embeddingSize, () => new SurpriseRatioScorer([scored.get(slot.offset) ?? slot]), warm);
+      const series = scoreSeries(episodes, errors, rssm.config.embeddingSize, () => new SurpriseRatioScorer([scored.get(slot.offset) ?? slot]), warmup);
       const ticksOf = (label: EventLabel) => series.flatMap((segment) => segment.shown.filter((_, tick) => segment.labels[tick] === label));
       const normal = ticksOf('normal');
       const aurocs = EVENT_KINDS.map((kind) => ({ kind, value: auroc(ticksOf(kind), normal) }));
