@@ -13,8 +13,8 @@ import { policyCheckpointFolder } from '../learning/policyCheckpoints.ts';
 import { ReactiveBaselinePolicy } from '../learning/reactiveBaselinePolicy.ts';
 import { SwitchableLink } from '../links/switchableLink.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
-import { trimHeap, trimHeapBetweenTicks, tuneAllocator } from '../core/runtime/allocatorTuning.ts';
-import { keepHelperThreadsBehindTheLoop } from '../core/runtime/helperThreads.ts';
+import { trimHeap } from '../core/runtime/allocatorTuning.ts';
+import { keepTheLoopFirst, tuneSessionAllocator } from './loopFirst.ts';
 import type { Perception } from '../core/perception.ts';
 import { SESSION_SPEED_LIMITS } from './safetyParts.ts';
 import { selectSessionBackend } from './worldModelBackend.ts';
@@ -75,14 +75,10 @@ export interface CoreSession {
   shutdown(beforeLink?: ReadonlyArray<readonly [string, () => Promise<unknown>]>): Promise<number>;
 }
 
-/** How often the C heap's free pages are given back to the system. */
-const HEAP_TRIM_EVERY_MS = 15_000;
-
 /** Composes the core; the loop is built but not started. */
 export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Logger, options: CoreSessionOptions = {}): Promise<CoreSession> {
   // Before the encoders, LanceDB and the learners start allocating (see allocatorTuning.ts).
-  const allocator = tuneAllocator();
-  if (!allocator.tuned) log.info({ reason: allocator.reason }, 'the C allocator keeps its defaults');
+  const allocator = tuneSessionAllocator(log);
   const dataFolder = options.dataFolder ?? reinsDataFolder();
   const schedule = options.schedule ?? wallSchedule();
   const clock = () => schedule.now();
@@ -172,12 +168,8 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
     log,
   });
   loop.addAlertSource(() => memoryBudget.alerts());
-  // Only the loop's thread keeps normal priority (see helperThreads.ts).
-  const stopLowering = keepHelperThreadsBehindTheLoop((problem) => log.info({ problem }, 'helper threads run at the loop’s priority'));
-  // The arenas' free pages go back to the system every few seconds, between ticks (see allocatorTuning.ts).
-  const stopTrimming = allocator.tuned
-    ? trimHeapBetweenTicks(loop, { everyMs: HEAP_TRIM_EVERY_MS, clock, onTrim: (trim) => log.debug(trim, 'C heap trimmed') })
-    : () => {};
+  // Only the loop's thread keeps normal priority; the C heap is trimmed between ticks (loopFirst.ts).
+  const stopKeepingLoopFirst = keepTheLoopFirst(loop, allocator, clock, log);
   return {
     perception,
     link,
@@ -194,8 +186,7 @@ export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Lo
       // The robot's stop comes first and must succeed (it is sent before close() first awaits); after it,
       // a part that fails to close is reported and the rest still close.
       const loopClosed = loop.close();
-      stopLowering();
-      stopTrimming();
+      stopKeepingLoopFirst();
       stopImagining?.();
       return closeInOrder(
         [
