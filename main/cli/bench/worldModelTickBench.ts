@@ -30,6 +30,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 export async function tickWithLearnerRows(options: TickWithLearnerOptions = DEFAULT_TICK_WITH_LEARNER_OPTIONS): Promise<BenchRow[]> {
   const folder = mkdtempSync(join(tmpdir(), 'reins-bench-learner-'));
   const quiet = pino({ level: 'warn' });
+  // Fixed for what this row allocates; the quality rows before it in `reins bench worldmodel` ran untuned.
   const allocator = tuneSessionAllocator(quiet);
   const perception = await openEncoders();
   const live = await loadWorldModel(DEFAULT_WORLD_MODEL_ARGS, perception, quiet);
