@@ -281,12 +281,14 @@ export interface LearningSelection {
   learner: Record<string, unknown> | undefined;
   /** `--sequence reach,dock`: the tasks each stream teaches in turn. */
   sequence: string[] | undefined;
+  /** `--eval-episodes N`: each evaluation's episodes, over the held-out arenas (checked by the bench, which knows them). */
+  evalEpisodes: number | undefined;
   /** `reins bench critic`: a stream's ticks and feedback saved to / read from this file. */
   saveTo: string | undefined;
   readFrom: string | undefined;
 }
 
-const LEARNING_OPTIONS = ['methods', 'task', 'operator', 'seeds', 'budgets', 'jobs', 'no-world-model', 'learner', 'sequence'] as const;
+const LEARNING_OPTIONS = ['methods', 'task', 'operator', 'seeds', 'budgets', 'jobs', 'no-world-model', 'learner', 'sequence', 'eval-episodes'] as const;
 /** Suites that take the learning bench's selection. */
 const LEARNING_SUITES = ['learning', 'critic'];
 
@@ -308,6 +310,7 @@ export function parseBenchArgs(args: string[]): BenchArgs {
       'no-world-model': { type: 'boolean', default: false },
       learner: { type: 'string' },
       sequence: { type: 'string' },
+      'eval-episodes': { type: 'string' },
       save: { type: 'string' },
       from: { type: 'string' },
       rows: { type: 'string' },
@@ -343,6 +346,7 @@ export function parseBenchArgs(args: string[]): BenchArgs {
       startArgs: values['no-world-model'] ? ['--no-world-model'] : [],
       learner: jsonObject('--learner', values.learner),
       sequence: names('--sequence', values.sequence),
+      evalEpisodes: oneWholeNumber('--eval-episodes', values['eval-episodes']),
       saveTo: values.save,
       readFrom: values.from,
     },

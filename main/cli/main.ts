@@ -52,6 +52,7 @@ const USAGE = `Usage:
                                        suites: tick, perception, memory, memory-upkeep, worldmodel, learning, sim, bridge, ui, recording (--encoders*: tick, perception, memory, learning)
                                        learning: [--methods reins,bc,none] [--task reach,dock,corridor] [--operator realistic,expert] [--seeds 1,2]
                                                  [--budgets 5,10,20] [--jobs N (default: the cores)] [--no-world-model]
+                                                 [--eval-episodes 50] (200: Reins and bc paired on 200 episodes, as with --sequence)
                                        memory: [--rows 1000000] [--under-load also|only|off]  (only: the searches beside a running soak core alone)
                                        worldmodel: [--save FILE] (keep the model it trained) | [--from FILE] (evaluate a kept model, no training)
 ${SOAK_USAGE}

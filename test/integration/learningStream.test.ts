@@ -296,6 +296,13 @@ describe('the bench runs its jobs in processes of their own, as many at once as 
     expect(outcome.operatorsAlone).toEqual([expect.objectContaining({ task: 'reach', operator: 'expert' })]);
     expect(outcome.crossTask.map((cross) => cross.to)).toEqual(['dock', 'corridor']);
     expect(outcome.hyperparameters).toMatchObject({ jobs: { atOnce: 2 } });
+    // Reins and bc paired on the same two evaluation episodes.
+    const bc = outcome.methods[2]!.tasks[0]!.operators[0]!.seeds[0]!.budgets[0]!;
+    expect(outcome.comparisons).toEqual([
+      expect.objectContaining({ task: 'reach', operator: 'expert', simMinutes: 0.75, seeds: [1], episodes: 2, reins: reins.successRate, bc: bc.successRate }),
+    ]);
+    expect(outcome.comparisons[0]!.difference).toBeCloseTo(reins.successRate - bc.successRate, 9);
+    expect(outcome.results.map((row) => row.name)).toContain('reins-minus-bc-reach-expert-success-0.75min');
     // Written after the operator alone, none, each stream's budget and each cross-task evaluation.
     expect(written).toHaveLength(6);
     expect(written.at(-1)!.results).toEqual(outcome.results);
@@ -352,6 +359,8 @@ describe('reins bench learning refuses bad options, naming them', () => {
     [['--sequence', 'reach'], /at least two different tasks/],
     [['--sequence', 'reach,nope', '--budgets', '5,10'], /unknown task "nope" in the sequence/],
     [['--sequence', 'reach,dock', '--budgets', '10'], /needs a budget for each/],
+    [['--eval-episodes', '25'], /--eval-episodes must be a multiple of the 10 held-out arenas/],
+    [['--eval-episodes', '0'], /--eval-episodes .*"0"/],
   ])('%j', (args, message) => {
     expect(() => options(...args)).toThrow(UsageError);
     expect(() => options(...args)).toThrow(message);
@@ -361,6 +370,8 @@ describe('reins bench learning refuses bad options, naming them', () => {
     expect(() => parseBenchArgs(['tick', '--task', 'dock'])).toThrow(/--task apply only to reins bench learning/);
     expect(() => parseBenchArgs(['learning', '--save', 'x.v8'])).toThrow(/--save and --from apply only to reins bench critic and worldmodel/);
     expect(options('--learner', '{"critic":{"critics":2}}').learner).toEqual({ critic: { critics: 2 } });
+    expect(options('--operator', 'expert', '--eval-episodes', '200').evaluationEpisodesPerArena).toBe(20);
+    expect(() => parseBenchArgs(['memory', '--eval-episodes', '200'])).toThrow(/--eval-episodes apply only to reins bench learning/);
     expect(options('--task', 'dock,corridor', '--seeds', '3', '--budgets', '5,7.5', '--jobs', '3')).toMatchObject({
       tasks: ['dock', 'corridor'],
       seeds: [3],

@@ -18,7 +18,7 @@ import type { StartArgs } from '../../session/startArgs.ts';
 import { EVALUATION_ARENA_SEEDS } from '../../sim/arenaSeeds.ts';
 import { isSimOperatorName, SIM_OPERATORS, type SimOperatorName } from '../../sim/operators/createOperator.ts';
 import { isSimTaskName, SIM_TASKS, type SimTaskName } from '../../sim/tasks/taskNames.ts';
-import { median, pairedTimeToGoal, type EvaluationOutcome } from './learningEvaluation.ts';
+import { median, pairedSuccess, pairedTimeToGoal, type EvaluationOutcome, type PairedSuccess } from './learningEvaluation.ts';
 import { describeJob, runJobProcess, stopJobProcesses, type LearningJob, type StreamFigures } from './learningJobs.ts';
 import type { BenchRow } from './report.ts';
 import { learnerOverrides, type PolicyLearnerOptions } from '../../session/learningParts.ts';
@@ -138,6 +138,24 @@ export interface LearningBenchOutcome {
   hyperparameters: Record<string, unknown>;
   /** `--sequence`: each stream's evaluations of the tasks taught so far, and the first task's before/after pairing. */
   sequence?: SequenceFigures[];
+  /** Reins against `bc` on the same evaluation episodes, wherever both were evaluated (seeds pooled). */
+  comparisons: MethodComparison[];
+}
+
+/**
+ * Reins' success against `bc`'s at one task, operator and budget, episode by episode on the same
+ * evaluation set, every seed both ran pooled (issue 27's test with the expert operator).
+ */
+export interface MethodComparison extends PairedSuccess {
+  task: SimTaskName;
+  operator: SimOperatorName;
+  simMinutes: number;
+  seeds: number[];
+  /** Success over the pooled episodes. */
+  reins: number;
+  bc: number;
+  /** The difference (Reins − bc) in Reins' favour or within two standard errors of zero. */
+  notWorse: boolean;
 }
 
 export interface SequenceFigures {
@@ -166,7 +184,20 @@ export async function runLearningBench(given: Partial<LearningBenchOptions> = {}
   checkLearningOptions(options);
   const { onProgress, ...settings } = options;
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const outcome: LearningBenchOutcome = { results: [], methods: [], operatorsAlone: [], crossTask: [], hyperparameters: hyperparameters(options) };
+  const outcome: LearningBenchOutcome = {
+    results: [],
+    methods: [],
+    operatorsAlone: [],
+    crossTask: [],
+    hyperparameters: hyperparameters(options),
+    comparisons: [],
+  };
+  // Every stream's evaluation at every budget, for the paired comparisons.
+  const evaluations = new Map<string, EvaluationOutcome>();
+  const evaluated = (job: LearningJob & { kind: 'stream' }, simMinutes: number, result: EvaluationOutcome) => {
+    evaluations.set(evaluationKey(job.method, job.task, job.operator, job.seed, simMinutes), result);
+    outcome.comparisons = methodComparisons(evaluations, options);
+  };
   const progress = () => {
     // Jobs finish in any order; the figures keep the matrix's.
     const taskOrder = (task: SimTaskName) => options.tasks.indexOf(task);
@@ -251,7 +282,9 @@ export async function runLearningBench(given: Partial<LearningBenchOptions> = {}
           const figures = seedFigures(method, task, operator, seed);
           const job = { kind: 'stream', method, task, operator, seed, ...(options.sequence ? { sequence: options.sequence } : {}) } as const;
           const sequence = options.sequence ? sequenceFigures(outcome, method, operator, seed) : undefined;
-          work.push(alone.get(operator)!.then((byOperator) => slots(() => runStream(job, settings, byOperator, figures, outcome, progress, log, sequence))));
+          work.push(
+            alone.get(operator)!.then((byOperator) => slots(() => runStream(job, settings, byOperator, figures, outcome, progress, log, evaluated, sequence))),
+          );
         }
   }
   try {
@@ -274,6 +307,7 @@ function runStream(
   outcome: LearningBenchOutcome,
   progress: () => void,
   log: (line: string) => void,
+  evaluated: (job: LearningJob & { kind: 'stream' }, simMinutes: number, evaluation: EvaluationOutcome) => void,
   sequence?: SequenceFigures,
 ): Promise<void> {
   const { method, task, operator, seed } = job;
@@ -301,6 +335,7 @@ function runStream(
         ...counts,
       };
       figures.budgets.push(budget);
+      evaluated(job, simMinutes, evaluation);
       log(
         `learning: ${method} ${task} ${operator} seed ${seed} at ${simMinutes} sim min: success ${budget.successRate.toFixed(2)} (${budget.collisions} collisions, ${budget.timeouts} timeouts), ` +
           `${budget.interventions} interventions, ${budget.answers} answers of ${budget.questionsAsked} asked, ${budget.ratings} ratings, ` +
@@ -433,6 +468,39 @@ function hyperparameters(options: LearningBenchSettings): Record<string, unknown
 }
 
 /** DESIGN §1's rows: success per method, task, operator and budget (mean over seeds), and each operator alone. */
+function evaluationKey(method: BenchMethod, task: SimTaskName, operator: SimOperatorName, seed: number, simMinutes: number): string {
+  return `${method}|${task}|${operator}|${seed}|${simMinutes}`;
+}
+
+/** Reins against `bc` wherever both were evaluated at the same task, operator, seed and budget; the seeds pooled. */
+function methodComparisons(evaluations: ReadonlyMap<string, EvaluationOutcome>, settings: LearningBenchSettings): MethodComparison[] {
+  const comparisons: MethodComparison[] = [];
+  for (const task of settings.tasks)
+    for (const operator of settings.operators)
+      for (const simMinutes of settings.budgetsSimMinutes) {
+        const pairs = settings.seeds.flatMap((seed) => {
+          const reins = evaluations.get(evaluationKey('reins', task, operator, seed, simMinutes));
+          const bc = evaluations.get(evaluationKey('bc', task, operator, seed, simMinutes));
+          return reins && bc ? [{ seed, sets: [reins, bc] as const }] : [];
+        });
+        if (pairs.length === 0) continue;
+        const paired = pairedSuccess(pairs.map((pair) => pair.sets));
+        const pooled = (index: 0 | 1) =>
+          mean(pairs.flatMap((pair) => pair.sets[index].episodes.map((episode) => (episode.outcome === 'reached-goal' ? 1 : 0))));
+        comparisons.push({
+          task,
+          operator,
+          simMinutes,
+          seeds: pairs.map((pair) => pair.seed),
+          reins: pooled(0),
+          bc: pooled(1),
+          ...paired,
+          notWorse: paired.difference >= -2 * paired.standardError,
+        });
+      }
+  return comparisons;
+}
+
 function rowsOf(outcome: LearningBenchOutcome): BenchRow[] {
   const rows: BenchRow[] = [];
   for (const method of outcome.methods)
@@ -453,6 +521,15 @@ function rowsOf(outcome: LearningBenchOutcome): BenchRow[] {
       }
   for (const alone of outcome.operatorsAlone)
     rows.push({ name: `${alone.operator}-alone-${alone.task}-success`, unit: 'fraction', p50: null, p95: null, p99: null, value: alone.successRate });
+  for (const comparison of outcome.comparisons)
+    rows.push({
+      name: `reins-minus-bc-${comparison.task}-${comparison.operator}-success-${comparison.simMinutes}min`,
+      unit: 'fraction',
+      p50: null,
+      p95: null,
+      p99: null,
+      value: comparison.difference,
+    });
   return rows;
 }
 
@@ -471,7 +548,9 @@ function minutesSince(startedMs: number): string {
 }
 
 /** The figures as a table: per method, task, operator and budget, mean ± spread over seeds. */
-export function formatLearningTable(outcome: Pick<LearningBenchOutcome, 'methods' | 'operatorsAlone' | 'crossTask'>): string {
+export function formatLearningTable(
+  outcome: Pick<LearningBenchOutcome, 'methods' | 'operatorsAlone' | 'crossTask'> & Partial<Pick<LearningBenchOutcome, 'comparisons'>>,
+): string {
   const header = [
     'method',
     'task',
@@ -549,7 +628,12 @@ export function formatLearningTable(outcome: Pick<LearningBenchOutcome, 'methods
       .map((c, i) => c.padEnd(widths[i]!))
       .join('  ')
       .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
+  const compared = (outcome.comparisons ?? []).map(
+    (c) =>
+      `reins − bc, ${c.task}, ${c.operator} operator, ${c.simMinutes} sim min, seeds ${c.seeds.join(', ')}: ${c.reins.toFixed(3)} against ${c.bc.toFixed(3)}, ` +
+      `paired difference ${c.difference >= 0 ? '+' : ''}${c.difference.toFixed(3)} ± ${c.standardError.toFixed(3)} (${c.episodes} episodes): ${c.notWorse ? 'not worse' : 'worse'}`,
+  );
+  return [line(header), ...rows.map(line), ...(compared.length ? ['', ...compared] : [])].join('\n');
 }
 
 function sequenceFigures(outcome: LearningBenchOutcome, method: BenchMethod, operator: SimOperatorName, seed: number): SequenceFigures {
@@ -569,19 +653,5 @@ function forgettingOf(figures: SequenceFigures, episodes: Map<string, Evaluation
   const before = episodes.get(`${task}@${beforeSimMinutes}`);
   const after = episodes.get(`${task}@${afterSimMinutes}`);
   if (before === undefined || after === undefined || afterSimMinutes === beforeSimMinutes) return undefined;
-  const success = (episode: { outcome: string }) => (episode.outcome === 'reached-goal' ? 1 : 0);
-  const differences = after.episodes.map((episode, index) => success(episode) - success(before.episodes[index]!));
-  const n = differences.length;
-  const mean = differences.reduce((a, b) => a + b, 0) / n;
-  const variance = n > 1 ? differences.reduce((sum, d) => sum + (d - mean) ** 2, 0) / (n - 1) : 0;
-  return {
-    task,
-    beforeSimMinutes,
-    afterSimMinutes,
-    before: before.successRate,
-    after: after.successRate,
-    difference: mean,
-    standardError: Math.sqrt(variance / n),
-    episodes: n,
-  };
+  return { task, beforeSimMinutes, afterSimMinutes, before: before.successRate, after: after.successRate, ...pairedSuccess([[after, before]]) };
 }

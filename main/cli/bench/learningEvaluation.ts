@@ -111,6 +111,39 @@ export function pairedTimeToGoal(
   return { policySecs: median(pairs.map((pair) => pair[0])), operatorSecs: median(pairs.map((pair) => pair[1])), episodes: pairs.length };
 }
 
+/** Success of one set against another's on the same episodes: the mean difference (a − b), its standard error, and how many pairs. */
+export interface PairedSuccess {
+  difference: number;
+  standardError: number;
+  episodes: number;
+}
+
+/**
+ * Pairs evaluations episode by episode (the same arena and start in each pair of sets; several pairs of
+ * sets, e.g. one per seed, pool their episodes) and returns the success difference a − b with its
+ * standard error. Refuses sets that are not the same episodes.
+ */
+export function pairedSuccess(sets: ReadonlyArray<readonly [EvaluationOutcome, EvaluationOutcome]>): PairedSuccess {
+  const success = (episode: EvaluatedEpisode) => (episode.outcome === 'reached-goal' ? 1 : 0);
+  const differences: number[] = [];
+  for (const [a, b] of sets) {
+    if (a.episodes.length !== b.episodes.length) throw new RangeError(`paired sets differ in size: ${a.episodes.length} and ${b.episodes.length} episodes`);
+    a.episodes.forEach((episode, index) => {
+      const other = b.episodes[index]!;
+      if (episode.arenaSeed !== other.arenaSeed || episode.episodeSeed !== other.episodeSeed)
+        throw new RangeError(
+          `paired sets differ at episode ${index}: arena ${episode.arenaSeed}/${episode.episodeSeed} against ${other.arenaSeed}/${other.episodeSeed}`,
+        );
+      differences.push(success(episode) - success(other));
+    });
+  }
+  const n = differences.length;
+  if (n === 0) throw new RangeError('no episodes to pair');
+  const mean = differences.reduce((sum, d) => sum + d, 0) / n;
+  const variance = n > 1 ? differences.reduce((sum, d) => sum + (d - mean) ** 2, 0) / (n - 1) : 0;
+  return { difference: mean, standardError: Math.sqrt(variance / n), episodes: n };
+}
+
 export function median(values: readonly number[]): number | undefined {
   if (values.length === 0) return undefined;
   const sorted = [...values].sort((a, b) => a - b);

@@ -6,7 +6,7 @@
 import { createLogger } from '../../core/runtime/logger.ts';
 import { trainingArenaSeeds } from '../../sim/arenaSeeds.ts';
 import { SIM_TASKS } from '../../sim/tasks/taskNames.ts';
-import { startArgsFor, type LearningBenchSettings } from './learningBench.ts';
+import { DEFAULT_LEARNING_BENCH_OPTIONS, startArgsFor, type LearningBenchSettings } from './learningBench.ts';
 import { evaluate, type EvaluationOutcome, type EvaluationSet } from './learningEvaluation.ts';
 import type { JobOrder, JobReport, LearningJob } from './learningJobs.ts';
 import { TrainingStream } from './learningStream.ts';
@@ -28,10 +28,10 @@ async function stop(): Promise<never> {
 
 async function run(job: LearningJob, options: LearningBenchSettings): Promise<void> {
   const evaluationArgs = startArgsFor(options, undefined);
-  const setOf = (task: (typeof SIM_TASKS)[number]): EvaluationSet => ({
+  const setOf = (task: (typeof SIM_TASKS)[number], episodesPerArena = options.evaluationEpisodesPerArena): EvaluationSet => ({
     task,
     arenas: options.evaluationArenas,
-    episodesPerArena: options.evaluationEpisodesPerArena,
+    episodesPerArena,
   });
   if (job.kind !== 'stream') {
     const startedMs = performance.now();
@@ -105,10 +105,12 @@ async function run(job: LearningJob, options: LearningBenchSettings): Promise<vo
       });
     }
     if (job.method === 'reins' && job.task === 'reach' && !job.sequence) {
-      // What a `reach` policy makes of the harder tasks: it should not already solve them.
+      // What a `reach` policy makes of the harder tasks: it should not already solve them. The default
+      // set's episodes answer that (a larger set is for the paired tests, and costs minutes here).
+      const episodesPerArena = Math.min(options.evaluationEpisodesPerArena, DEFAULT_LEARNING_BENCH_OPTIONS.evaluationEpisodesPerArena);
       for (const other of SIM_TASKS) {
         if (other === 'reach') continue;
-        const evaluation = await evaluate(setOf(other), { kind: 'policy', policy: stream.drivingPolicy().policy }, evaluationArgs, log);
+        const evaluation = await evaluate(setOf(other, episodesPerArena), { kind: 'policy', policy: stream.drivingPolicy().policy }, evaluationArgs, log);
         await report({ type: 'cross-task', to: other, simMinutes: options.budgetsSimMinutes.at(-1)!, successRate: evaluation.successRate });
       }
     }

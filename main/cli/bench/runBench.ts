@@ -95,6 +95,13 @@ export async function runBench(args: BenchArgs): Promise<number> {
   return 0;
 }
 
+/** `--eval-episodes N` as episodes in each of the held-out arenas: N must share them out evenly. */
+function episodesPerArena(episodes: number, arenas: number): number {
+  if (episodes < arenas || episodes % arenas !== 0)
+    throw new UsageError(`--eval-episodes must be a multiple of the ${arenas} held-out arenas (e.g. ${arenas * 20} for the paired test), got ${episodes}`);
+  return episodes / arenas;
+}
+
 /** The learning bench's selection over its default matrix, checked before anything runs (a bad name or number is a UsageError). */
 export function learningOptions(args: BenchArgs, defaults: LearningBenchSettings = DEFAULT_LEARNING_BENCH_OPTIONS): LearningBenchSettings {
   const { learning } = args;
@@ -117,6 +124,7 @@ export function learningOptions(args: BenchArgs, defaults: LearningBenchSettings
           evaluationEpisodesPerArena: 20,
         }
       : {}),
+    ...(learning.evalEpisodes === undefined ? {} : { evaluationEpisodesPerArena: episodesPerArena(learning.evalEpisodes, defaults.evaluationArenas.length) }),
   };
   try {
     checkLearningOptions(options);
