@@ -146,7 +146,7 @@ export interface LearningBenchOutcome {
  * Reins' success against `bc`'s at one task, operator and budget, episode by episode on the same
  * evaluation set, every seed both ran pooled (issue 27's test with the expert operator).
  */
-export interface MethodComparison extends PairedSuccess {
+export interface MethodComparison extends Omit<PairedSuccess, 'a' | 'b'> {
   task: SimTaskName;
   operator: SimOperatorName;
   simMinutes: number;
@@ -467,7 +467,6 @@ function hyperparameters(options: LearningBenchSettings): Record<string, unknown
   };
 }
 
-/** DESIGN §1's rows: success per method, task, operator and budget (mean over seeds), and each operator alone. */
 function evaluationKey(method: BenchMethod, task: SimTaskName, operator: SimOperatorName, seed: number, simMinutes: number): string {
   return `${method}|${task}|${operator}|${seed}|${simMinutes}`;
 }
@@ -484,16 +483,14 @@ function methodComparisons(evaluations: ReadonlyMap<string, EvaluationOutcome>, 
           return reins && bc ? [{ seed, sets: [reins, bc] as const }] : [];
         });
         if (pairs.length === 0) continue;
-        const paired = pairedSuccess(pairs.map((pair) => pair.sets));
-        const pooled = (index: 0 | 1) =>
-          mean(pairs.flatMap((pair) => pair.sets[index].episodes.map((episode) => (episode.outcome === 'reached-goal' ? 1 : 0))));
+        const { a: reins, b: bc, ...paired } = pairedSuccess(pairs.map((pair) => pair.sets));
         comparisons.push({
           task,
           operator,
           simMinutes,
           seeds: pairs.map((pair) => pair.seed),
-          reins: pooled(0),
-          bc: pooled(1),
+          reins,
+          bc,
           ...paired,
           notWorse: paired.difference >= -2 * paired.standardError,
         });
@@ -501,6 +498,7 @@ function methodComparisons(evaluations: ReadonlyMap<string, EvaluationOutcome>, 
   return comparisons;
 }
 
+/** DESIGN §1's rows: success per method, task, operator and budget (mean over seeds), each operator alone, and Reins less `bc` where paired. */
 function rowsOf(outcome: LearningBenchOutcome): BenchRow[] {
   const rows: BenchRow[] = [];
   for (const method of outcome.methods)
@@ -653,5 +651,6 @@ function forgettingOf(figures: SequenceFigures, episodes: Map<string, Evaluation
   const before = episodes.get(`${task}@${beforeSimMinutes}`);
   const after = episodes.get(`${task}@${afterSimMinutes}`);
   if (before === undefined || after === undefined || afterSimMinutes === beforeSimMinutes) return undefined;
-  return { task, beforeSimMinutes, afterSimMinutes, before: before.successRate, after: after.successRate, ...pairedSuccess([[after, before]]) };
+  const { a, b, ...paired } = pairedSuccess([[after, before]]);
+  return { task, beforeSimMinutes, afterSimMinutes, before: b, after: a, ...paired };
 }

@@ -17,6 +17,8 @@ describe('success paired episode by episode', () => {
     // Differences 1, 0, 0, −1, 1: mean 0.2, sample variance 0.7.
     const paired = pairedSuccess([[outcome([true, true, false, false, true]), outcome([false, true, false, true, false])]]);
     expect(paired.episodes).toBe(5);
+    expect(paired.a).toBeCloseTo(0.6, 12);
+    expect(paired.b).toBeCloseTo(0.4, 12);
     expect(paired.difference).toBeCloseTo(0.2, 12);
     expect(paired.standardError).toBeCloseTo(Math.sqrt(0.7 / 5), 12);
   });
@@ -26,7 +28,8 @@ describe('success paired episode by episode', () => {
       [outcome([true, true]), outcome([true, false])],
       [outcome([false, true], 80_001), outcome([false, true], 80_001)],
     ]);
-    expect(paired).toMatchObject({ episodes: 4, difference: 0.25 });
+    expect(paired).toMatchObject({ episodes: 4, difference: 0.25, a: 0.75 });
+    expect(paired.b).toBeCloseTo(0.5, 12);
   });
 
   it('refuses sets that are not the same episodes', () => {

@@ -113,6 +113,9 @@ export function pairedTimeToGoal(
 
 /** Success of one set against another's on the same episodes: the mean difference (a − b), its standard error, and how many pairs. */
 export interface PairedSuccess {
+  /** Success of each side over the paired episodes. */
+  a: number;
+  b: number;
   difference: number;
   standardError: number;
   episodes: number;
@@ -126,6 +129,8 @@ export interface PairedSuccess {
 export function pairedSuccess(sets: ReadonlyArray<readonly [EvaluationOutcome, EvaluationOutcome]>): PairedSuccess {
   const success = (episode: EvaluatedEpisode) => (episode.outcome === 'reached-goal' ? 1 : 0);
   const differences: number[] = [];
+  let successesA = 0;
+  let successesB = 0;
   for (const [a, b] of sets) {
     if (a.episodes.length !== b.episodes.length) throw new RangeError(`paired sets differ in size: ${a.episodes.length} and ${b.episodes.length} episodes`);
     a.episodes.forEach((episode, index) => {
@@ -134,6 +139,8 @@ export function pairedSuccess(sets: ReadonlyArray<readonly [EvaluationOutcome, E
         throw new RangeError(
           `paired sets differ at episode ${index}: arena ${episode.arenaSeed}/${episode.episodeSeed} against ${other.arenaSeed}/${other.episodeSeed}`,
         );
+      successesA += success(episode);
+      successesB += success(other);
       differences.push(success(episode) - success(other));
     });
   }
@@ -141,7 +148,7 @@ export function pairedSuccess(sets: ReadonlyArray<readonly [EvaluationOutcome, E
   if (n === 0) throw new RangeError('no episodes to pair');
   const mean = differences.reduce((sum, d) => sum + d, 0) / n;
   const variance = n > 1 ? differences.reduce((sum, d) => sum + (d - mean) ** 2, 0) / (n - 1) : 0;
-  return { difference: mean, standardError: Math.sqrt(variance / n), episodes: n };
+  return { a: successesA / n, b: successesB / n, difference: mean, standardError: Math.sqrt(variance / n), episodes: n };
 }
 
 export function median(values: readonly number[]): number | undefined {
