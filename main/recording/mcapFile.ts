@@ -5,6 +5,7 @@
 // channel records of the messages in it, so each finished chunk reads on its own after a crash, even
 // when an earlier one is lost. Callers await each call before the next; the recorder's drain loop does.
 import { open, type FileHandle } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
 import { McapRecordBuilder, Opcode, type McapTypes } from '@mcap/core';
 import { ChunkCompressor } from './chunkCompression.ts';
 import { ChunkRecords } from './chunkRecords.ts';
@@ -107,17 +108,18 @@ export class McapFile {
   async finishChunk(): Promise<void> {
     const messages = this.chunk.messageCount;
     if (messages === 0) return;
-    const sealed = await this.compressor.seal(this.chunk.records());
+    const records = this.chunk.records();
+    const { compression, compressedData } = this.compressor.compressChunk(records);
     const chunkRecord = chunkRecordHeader({
       messageStartTime: this.chunk.messageStartTime,
       messageEndTime: this.chunk.messageEndTime,
-      uncompressedSize: BigInt(this.chunk.byteLength),
-      uncompressedCrc: sealed.uncompressedCrc,
-      compression: sealed.compression,
-      recordsBytes: sealed.data.byteLength,
+      uncompressedSize: BigInt(records.byteLength),
+      uncompressedCrc: crc32(records),
+      compression,
+      recordsBytes: compressedData.byteLength,
     });
     const chunkStartOffset = BigInt(this.position);
-    const chunkLength = BigInt(chunkRecord.byteLength + sealed.data.byteLength);
+    const chunkLength = BigInt(chunkRecord.byteLength + compressedData.byteLength);
     const indexes = new McapRecordBuilder();
     const messageIndexOffsets = new Map<number, bigint>();
     for (const messageIndex of this.chunk.messageIndexes()) {
@@ -131,11 +133,12 @@ export class McapFile {
       chunkLength,
       messageIndexOffsets,
       messageIndexLength: BigInt(indexes.length),
-      compression: sealed.compression,
-      compressedSize: BigInt(sealed.data.byteLength),
-      uncompressedSize: BigInt(this.chunk.byteLength),
+      compression,
+      compressedSize: BigInt(compressedData.byteLength),
+      uncompressedSize: BigInt(records.byteLength),
     });
-    await this.write([chunkRecord, sealed.data, indexes.buffer]);
+    // The records go out as they are (no copy into a record buffer); the chunk's buffer is reused only after.
+    await this.write([chunkRecord, compressedData, indexes.buffer]);
     this.chunk.reset();
     this.channelsInChunk.clear();
     this.statistics.chunkCount++;

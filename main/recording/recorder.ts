@@ -10,7 +10,7 @@ import type { CoreAlert } from '../core/alert.ts';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Received, RobotMessage, RosFields } from '../core/messages.ts';
-import { sharedChunkSealer, zstdReady } from './chunkCompression.ts';
+import { zstdReady } from './chunkCompression.ts';
 import { EntryEncoder, entryBytes, type RecordEntry } from './entryEncoding.ts';
 import { DEFAULT_CHUNK_BYTES, McapFile } from './mcapFile.ts';
 import { enforceQuota } from './recordingQuota.ts';
@@ -85,8 +85,7 @@ export class Recorder {
   }
 
   static async open(options: RecorderOptions): Promise<Recorder> {
-    // zstd here too: chunks are sealed on this thread if the sealing thread fails.
-    await Promise.all([zstdReady(), sharedChunkSealer().warmUp()]);
+    await zstdReady();
     await mkdir(dirname(options.path), { recursive: true });
     const recorder = new Recorder(await McapFile.create(options.path, options.chunkBytes), options);
     await recorder.checkQuota();
