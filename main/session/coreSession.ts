@@ -14,7 +14,7 @@ import { ReactiveBaselinePolicy } from '../learning/reactiveBaselinePolicy.ts';
 import { SwitchableLink } from '../links/switchableLink.ts';
 import type { ControlLoop } from '../loop/controlLoop.ts';
 import { trimHeap } from '../core/runtime/allocatorTuning.ts';
-import { keepTheLoopFirst, tuneSessionAllocator } from './loopFirst.ts';
+import { keepTheLoopFirst, tuneSessionMemory } from './loopFirst.ts';
 import type { Perception } from '../core/perception.ts';
 import { SESSION_SPEED_LIMITS } from './safetyParts.ts';
 import { selectSessionBackend } from './worldModelBackend.ts';
@@ -78,7 +78,7 @@ export interface CoreSession {
 /** Composes the core; the loop is built but not started. */
 export async function openCoreSession(args: StartArgs, robot: RobotSpec, log: Logger, options: CoreSessionOptions = {}): Promise<CoreSession> {
   // Before the encoders, LanceDB and the learners start allocating (see allocatorTuning.ts).
-  const allocator = tuneSessionAllocator(log);
+  const allocator = tuneSessionMemory(log);
   const dataFolder = options.dataFolder ?? reinsDataFolder();
   const schedule = options.schedule ?? wallSchedule();
   const clock = () => schedule.now();

@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LEARNER_NICENESS } from '../core/runtime/backgroundPriority.ts';
+import { HEAP_GROWING_PERCENT } from '../core/runtime/jsHeapTuning.ts';
+import { heapLimitAfterCollection } from '../../test/support/v8HeapTrace.ts';
 import { HEAP_TRIM_EVERY_MS } from './loopFirst.ts';
 
 const MODULE = fileURLToPath(new URL('./loopFirst.ts', import.meta.url));
@@ -28,10 +30,10 @@ function keptAndStopped(): Kept {
     const log = { info() {}, debug(_fields, message) { if (message === 'C heap trimmed') trimmed++; } };
     let nowMs = 0;
     const tick = () => { listeners.forEach((listener) => listener()); return new Promise((resolve) => setImmediate(resolve)).then(() => trimmed); };
-    import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(MODULE)}); }).then(async ({ keepTheLoopFirst, tuneSessionAllocator }) => {
+    import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(MODULE)}); }).then(async ({ keepTheLoopFirst, tuneSessionMemory }) => {
       const mainBefore = nice(process.pid);
       const helpersBefore = helpers().map(nice);
-      const allocator = tuneSessionAllocator(log);
+      const allocator = tuneSessionMemory(log);
       const stop = keepTheLoopFirst(loop, allocator, () => nowMs, log);
       const kept = { mainBefore, main: nice(process.pid), helpersBefore, helpers: helpers().map(nice), tuned: allocator.tuned };
       const trims = [await tick()];
@@ -59,5 +61,14 @@ describe.runIf(process.platform === 'linux')('keepTheLoopFirst', () => {
   it('trims the C heap after a tick once a trim period has passed, and no more once stopped', () => {
     expect(kept.tuned).toBe(true);
     expect(kept.trims).toEqual([0, 1, 1]);
+  });
+});
+
+describe('tuneSessionMemory', () => {
+  it('fixes the JavaScript heap’s growth for the session’s process, as jsHeapTuning.ts sets it', () => {
+    const { liveMb, limitMb } = heapLimitAfterCollection(MODULE, 'tuneSessionMemory');
+    expect(limitMb).toBeDefined();
+    // Without it V8 chose 4.2× in this process (jsHeapTuning.test.ts).
+    expect(limitMb! / liveMb).toBeLessThan((1 + HEAP_GROWING_PERCENT / 100) * 1.3);
   });
 });

@@ -1,8 +1,8 @@
 // What a session does to its own process so the control loop wins the CPU and the process holds its
 // size for hours: the C allocator and the JavaScript heap's growth tuned before anything allocates,
 // the helper threads (LanceDB's runtime, V8's and libuv's pools) lowered behind the loop's thread, and
-// the C heap's free pages given back between ticks. `reins start`, `reins soak` and the tick-with-learner bench all go through here,
-// so the bench times the loop as a session runs it.
+// the C heap's free pages given back between ticks. `reins start`, `reins soak` and the
+// tick-with-learner bench all go through here, so the bench times the loop as a session runs it.
 import type { Logger } from 'pino';
 import { trimHeapBetweenTicks, tuneAllocator, type AllocatorTuning } from '../core/runtime/allocatorTuning.ts';
 import { keepHelperThreadsBehindTheLoop } from '../core/runtime/helperThreads.ts';
@@ -15,7 +15,7 @@ export const HEAP_TRIM_EVERY_MS = 15_000;
  * Tunes the C allocator and the JavaScript heap's growth: call before the encoders, LanceDB and the
  * learners start allocating (allocatorTuning.ts, jsHeapTuning.ts).
  */
-export function tuneSessionAllocator(log: Pick<Logger, 'info'>): AllocatorTuning {
+export function tuneSessionMemory(log: Pick<Logger, 'info'>): AllocatorTuning {
   tuneJsHeap();
   const allocator = tuneAllocator();
   if (!allocator.tuned) log.info({ reason: allocator.reason }, 'the C allocator keeps its defaults');

@@ -12,7 +12,7 @@ import { percentiles } from '../../core/util/latencyWindow.ts';
 import { openEncoders } from '../../session/encoders.ts';
 import { createSimLink } from '../../sim/lockstepLink.ts';
 import { createControlLoop } from '../../session/loopWiring.ts';
-import { keepTheLoopFirst, tuneSessionAllocator } from '../../session/loopFirst.ts';
+import { keepTheLoopFirst, tuneSessionMemory } from '../../session/loopFirst.ts';
 import { openSessionStores } from '../../session/sessionStores.ts';
 import { DEFAULT_WORLD_MODEL_ARGS } from '../../session/worldModelOptions.ts';
 import { loadWorldModel, startWorldModelLearning } from '../../session/worldModelSession.ts';
@@ -31,7 +31,7 @@ export async function tickWithLearnerRows(options: TickWithLearnerOptions = DEFA
   const folder = mkdtempSync(join(tmpdir(), 'reins-bench-learner-'));
   const quiet = pino({ level: 'warn' });
   // Fixed for what this row allocates; the quality rows before it in `reins bench worldmodel` ran untuned.
-  const allocator = tuneSessionAllocator(quiet);
+  const allocator = tuneSessionMemory(quiet);
   const perception = await openEncoders();
   const live = await loadWorldModel(DEFAULT_WORLD_MODEL_ARGS, perception, quiet);
   if (live === undefined) throw new Error('the default world-model settings run no world model');
