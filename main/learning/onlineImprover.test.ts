@@ -98,6 +98,22 @@ describe('OnlineImprover', () => {
     }
   });
 
+  it('keeps every tick given while its thread is still starting', async () => {
+    const improver = smallImprover();
+    const candidates: PolicyCandidate[] = [];
+    improver.onCandidate((candidate) => candidates.push(candidate));
+    try {
+      // Given at once, before the thread has loaded its backend: the first 50 reach it as one batch
+      // while it is still starting, and the round must learn from them as from the 10 after.
+      for (let step = 0; step < 60; step++) improver.observe(tick(step, 'operator'));
+      await improver.update();
+      expect(improver.lastError).toBeUndefined();
+      expect(candidates.map((candidate) => candidate.trainedOn.operatorTicks)).toEqual([60]);
+    } finally {
+      await improver.close();
+    }
+  });
+
   it('starts no round or retrain while paused, keeps the ticks it is given, and learns from them once resumed', async () => {
     const improver = smallImprover();
     const candidates: PolicyCandidate[] = [];

@@ -51,9 +51,15 @@ function keepPublished(version: string, weights: tf.Tensor[]): void {
   }
 }
 
+// One message at a time, in the order sent: the core posts ticks (and a restore) as soon as it has
+// them, and those that arrive while `init` is still loading the backend wait for it instead of being
+// refused, so what a round learns from never depends on how fast this thread started.
+let handled: Promise<void> = Promise.resolve();
 port.on('message', (message: ToPolicyWorker) => {
-  void handle(message).catch((error: unknown) =>
-    send({ type: 'failed', id: message.type === 'round' || message.type === 'retrain' ? message.id : undefined, message: (error as Error).message }),
+  handled = handled.then(() =>
+    handle(message).catch((error: unknown) =>
+      send({ type: 'failed', id: message.type === 'round' || message.type === 'retrain' ? message.id : undefined, message: (error as Error).message }),
+    ),
   );
 });
 
