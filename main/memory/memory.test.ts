@@ -174,7 +174,7 @@ describe('the memory location', () => {
     await db.createEmptyTable(ticksTableName('enc-1'), new arrow.Schema(ticksSchema(SPACE).fields, metadata));
     db.close();
     const error = await openError(folder, SPACE);
-    expect(error.message).toMatch(/table ticks-enc-1 has schema version 99, newer than this Reins understands \(1\)/);
+    expect(error.message).toMatch(/table ticks-enc-1 has schema version 99, newer than this Reins understands \(2\)/);
     expect(error.hint).toMatch(/Update Reins/);
   });
 

@@ -41,6 +41,11 @@ export async function openReinsTable(db: Connection, uri: string, spec: TableSpe
   return table;
 }
 
+/** The schema version a table was made with, as its metadata says (a migration adds columns, not a new version). */
+export async function storedSchemaVersion(table: Table): Promise<number> {
+  return Number((await table.schema()).metadata.get(SCHEMA_KEYS.schemaVersion));
+}
+
 async function checkSchema(table: Table, uri: string, spec: TableSpec): Promise<void> {
   const schema = await table.schema();
   const kind = schema.metadata.get(SCHEMA_KEYS.table);

@@ -5,7 +5,8 @@ import type { Data, Table as ArrowTable } from 'apache-arrow';
 import { arrow } from './arrow.ts';
 import { float32Column, float32ListColumn, int64Column, utf8Column } from './arrowColumns.ts';
 import { MemoryRowError } from './memoryErrors.ts';
-import { ACTED_BY, ticksSchema, type TickRow, type TickSpace } from './tickSchema.ts';
+import { packMoment } from './tickMoment.ts';
+import { ACTED_BY, MOMENT_COLUMN, ticksSchema, type TickRow, type TickSpace } from './tickSchema.ts';
 
 const ACTED_BY_SET: ReadonlySet<string> = new Set(ACTED_BY);
 const INT32_MAX = 2 ** 31 - 1;
@@ -63,7 +64,7 @@ export function tickBatch(rows: readonly TickRow[], space: TickSpace): ArrowTabl
   rows.forEach((row, i) => embeddings.set(row.embedding, i * size));
   const embeddingType = fields.find((field) => field.name === 'embedding')!.type;
   const latentType = fields.find((field) => field.name === 'latent')!.type;
-  const column: Record<keyof TickRow, Data> = {
+  const column: Record<keyof TickRow | typeof MOMENT_COLUMN, Data> = {
     episodeId: utf8Column(pick((row) => row.episodeId)),
     step: makeData({ type: new arrow.Int32(), length: count, data: Int32Array.from(rows, (row) => row.step) }),
     timeMs: makeData({ type: new arrow.Float64(), length: count, data: Float64Array.from(rows, (row) => row.timeMs) }),
@@ -89,8 +90,9 @@ export function tickBatch(rows: readonly TickRow[], space: TickSpace): ArrowTabl
     policyVersion: utf8Column(pick((row) => row.policyVersion)),
     mcapFile: utf8Column(pick((row) => row.mcapFile)),
     mcapLogTimeNs: int64Column(pick((row) => row.mcapLogTimeNs)),
+    [MOMENT_COLUMN]: utf8Column(pick(packMoment)),
   };
-  const children = fields.map((field) => column[field.name as keyof TickRow]);
+  const children = fields.map((field) => column[field.name as keyof typeof column]);
   const batch = new RecordBatch(schema, makeData({ type: new Struct(fields), length: count, nullCount: 0, children }));
   return new Table(schema, [batch]);
 }

@@ -5,7 +5,14 @@ import type { Schema } from 'apache-arrow';
 import { arrow } from './arrow.ts';
 import { SCHEMA_KEYS } from './tableSchema.ts';
 
-export const TICKS_SCHEMA_VERSION = 1;
+/** 2: the packed `moment` column (tickMoment.ts); tables of version 1 get it on opening, empty. */
+export const TICKS_SCHEMA_VERSION = 2;
+
+/** The column a tick's moment is packed into (tickMoment.ts). */
+export const MOMENT_COLUMN = 'moment';
+
+/** The ticks schema version whose tables carry the packed moment on every row. */
+export const PACKED_MOMENTS_SCHEMA_VERSION = 2;
 
 export const ACTED_BY = ['policy', 'operator', 'safety', 'idle'] as const;
 export type ActedBy = (typeof ACTED_BY)[number];
@@ -87,6 +94,8 @@ export function ticksSchema(space: TickSpace): Schema {
       new Field('policyVersion', new Utf8(), false),
       new Field('mcapFile', new Utf8(), true),
       new Field('mcapLogTimeNs', new Int64(), true),
+      // Nullable only for the rows of tables made before it; every row written since carries it.
+      new Field(MOMENT_COLUMN, new Utf8(), true),
     ],
     new Map([
       [SCHEMA_KEYS.table, 'ticks'],

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Memory } from './memory.ts';
+import { ticksFromArrow } from './tickRead.ts';
 import { nearestMoments, type Moment } from './tickSearch.ts';
 import type { ActedBy, TickRow, TickSpace } from './tickSchema.ts';
 import type { TickStore } from './tickStore.ts';
@@ -83,5 +84,41 @@ describe('nearest moments', () => {
     await other.write([{ ...tick(0, 20), episodeId: 'ep-new', encoderVersion: 'enc-2' }]);
     expect(where(await nearestMoments(store, near(20), { k: 1 }))).toEqual(['ep-a#20']);
     expect(where(await nearestMoments(other, near(20), { k: 5 }))).toEqual(['ep-new#20']);
+  });
+});
+
+describe('a moment read from its packed column', () => {
+  it('is the tick as its columns hold it, fields absent or present', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'reins-memory-'));
+    const memory = await Memory.open({ uri: folder, maintenance: { periodMs: 0 } });
+    try {
+      const store = await memory.ticks(SPACE);
+      expect(store.segments.map((segment) => segment.packedMoments)).toEqual([true]);
+      // Every other tick recorded (file and log time) and surprising (a value a 32-bit float rounds).
+      const ticks = Array.from({ length: 20 }, (_, step) =>
+        tickRow({
+          episodeId: `ep "${step % 3}" ✓`,
+          step,
+          timeMs: T0_MS + step * 100.5,
+          embedding: Float32Array.from([step, 0, 0, 1]),
+          actedBy: step % 2 === 0 ? 'operator' : 'safety',
+          ...(step % 2 === 0 ? { surpriseNats: step / 3, mcapFile: `run-${step}.mcap`, mcapLogTimeNs: 9_007_199_254_740_993n + BigInt(step) } : {}),
+        }),
+      );
+      await store.write(ticks);
+      const found = await nearestMoments(store, near(10), { k: 20 });
+      expect(found).toHaveLength(20);
+      const columns = ticksFromArrow(await store.query());
+      for (const moment of found) {
+        const row = columns.find((candidate) => candidate.episodeId === moment.episodeId && candidate.step === moment.step)!;
+        const { episodeId, step, timeMs, actedBy, surpriseNats, mcapFile, mcapLogTimeNs } = row;
+        expect(moment).toEqual({ episodeId, step, timeMs, actedBy, surpriseNats, mcapFile, mcapLogTimeNs, distance: (moment.step - 10) ** 2 });
+      }
+      expect(found.find((moment) => moment.step === 4)).toMatchObject({ surpriseNats: Math.fround(4 / 3), mcapLogTimeNs: 9_007_199_254_740_997n });
+      expect(found.find((moment) => moment.step === 5)).toMatchObject({ surpriseNats: undefined, mcapFile: undefined, mcapLogTimeNs: undefined });
+    } finally {
+      await memory.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -3,11 +3,12 @@
 // those are the answer (each segment's k nearest include its share of the overall k nearest). A
 // segment with a vector index is searched through it (approximate, tuned by the store's
 // SearchSettings), one without exactly (flat), and every one exactly when asked.
-import type { Table } from '@lancedb/lancedb';
 import type { Table as ArrowTable } from 'apache-arrow';
 import { sqlColumn, sqlNumber, sqlString } from './sqlFilter.ts';
 import { tickFilterSql, type TickFilter } from './tickFilter.ts';
-import type { ActedBy, TickRow } from './tickSchema.ts';
+import { MOMENT_COLUMNS, unpackMoment, type MomentFields } from './tickMoment.ts';
+import { MOMENT_COLUMN, type ActedBy } from './tickSchema.ts';
+import type { TickSegment } from './tickSegments.ts';
 import type { TickStore } from './tickStore.ts';
 import { EMBEDDING_COLUMN } from './vectorIndex.ts';
 
@@ -21,12 +22,10 @@ export interface SearchOptions {
 }
 
 /**
- * What a search returns of each tick: enough to list it and to find its clip in the MCAP log. Kept
- * small on purpose: every column fetched costs ~1 ms per search at 1M rows (read the rest by step).
+ * What a search returns of each tick: enough to list it and to find its clip in the MCAP log (read
+ * the rest by step). Fetched as one packed column where the segment has it (tickMoment.ts).
  */
-export const MOMENT_COLUMNS = ['episodeId', 'step', 'timeMs', 'actedBy', 'surpriseNats', 'mcapFile', 'mcapLogTimeNs'] as const;
-
-export type Moment = Pick<TickRow, (typeof MOMENT_COLUMNS)[number]> & {
+export type Moment = MomentFields & {
   /** In the table's distance (squared for l2, as LanceDB reports it). */
   distance: number;
 };
@@ -47,9 +46,7 @@ export async function nearestMoments(store: TickStore, query: MomentQuery, optio
   const limit = 'embedding' in query ? k : k + 1;
   const where = tickFilterSql(options.filter ?? {});
   const perSegment = await Promise.all(
-    store.segments.map(async (segment) =>
-      momentsFromArrow(await segmentSearch(store, segment.table, embedding, limit, where, options.exact ?? false).toArrow()),
-    ),
+    store.segments.map(async (segment) => momentsFromArrow(await segmentSearch(store, segment, embedding, limit, where, options.exact ?? false).toArrow())),
   );
   return perSegment
     .flat()
@@ -58,12 +55,12 @@ export async function nearestMoments(store: TickStore, query: MomentQuery, optio
     .slice(0, k);
 }
 
-function segmentSearch(store: TickStore, table: Table, embedding: Float32Array, limit: number, where: string | undefined, exact: boolean) {
-  let search = table
+function segmentSearch(store: TickStore, segment: TickSegment, embedding: Float32Array, limit: number, where: string | undefined, exact: boolean) {
+  let search = segment.table
     .vectorSearch(embedding)
     .column(EMBEDDING_COLUMN)
     .distanceType(store.space.distance)
-    .select([...MOMENT_COLUMNS, '_distance'])
+    .select(segment.packedMoments ? [MOMENT_COLUMN, '_distance'] : [...MOMENT_COLUMNS, '_distance'])
     .limit(limit);
   const { minimumNprobes, refineFactor } = store.searchSettings;
   if (exact) search = search.bypassVectorIndex();
@@ -73,6 +70,15 @@ function segmentSearch(store: TickStore, table: Table, embedding: Float32Array, 
 
 function momentsFromArrow(result: ArrowTable): Moment[] {
   const cell = (name: string, row: number): unknown => result.getChild(name)?.get(row) ?? undefined;
+  const packed = result.getChild(MOMENT_COLUMN);
+  if (packed !== null) {
+    return Array.from({ length: result.numRows }, (_, row) => {
+      const text: unknown = packed.get(row);
+      if (typeof text !== 'string')
+        throw new Error(`a tick found by a search has no packed moment, though its table was made with one (row ${row} of the result)`);
+      return { ...unpackMoment(text), distance: Number(cell('_distance', row)) };
+    });
+  }
   return Array.from({ length: result.numRows }, (_, row) => ({
     episodeId: String(cell('episodeId', row)),
     step: Number(cell('step', row)),

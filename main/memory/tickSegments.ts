@@ -8,8 +8,8 @@
 // segment, and without a tier that merges closed segments its cost grows with their number
 // (docs/reliability.md).
 import type { Connection, Table } from '@lancedb/lancedb';
-import { openReinsTable } from './tableSchema.ts';
-import { TICKS_SCHEMA_VERSION, ticksSchema, ticksTableName, type TickSpace } from './tickSchema.ts';
+import { openReinsTable, storedSchemaVersion } from './tableSchema.ts';
+import { PACKED_MOMENTS_SCHEMA_VERSION, TICKS_SCHEMA_VERSION, ticksSchema, ticksTableName, type TickSpace } from './tickSchema.ts';
 
 /**
  * The row bound to ask for (MemoryOptions.ticks.segmentRows) where maintenance must stay flat. It
@@ -28,6 +28,11 @@ export interface TickSegment {
   readonly name: string;
   /** 0 for a table of the layout before segments; 1, 2, … after. */
   readonly number: number;
+  /**
+   * Every row carries its packed moment (tickMoment.ts): the table was made at that schema version or
+   * later. A table made before it holds rows without one, whatever is written to it since.
+   */
+  readonly packedMoments: boolean;
   table: Table;
 }
 
@@ -59,7 +64,7 @@ export function segmentNames(space: Pick<TickSpace, 'encoderVersion'>, existing:
 export async function openSegment(db: Connection, uri: string, space: TickSpace, number: number, existing: readonly string[]): Promise<TickSegment> {
   const name = number === 0 ? ticksTableName(space.encoderVersion) : segmentTableName(space, number);
   const table = await openReinsTable(db, uri, { name, kind: 'ticks', version: TICKS_SCHEMA_VERSION, schema: ticksSchema(space) }, existing);
-  return { name, number, table };
+  return { name, number, packedMoments: (await storedSchemaVersion(table)) >= PACKED_MOMENTS_SCHEMA_VERSION, table };
 }
 
 function escapeRegExp(text: string): string {

@@ -9,7 +9,7 @@ import type { RowSink } from './memoryWriter.ts';
 import { DEFAULT_SEGMENT_ROWS, openSegment, segmentNames, type TickSegment } from './tickSegments.ts';
 import { DEFAULT_SEARCH_SETTINGS, type SearchSettings } from './vectorIndex.ts';
 import { checkTickRow, tickBatch } from './tickRows.ts';
-import { TICK_SPACE_KEYS, ticksSchema, ticksTableName, VECTOR_DISTANCES, type TickRow, type TickSpace } from './tickSchema.ts';
+import { MOMENT_COLUMN, TICK_SPACE_KEYS, ticksSchema, ticksTableName, VECTOR_DISTANCES, type TickRow, type TickSpace } from './tickSchema.ts';
 
 export interface TickStoreOptions {
   /** The open segment closes once it holds this many rows; Infinity (the default) never (see tickSegments.ts). */
@@ -127,7 +127,13 @@ export class TickStore implements RowSink<TickRow> {
 
   /** The rows of every segment matching the query, as one Arrow table (segments in order, each in its stored order). */
   async query(query: TickQuery = {}): Promise<ArrowTable> {
-    const columns = [...(query.columns ?? ticksSchema(this.space).fields.map((field) => field.name))];
+    // Every column of a row by default; the packed moment repeats seven of them and is left out.
+    const columns = [
+      ...(query.columns ??
+        ticksSchema(this.space)
+          .fields.map((field) => field.name)
+          .filter((name) => name !== MOMENT_COLUMN)),
+    ];
     const parts = await Promise.all(
       this.current.map((segment) => {
         const rows = segment.table.query().select(columns);

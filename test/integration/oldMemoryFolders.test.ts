@@ -23,6 +23,12 @@ const written: TickRow[] = FIXTURE_SESSIONS.flatMap((session, sessionNumber) =>
   ),
 );
 
+/** What a search should return of a tick, distance aside (the surprise as its column stores it). */
+function momentOf(tick: TickRow) {
+  const { episodeId, step, timeMs, actedBy, surpriseNats, mcapFile, mcapLogTimeNs } = tick;
+  return { episodeId, step, timeMs, actedBy, surpriseNats: surpriseNats === undefined ? undefined : Math.fround(surpriseNats), mcapFile, mcapLogTimeNs };
+}
+
 function nearestByHand(query: Float32Array, k: number): string[] {
   const distance = (tick: TickRow) => tick.embedding.reduce((sum, value, d) => sum + (value - query[d]!) ** 2, 0);
   return written
@@ -109,6 +115,16 @@ describe.each(['before-structure', 'before-segments'])('the memory folder writte
     const reopened = await memory.ticks(FIXTURE_SPACE);
     expect(reopened.segments.map((segment) => segment.name)).toEqual(['ticks-enc-fixture']);
     expect(await reopened.countRows()).toBe(written.length + 30);
+    // Its old rows have no packed moment, so the table is still searched for the moment's columns,
+    // for the new rows as for the old, after the migration and new writes as before them.
+    expect(reopened.segments.map((segment) => segment.packedMoments)).toEqual([false]);
+    for (const [episode, episodeId, step, startMs] of [
+      [4, 's3-ep0', 3, Date.UTC(2026, 0, 7, 9)],
+      [3, 's2-ep1', 17, FIXTURE_SESSIONS[1]!.startMs],
+    ] as const) {
+      const [moment] = await nearestMoments(reopened, { embedding: fixtureEmbedding(episode, step) }, { k: 1 });
+      expect(moment).toEqual({ ...momentOf(fixtureTick(episode, episodeId, step, startMs)), distance: 0 });
+    }
   });
 
   it('with a segment bound it has passed, takes new ticks into a segment beside the old table, which maintenance finishes once and then leaves alone', async () => {
@@ -126,7 +142,9 @@ describe.each(['before-structure', 'before-segments'])('the memory folder writte
     expect((await memory.maintenance.runOnce()).segmentsOptimized).toEqual(['ticks-enc-fixture', 'ticks-enc-fixture.s000001']);
     expect(await old.countRows()).toBe(written.length);
     const found = await nearestMoments(store, { embedding: fixtureEmbedding(4, 3) }, { k: 1 });
-    expect(found[0]).toMatchObject({ episodeId: 's3-ep0', step: 3, distance: 0 });
+    expect(found[0]).toEqual({ ...momentOf(next[3]!), distance: 0 });
+    // The new segment packs each row's moment; the old table is searched for its columns.
+    expect(store.segments.map((segment) => segment.packedMoments)).toEqual([false, true]);
     await memory.close();
 
     memory = await Memory.open(segmented);
