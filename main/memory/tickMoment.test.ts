@@ -23,6 +23,7 @@ describe('a packed moment', () => {
     expect(() => unpackMoment('{')).toThrow(/not JSON/);
     expect(() => unpackMoment('["ep", 1]')).toThrow(/not 7 fields/);
     expect(() => unpackMoment('["ep", "1", 2, "policy", null, null, null]')).toThrow(/bad step/);
+    expect(() => unpackMoment('["ep", 1, 2, "nobody", null, null, null]')).toThrow(/bad actedBy/);
     expect(() => unpackMoment('["ep", 1, 2, "policy", null, null, "12x"]')).toThrow(/bad mcapLogTimeNs/);
     expect(() => unpackMoment('["ep", 1, 2, "policy", "much", null, null]')).toThrow(/bad surpriseNats/);
   });

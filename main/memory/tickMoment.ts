@@ -3,7 +3,7 @@
 // each row it finds, one read per column: at 1M rows the seven columns a moment lists cost ~5 ms a
 // search, where this one column costs ~1.4 ms (docs/reliability.md). Ticks tables made before schema
 // version 2 hold rows without it; those are searched for the seven columns, as before.
-import type { TickRow } from './tickSchema.ts';
+import { ACTED_BY, type ActedBy, type TickRow } from './tickSchema.ts';
 
 export const MOMENT_COLUMNS = ['episodeId', 'step', 'timeMs', 'actedBy', 'surpriseNats', 'mcapFile', 'mcapLogTimeNs'] as const;
 
@@ -41,7 +41,7 @@ export function unpackMoment(text: string): MomentFields {
   if (typeof episodeId !== 'string') throw wrong('episodeId');
   if (typeof step !== 'number') throw wrong('step');
   if (typeof timeMs !== 'number') throw wrong('timeMs');
-  if (typeof actedBy !== 'string') throw wrong('actedBy');
+  if (typeof actedBy !== 'string' || !(ACTED_BY as readonly string[]).includes(actedBy)) throw wrong('actedBy');
   if (surpriseNats !== null && typeof surpriseNats !== 'number') throw wrong('surpriseNats');
   if (mcapFile !== null && typeof mcapFile !== 'string') throw wrong('mcapFile');
   if (mcapLogTimeNs !== null && (typeof mcapLogTimeNs !== 'string' || !/^-?\d+$/.test(mcapLogTimeNs))) throw wrong('mcapLogTimeNs');
@@ -49,7 +49,7 @@ export function unpackMoment(text: string): MomentFields {
     episodeId,
     step,
     timeMs,
-    actedBy: actedBy as TickRow['actedBy'],
+    actedBy: actedBy as ActedBy,
     surpriseNats: surpriseNats ?? undefined,
     mcapFile: mcapFile ?? undefined,
     mcapLogTimeNs: mcapLogTimeNs === null ? undefined : BigInt(mcapLogTimeNs),
