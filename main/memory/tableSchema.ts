@@ -43,7 +43,11 @@ export async function openReinsTable(db: Connection, uri: string, spec: TableSpe
 
 /** The schema version a table was made with, as its metadata says (a migration adds columns, not a new version). */
 export async function storedSchemaVersion(table: Table): Promise<number> {
-  return Number((await table.schema()).metadata.get(SCHEMA_KEYS.schemaVersion));
+  return schemaVersionOf(await table.schema());
+}
+
+function schemaVersionOf(schema: Schema): number {
+  return Number(schema.metadata.get(SCHEMA_KEYS.schemaVersion));
 }
 
 async function checkSchema(table: Table, uri: string, spec: TableSpec): Promise<void> {
@@ -53,7 +57,7 @@ async function checkSchema(table: Table, uri: string, spec: TableSpec): Promise<
     const what = kind === undefined ? 'was not written by Reins (no reins.table in its schema)' : `holds ${kind}, not ${spec.kind}`;
     throw new MemoryOpenError(uri, `table ${spec.name} ${what}`, FOREIGN_HINT);
   }
-  const version = Number(schema.metadata.get(SCHEMA_KEYS.schemaVersion));
+  const version = schemaVersionOf(schema);
   if (!Number.isInteger(version)) {
     throw new MemoryOpenError(uri, `table ${spec.name} has no readable schema version`, FOREIGN_HINT);
   }

@@ -1,8 +1,9 @@
 // A tick's moment (what a search returns of it: enough to list it and to find its clip in the MCAP
 // log), packed into one column, `moment`, when the tick is written. A search fetches its columns for
-// each row it finds, one read per column: at 1M rows the seven columns a moment lists cost ~5 ms a
-// search, where this one column costs ~1.4 ms (docs/reliability.md). Ticks tables made before schema
-// version 2 hold rows without it; those are searched for the seven columns, as before.
+// each row it finds, one read per column: on the memory bench's 1M-row table the seven columns a
+// moment lists cost ~2 ms a search over the distance alone, this one column ~1 ms (docs/reliability.md,
+// "Built: the moment in one column"). Ticks tables made before schema version 2 hold rows without it;
+// those are searched for the seven columns, as before.
 import { ACTED_BY, type ActedBy, type TickRow } from './tickSchema.ts';
 
 export const MOMENT_COLUMNS = ['episodeId', 'step', 'timeMs', 'actedBy', 'surpriseNats', 'mcapFile', 'mcapLogTimeNs'] as const;
